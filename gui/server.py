@@ -1,0 +1,472 @@
+"""Serve the cubemate board editor and relay its protocol lines to an engine child process.
+
+Run ``python -m gui.server [--port 8765] [--engine CMD]``. The server listens on 127.0.0.1 only,
+starts the engine as a child process and talks to it exactly like any other GUI would: one
+protocol line on its stdin, one response (up to the empty line) from its stdout.
+
+HTTP interface:
+
+- ``GET /`` serves ``gui/index.html``.
+- ``POST /engine`` with the JSON body ``{"line": "status"}`` answers
+  ``{"ok": true, "text": "check", "raw": "= check\\n\\n", "restarted": false}``; a ``?`` response
+  from the engine gives ``"ok": false`` with the engine's message in ``text`` (HTTP 200: the
+  relay worked, the engine said no). A request the server refuses (a line break inside the line,
+  no JSON, ...) gets HTTP 400 and ``{"ok": false, "error": "..."}``; an engine that fails to
+  answer gets HTTP 502 in the same shape.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import shlex
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+INDEX_HTML = Path(__file__).resolve().parent / "index.html"
+HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+DEFAULT_TIMEOUT = 30.0
+MAX_BODY = 64 * 1024
+# Host names a browser may legitimately use for this server; anything else is refused so that a
+# DNS-rebinding page cannot talk to the engine through the user's browser.
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
+
+
+class EngineError(Exception):
+    """The engine could not be started or did not give a complete response."""
+
+    def __init__(self, message: str, restarted: bool = False) -> None:
+        """Keep the message and whether a new engine was started after the failure."""
+        super().__init__(message)
+        self.restarted = restarted
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One engine response: the raw text and whether the engine had to be restarted first."""
+
+    raw: str
+    restarted: bool
+    notice: str
+
+
+def check_line(line: str) -> str | None:
+    """Return why ``line`` must not be sent to the engine, or None when it is fine."""
+    for char in line:
+        # A CR, LF or any other separator that str.splitlines knows would smuggle a second
+        # command in (Python's universal newlines treat a lone CR as a line end too).
+        if len(f"a{char}b".splitlines()) > 1:
+            return "the line must not contain a line break"
+        if char != "\t" and (ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0):
+            return "the line must not contain control characters"
+    stripped = line.strip(" \t")
+    # Blank and comment lines get no response, so waiting for one would hang the relay.
+    if not stripped:
+        return "the line is empty"
+    if stripped.startswith("#"):
+        return "comment lines get no response from the engine"
+    return None
+
+
+def command_name(line: str) -> str:
+    """Return the command name of a protocol line, skipping an optional numeric id."""
+    words = line.split()
+    if words and words[0].isdigit():
+        words = words[1:]
+    return words[0] if words else ""
+
+
+def parse_response(raw: str) -> tuple[bool, str]:
+    """Split a raw response into success and its text without the status mark, id and space."""
+    body = raw.removesuffix("\n\n").removesuffix("\n")
+    ok = body.startswith("=")
+    if body[:1] in ("=", "?"):
+        rest = body[1:].lstrip("0123456789")
+        body = rest.removeprefix(" ")
+    return ok, body
+
+
+class Engine:
+    """Own one engine child process and exchange protocol lines with it, one at a time."""
+
+    def __init__(self, command: Sequence[str], cwd: Path, timeout: float) -> None:
+        """Remember how to start the engine; ``start`` actually launches it."""
+        self.command = list(command)
+        self.cwd = cwd
+        self.timeout = timeout
+        self.lock = threading.Lock()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        self.starts = 0
+
+    def start(self) -> None:
+        """Launch a fresh engine process with its own stdout reader thread."""
+        try:
+            process = subprocess.Popen(
+                self.command,
+                cwd=self.cwd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=None,  # the engine's warnings belong on the server's terminal
+            )
+        except OSError as exc:
+            raise EngineError(f"cannot start engine {shlex.join(self.command)}: {exc}") from exc
+        self.process = process
+        self.starts += 1
+        # A fresh queue per process: lines of a dead engine must never answer a new request.
+        self.lines = queue.Queue()
+        threading.Thread(
+            target=self._read_stdout, args=(process, self.lines), daemon=True
+        ).start()
+
+    @staticmethod
+    def _read_stdout(process: subprocess.Popen[bytes], lines: queue.Queue[bytes | None]) -> None:
+        """Copy the engine's stdout into ``lines`` so reads can time out; None marks the end."""
+        assert process.stdout is not None
+        for line in iter(process.stdout.readline, b""):
+            lines.put(line)
+        lines.put(None)
+
+    def alive(self) -> bool:
+        """Tell whether the engine process is running."""
+        return self.process is not None and self.process.poll() is None
+
+    def send(self, line: str) -> Reply:
+        """Send one protocol line and return the complete response, restarting a dead engine."""
+        with self.lock:
+            restarted = False
+            notice = ""
+            if not self.alive():
+                notice = self._restart_notice()
+                self.start()
+                restarted = True
+            try:
+                self._write(line)
+            except EngineError:
+                # The engine died before it could read the line, so sending it again is safe.
+                notice = self._restart_notice()
+                self._stop()
+                self.start()
+                restarted = True
+                self._write(line)
+            try:
+                raw = self._read_response()
+            except EngineError as exc:
+                # Do not resend: this very line may be what killed the engine.
+                self._stop()
+                self.start()
+                raise EngineError(
+                    f"{exc}; started a new engine (the position was reset)", restarted=True
+                ) from exc
+            if command_name(line) == "quit" and self.process is not None:
+                # Let the engine exit now, so the next request sees it gone and restarts it.
+                try:
+                    self.process.wait(timeout=self.timeout)
+                except subprocess.TimeoutExpired:
+                    pass
+            return Reply(raw=raw, restarted=restarted, notice=notice)
+
+    def _restart_notice(self) -> str:
+        """Describe why the engine is being restarted."""
+        if self.process is None:
+            return "engine was not running; started it"
+        code = self.process.poll()
+        return f"engine had exited (code {code}); started a new one (the position was reset)"
+
+    def _write(self, line: str) -> None:
+        """Write one line to the engine's stdin."""
+        process = self.process
+        assert process is not None and process.stdin is not None
+        try:
+            process.stdin.write(line.encode("utf-8") + b"\n")
+            process.stdin.flush()
+        except OSError as exc:
+            raise EngineError(f"engine is not reading its input: {exc}") from exc
+
+    def _read_response(self) -> str:
+        """Read lines up to and including the empty line that ends a response."""
+        parts: list[str] = []
+        while True:
+            try:
+                data = self.lines.get(timeout=self.timeout)
+            except queue.Empty as exc:
+                raise EngineError(f"engine gave no complete answer in {self.timeout:g} s") from exc
+            if data is None:
+                code = self.process.wait() if self.process is not None else None
+                raise EngineError(f"engine exited (code {code}) while answering")
+            text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+            if text.strip() == "" and parts:
+                parts.append("\n")
+                return "".join(parts)
+            if text.strip() == "":
+                # Stray blank output before a response carries nothing; keep waiting.
+                continue
+            parts.append(text if text.endswith("\n") else text + "\n")
+
+    def _stop(self) -> None:
+        """Stop the current engine process, politely first."""
+        process = self.process
+        if process is None:
+            return
+        if process.poll() is None and process.stdin is not None:
+            try:
+                process.stdin.write(b"quit\n")
+                process.stdin.flush()
+                process.stdin.close()
+            except OSError:
+                pass
+            try:
+                process.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                process.terminate()
+                try:
+                    process.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self.process = None
+
+    def close(self) -> None:
+        """Shut the engine down for good."""
+        with self.lock:
+            self._stop()
+
+
+class GuiServer(ThreadingHTTPServer):
+    """An HTTP server that knows its engine and page."""
+
+    daemon_threads = True
+
+    def __init__(self, port: int, engine: Engine, verbose: bool) -> None:
+        """Bind to 127.0.0.1 on ``port`` (0 picks a free port)."""
+        super().__init__((HOST, port), Handler)
+        self.engine = engine
+        self.verbose = verbose
+
+    @property
+    def port(self) -> int:
+        """Return the port actually bound."""
+        return int(self.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """Return the address to open in a browser."""
+        return f"http://{HOST}:{self.port}/"
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Serve the page and relay engine lines."""
+
+    server: GuiServer
+    server_version = "cubemate-gui"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        """Log requests only with ``--verbose``: the terminal is for the address and errors."""
+        if self.server.verbose:
+            super().log_message(format, *args)
+
+    def _send_bytes(self, status: int, body: bytes, content_type: str) -> None:
+        """Send a complete response with security headers."""
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")
+        # The page is self-contained: forbid every fetch except back to this server.
+        self.send_header(
+            "Content-Security-Policy",
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+            "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'",
+        )
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+        """Send ``payload`` as JSON."""
+        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        self._send_bytes(status, body, "application/json; charset=utf-8")
+
+    def _error(self, status: int, message: str) -> None:
+        """Send a JSON error."""
+        self._send_json(status, {"ok": False, "error": message})
+
+    def _host_allowed(self) -> bool:
+        """Accept only requests addressed to this machine by name or address."""
+        host = self.headers.get("Host", "")
+        name = host.rsplit(":", 1)[0] if ":" in host else host
+        if name not in LOCAL_HOSTS:
+            return False
+        origin = self.headers.get("Origin")
+        # Browsers send Origin on cross-site POSTs: only our own page may drive the engine.
+        return origin is None or origin in {
+            f"http://{local}:{self.server.port}" for local in LOCAL_HOSTS
+        }
+
+    def do_GET(self) -> None:
+        """Serve the page."""
+        if not self._host_allowed():
+            self._error(HTTPStatus.FORBIDDEN, "requests must address 127.0.0.1 or localhost")
+            return
+        path = self.path.split("?", 1)[0]
+        if path in ("/", "/index.html"):
+            try:
+                body = INDEX_HTML.read_bytes()
+            except OSError as exc:
+                self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"cannot read the page: {exc}")
+                return
+            self._send_bytes(HTTPStatus.OK, body, "text/html; charset=utf-8")
+        elif path == "/favicon.ico":
+            self._send_bytes(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
+        else:
+            self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
+
+    def do_POST(self) -> None:
+        """Relay one protocol line to the engine and answer with its response."""
+        if not self._host_allowed():
+            self._error(HTTPStatus.FORBIDDEN, "requests must come from this server's own page")
+            return
+        if self.path.split("?", 1)[0] != "/engine":
+            self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {self.path}")
+            return
+        line = self._read_line()
+        if line is None:
+            return
+        try:
+            reply = self.server.engine.send(line)
+        except EngineError as exc:
+            self._send_json(
+                HTTPStatus.BAD_GATEWAY, {"ok": False, "error": str(exc), "restarted": exc.restarted}
+            )
+            return
+        ok, text = parse_response(reply.raw)
+        payload: dict[str, Any] = {"ok": ok, "text": text, "raw": reply.raw}
+        payload["restarted"] = reply.restarted
+        if reply.notice:
+            payload["notice"] = reply.notice
+        self._send_json(HTTPStatus.OK, payload)
+
+    def _read_line(self) -> str | None:
+        """Read and check the request's protocol line; answer the error and return None if bad."""
+        # Requiring JSON forces a CORS preflight on cross-site requests, which we never grant.
+        content_type = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+        if content_type != "application/json":
+            self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send Content-Type: application/json")
+            return None
+        try:
+            length = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            self._error(HTTPStatus.LENGTH_REQUIRED, "send a Content-Length")
+            return None
+        if not 0 <= length <= MAX_BODY:
+            self.close_connection = True
+            self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body over {MAX_BODY} bytes")
+            return None
+        try:
+            data = json.loads(self.rfile.read(length).decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            self._error(HTTPStatus.BAD_REQUEST, f"body is not JSON: {exc}")
+            return None
+        line = data.get("line") if isinstance(data, dict) else None
+        if not isinstance(line, str):
+            self._error(HTTPStatus.BAD_REQUEST, 'send {"line": "<one protocol line>"}')
+            return None
+        problem = check_line(line)
+        if problem is not None:
+            self._error(HTTPStatus.BAD_REQUEST, problem)
+            return None
+        return line
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Read the command line."""
+    parser = argparse.ArgumentParser(
+        prog="python -m gui.server", description="Serve the cubemate board editor on 127.0.0.1."
+    )
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help="port to listen on; 0 picks a free one"
+    )
+    parser.add_argument(
+        "--engine",
+        default=None,
+        metavar="CMD",
+        help="engine command line, run from the repository root "
+        f"(default: {shlex.quote(sys.executable)} main.py)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help="seconds to wait for one engine response",
+    )
+    parser.add_argument("--verbose", action="store_true", help="log every HTTP request")
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error("--port must be 0 … 65535")
+    if args.timeout <= 0:
+        parser.error("--timeout must be positive")
+    return args
+
+
+def _raise_exit(signum: int, frame: FrameType | None) -> None:
+    """Turn SIGTERM into a normal exit so the engine is shut down in ``finally``."""
+    raise SystemExit(0)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Start the engine and the server; serve until interrupted."""
+    args = parse_args(argv)
+    command = shlex.split(args.engine) if args.engine else [sys.executable, "main.py"]
+    if not command:
+        print("error: --engine is empty", file=sys.stderr)
+        return 2
+    engine = Engine(command, REPO_ROOT, args.timeout)
+    try:
+        engine.start()
+        # Fail now, not on the first click, if the command is not a working engine.
+        hello = engine.send("protocol_version")
+    except EngineError as exc:
+        engine.close()
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if not hello.raw.startswith("="):
+        print(f"warning: engine answered protocol_version with {hello.raw!r}", file=sys.stderr)
+    try:
+        server = GuiServer(args.port, engine, args.verbose)
+    except OSError as exc:
+        engine.close()
+        print(f"error: cannot listen on {HOST}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    signal.signal(signal.SIGTERM, _raise_exit)
+    print(f"cubemate GUI: {server.url}  (engine: {shlex.join(command)}; Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        engine.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

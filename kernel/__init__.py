@@ -1,0 +1,1 @@
+"""cubemate's engine: the board, the rules and the protocol behind main.py."""

@@ -1,0 +1,228 @@
+"""The padded 1-D board: cells, memory coordinates and cell names.
+
+A board of size n lives in one flat list of W**3 cells, W = n + 4: the n**3 board cells sit
+inside a wall two cells thick on every side. Two cells, because a knight leaps two steps: from
+any board cell every king step, knight leap and slider ray meets a wall cell before it could
+leave the list or wrap into the next row or layer, so move code never checks bounds.
+
+Memory coordinates (x, y, z) count the wall; the board cell a1(I) is memory (2, 2, 2). For
+n = 2 (W = 6) one layer of memory looks like this, `+` wall and `#` board:
+
+    + + + + + +     y = 5
+    + + + + + +     y = 4
+    + + # # + +     y = 3   rank 2
+    + + # # + +     y = 2   rank 1
+    + + + + + +     y = 1
+    + + + + + +     y = 0
+    x=0 1 2 3 4 5
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+WALL = "+"
+EMPTY = "#"
+WALL_THICKNESS = 2
+WHITE_PIECES = "KQRBN"
+BLACK_PIECES = "kqrbn"
+
+_ROMAN = (
+    (1000, "M"),
+    (900, "CM"),
+    (500, "D"),
+    (400, "CD"),
+    (100, "C"),
+    (90, "XC"),
+    (50, "L"),
+    (40, "XL"),
+    (10, "X"),
+    (9, "IX"),
+    (5, "V"),
+    (4, "IV"),
+    (1, "I"),
+)
+_CELL_NAME = re.compile(r"([a-z]+)([1-9][0-9]*)\(([IVXLCDM]+|[1-9][0-9]*)\)")
+
+
+def get_file_name_from_x(x: int) -> str:
+    """Name a board file spreadsheet style: 0 -> a, 25 -> z, 26 -> aa."""
+    name = ""
+    x += 1
+    while x:
+        x, digit = divmod(x - 1, 26)
+        name = chr(ord("a") + digit) + name
+    return name
+
+
+def get_x_from_file_name(name: str) -> int:
+    """Invert get_file_name_from_x: a -> 0, aa -> 26."""
+    x = 0
+    for letter in name:
+        x = x * 26 + ord(letter) - ord("a") + 1
+    return x - 1
+
+
+@cache
+def get_roman_from_level(level: int) -> str:
+    """Write a level number (1 = the bottom board) in Roman numerals."""
+    numeral = ""
+    for value, letters in _ROMAN:
+        count, level = divmod(level, value)
+        numeral += letters * count
+    return numeral
+
+
+@cache
+def get_level_from_roman(numeral: str) -> int:
+    """Read a Roman numeral, or a decimal level; raise ValueError if it is malformed."""
+    if numeral.isdigit():
+        return int(numeral)
+    level = 0
+    rest = numeral
+    for value, letters in _ROMAN:
+        while rest.startswith(letters):
+            level += value
+            rest = rest[len(letters) :]
+    # Only the canonical spelling counts: "IIII" or "IL" would name a level ambiguously.
+    if rest or get_roman_from_level(level) != numeral:
+        raise ValueError(f"bad level numeral {numeral!r}")
+    return level
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    """Sizes and converters of the padded array for one board size."""
+
+    size: int
+
+    @property
+    def memory_width(self) -> int:
+        """W: the board size plus the wall on both sides."""
+        return self.size + 2 * WALL_THICKNESS
+
+    @property
+    def memory_area(self) -> int:
+        """The number of cells in the whole padded array, walls included."""
+        return self.memory_width**3
+
+    def get_point_from_xyz(self, x: int, y: int, z: int) -> int:
+        """Index of memory cell (x, y, z); raise ValueError outside the padded array."""
+        width = self.memory_width
+        for axis, value in (("x", x), ("y", y), ("z", z)):
+            if not 0 <= value < width:
+                raise ValueError(f"{axis} = {value} is outside 0 ... {width - 1}")
+        return x + width * (y + width * z)
+
+    def get_xyz_from_point(self, point: int) -> tuple[int, int, int]:
+        """Invert get_point_from_xyz."""
+        width = self.memory_width
+        rest, x = divmod(point, width)
+        z, y = divmod(rest, width)
+        return x, y, z
+
+    def get_point_from_cell(self, x: int, y: int, z: int) -> int:
+        """Index of board cell (x, y, z), each 0 ... n-1."""
+        return self.get_point_from_xyz(x + WALL_THICKNESS, y + WALL_THICKNESS, z + WALL_THICKNESS)
+
+    def get_cell_from_point(self, point: int) -> tuple[int, int, int]:
+        """Invert get_point_from_cell."""
+        x, y, z = self.get_xyz_from_point(point)
+        return x - WALL_THICKNESS, y - WALL_THICKNESS, z - WALL_THICKNESS
+
+    def is_on_board(self, point: int) -> bool:
+        """Tell whether a memory index is a board cell rather than wall."""
+        if not 0 <= point < self.memory_area:
+            return False
+        return all(0 <= value < self.size for value in self.get_cell_from_point(point))
+
+    def get_cell_name_from_point(self, point: int) -> str:
+        """Name a board cell: file letters, rank number, level numeral, as `c2(II)`."""
+        x, y, z = self.get_cell_from_point(point)
+        return f"{get_file_name_from_x(x)}{y + 1}({get_roman_from_level(z + 1)})"
+
+    def get_point_from_cell_name(self, name: str) -> int:
+        """Invert get_cell_name_from_point; the level may also be decimal, as `c2(2)`."""
+        match = _CELL_NAME.fullmatch(name)
+        if match is None:
+            raise ValueError(f"bad cell name {name!r}: expected file, rank and level as c2(II)")
+        file_name, rank, level_text = match.groups()
+        x = get_x_from_file_name(file_name)
+        y = int(rank) - 1
+        z = get_level_from_roman(level_text) - 1
+        if not (0 <= x < self.size and 0 <= y < self.size and 0 <= z < self.size):
+            raise ValueError(f"cell {name!r} is off the {self.size}x{self.size}x{self.size} board")
+        return self.get_point_from_cell(x, y, z)
+
+    def row_start(self, y: int, z: int) -> int:
+        """Index of the a-file cell of board rank y + 1 on board level z + 1."""
+        return self.get_point_from_cell(0, y, z)
+
+
+@cache
+def empty_cells(size: int) -> tuple[str, ...]:
+    """The padded array of an empty board: walls around empty cells, built once per size."""
+    geometry = Geometry(size)
+    cells = [WALL] * geometry.memory_area
+    empty_row = [EMPTY] * size
+    for z in range(size):
+        for y in range(size):
+            start = geometry.row_start(y, z)
+            cells[start : start + size] = empty_row
+    return tuple(cells)
+
+
+class Board:
+    """A position: the padded cells and, for quick access, where each piece stands."""
+
+    __slots__ = ("cells", "geometry", "pieces", "size")
+
+    def __init__(self, size: int, cells: list[str], pieces: dict[int, str]) -> None:
+        self.size = size
+        self.geometry = Geometry(size)
+        self.cells = cells
+        self.pieces = pieces
+
+    @classmethod
+    def empty(cls, size: int) -> Board:
+        """Make an empty board of this size."""
+        return cls(size, list(empty_cells(size)), {})
+
+    @classmethod
+    def from_rows(cls, size: int, rows: list[str]) -> Board:
+        """Make a board from n*n rows of n cells, top layer first, back row first.
+
+        Each row holds only piece letters and EMPTY; the caller has checked that.
+        """
+        cells = list(empty_cells(size))
+        pieces: dict[int, str] = {}
+        empty_row = EMPTY * size
+        row_start = Geometry(size).row_start
+        for index, row in enumerate(rows):
+            if row == empty_row:
+                continue
+            layer, back_rank = divmod(index, size)
+            start = row_start(size - 1 - back_rank, size - 1 - layer)
+            cells[start : start + size] = row
+            for x, letter in enumerate(row):
+                if letter != EMPTY:
+                    pieces[start + x] = letter
+        return cls(size, cells, pieces)
+
+    def rows(self) -> list[str]:
+        """Return the n*n rows in notation order: top layer first, back row first."""
+        size = self.size
+        cells = self.cells
+        row_start = self.geometry.row_start
+        rows = []
+        for z in reversed(range(size)):
+            for y in reversed(range(size)):
+                start = row_start(y, z)
+                rows.append("".join(cells[start : start + size]))
+        return rows
+
+    def find(self, letter: str) -> list[int]:
+        """Return the points of every piece with this letter."""
+        return [point for point, piece in self.pieces.items() if piece == letter]

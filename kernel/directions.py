@@ -1,0 +1,126 @@
+"""Unit steps and the offset tables every move and attack walks.
+
+Directions are built from six named unit steps, never typed in by hand, then turned into
+index offsets in the padded array once per board size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from itertools import product
+
+Step = tuple[int, int, int]
+
+EAST: Step = (1, 0, 0)  # towards the h-file
+WEST: Step = (-1, 0, 0)
+NORTH: Step = (0, 1, 0)  # towards black's side, rank n
+SOUTH: Step = (0, -1, 0)
+UP: Step = (0, 0, 1)  # towards the top level
+DOWN: Step = (0, 0, -1)
+
+
+def add(*steps: Step) -> Step:
+    """Compose unit steps into one step."""
+    return (
+        sum(step[0] for step in steps),
+        sum(step[1] for step in steps),
+        sum(step[2] for step in steps),
+    )
+
+
+def scale(step: Step, factor: int) -> Step:
+    """Repeat a step `factor` times."""
+    return (step[0] * factor, step[1] * factor, step[2] * factor)
+
+
+#: One axis at a time: the rook's six lines.
+ROOK_STEPS: tuple[Step, ...] = (EAST, WEST, NORTH, SOUTH, UP, DOWN)
+#: All three axes at once: the bishop's eight triagonals.
+BISHOP_STEPS: tuple[Step, ...] = tuple(
+    add(x, y, z) for x, y, z in product((EAST, WEST), (NORTH, SOUTH), (UP, DOWN))
+)
+#: Two axes at once: the twelve flat diagonals, which only the queen (and king) use.
+FLAT_DIAGONAL_STEPS: tuple[Step, ...] = tuple(
+    add(a, b)
+    for first, second in ((EAST, NORTH), (EAST, UP), (NORTH, UP))
+    for a in (first, scale(first, -1))
+    for b in (second, scale(second, -1))
+)
+#: Every step to a neighbouring cell: the queen's and the king's 26.
+QUEEN_STEPS: tuple[Step, ...] = ROOK_STEPS + BISHOP_STEPS + FLAT_DIAGONAL_STEPS
+#: Two cells along one axis, then one along another: the knight's 24 leaps.
+KNIGHT_STEPS: tuple[Step, ...] = tuple(
+    add(scale(long, 2), short)
+    for long in ROOK_STEPS
+    for short in ROOK_STEPS
+    if all(a == 0 or b == 0 for a, b in zip(long, short, strict=True))  # another axis
+)
+
+#: Which sliding pieces move along each kind of line (upper and lower case alike).
+SLIDERS_BY_KIND = {"rook": "rq", "bishop": "bq", "flat": "q"}
+
+
+def offset_of(step: Step, memory_width: int) -> int:
+    """Turn a step into an index offset in a padded array of this width."""
+    dx, dy, dz = step
+    return dx + memory_width * (dy + memory_width * dz)
+
+
+@dataclass(frozen=True, slots=True)
+class Ray:
+    """One direction from a cell: its offset and the black and white sliders along it."""
+
+    offset: int
+    step: Step
+    black_sliders: str
+    white_sliders: str
+
+
+@dataclass(frozen=True, slots=True)
+class Offsets:
+    """Every offset table for one board size."""
+
+    rook: tuple[int, ...]
+    bishop: tuple[int, ...]
+    queen: tuple[int, ...]
+    knight: tuple[int, ...]
+    rays: tuple[Ray, ...]
+    #: The moving offsets of each piece letter, and whether it slides along them.
+    moves: dict[str, tuple[tuple[int, ...], bool]]
+
+
+@cache
+def offsets_for(memory_width: int) -> Offsets:
+    """Build the offset tables for a padded array of this width (once per size)."""
+
+    def table(steps: tuple[Step, ...]) -> tuple[int, ...]:
+        return tuple(offset_of(step, memory_width) for step in steps)
+
+    rays = tuple(
+        Ray(offset_of(step, memory_width), step, sliders, sliders.upper())
+        for kind, steps in (
+            ("rook", ROOK_STEPS),
+            ("bishop", BISHOP_STEPS),
+            ("flat", FLAT_DIAGONAL_STEPS),
+        )
+        for sliders in (SLIDERS_BY_KIND[kind],)
+        for step in steps
+    )
+    rook, bishop, queen, knight = (
+        table(ROOK_STEPS),
+        table(BISHOP_STEPS),
+        table(QUEEN_STEPS),
+        table(KNIGHT_STEPS),
+    )
+    moves: dict[str, tuple[tuple[int, ...], bool]] = {}
+    for letters, offsets, slides in (
+        ("Kk", queen, False),
+        ("Qq", queen, True),
+        ("Rr", rook, True),
+        ("Bb", bishop, True),
+        ("Nn", knight, False),
+    ):
+        for letter in letters:
+            moves[letter] = (offsets, slides)
+    return Offsets(rook, bishop, queen, knight, rays, moves)

@@ -1,0 +1,130 @@
+"""The board notation, in and out.
+
+Out: the canonical form `[row,row,...],[...]`, layers top first, rows back first, `#` empty.
+In: the same with the slack people need when they paste boards: an optional size first
+(`3`, `n=3`, `n = 3,`), white space anywhere, quotes around rows, outer brackets, rows
+bracketed one by one, and `.` as another empty cell.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kernel.board import BLACK_PIECES, EMPTY, WHITE_PIECES, Board
+
+CELL_LETTERS = WHITE_PIECES + BLACK_PIECES + EMPTY
+ALTERNATIVE_EMPTY = "."
+
+_SIZE_PREFIX = re.compile(r"\s*(?:n\s*=\s*)?([+-]?[0-9]+)\s*,?")
+#: The canonical form: only cell letters, commas and brackets; checked before the slow path.
+_CANONICAL = re.compile(r"\[[KQRBNkqrbn#,]*\](?:,\[[KQRBNkqrbn#,]*\])*")
+#: Brackets, and runs of anything that is not a separator (a row, or garbage to report).
+_TOKEN = re.compile(r"[\[\]]|[^\[\],\s\"']+")
+
+
+class NotationError(ValueError):
+    """The board text cannot be read; the message says why, for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardText:
+    """A board read from text: its size and its n*n rows, top layer and back row first."""
+
+    size: int
+    rows: list[str]
+
+
+def format_board(board: Board) -> str:
+    """Write a board in the canonical notation."""
+    size = board.size
+    rows = board.rows()
+    return ",".join(
+        "[" + ",".join(rows[layer : layer + size]) + "]" for layer in range(0, len(rows), size)
+    )
+
+
+def parse_board(text: str, max_size: int) -> BoardText:
+    """Read board text in any accepted form; raise NotationError naming the problem."""
+    declared: int | None = None
+    prefix = _SIZE_PREFIX.match(text)
+    if prefix is not None:
+        declared = int(prefix.group(1))
+        text = text[prefix.end() :]
+        check_size(declared, max_size)
+    text = text.strip().replace(ALTERNATIVE_EMPTY, EMPTY)
+    if not text:
+        raise NotationError("no rows given")
+    if _CANONICAL.fullmatch(text) is not None:
+        rows = text.replace("[", "").replace("]", "").split(",")
+        layer_sizes = [layer.count(",") + 1 for layer in text[1:-1].split("],[")]
+    else:
+        rows, layer_sizes = _read_loose(text)
+    size = declared if declared is not None else _infer_size(rows)
+    check_size(size, max_size)
+    _check_shape(rows, layer_sizes, size, declared is not None)
+    return BoardText(size, rows)
+
+
+def check_size(size: int, max_size: int) -> None:
+    """Refuse a board size outside 2 ... max_size."""
+    if not 2 <= size <= max_size:
+        raise NotationError(f"size {size} is outside 2 ... {max_size}")
+
+
+def _read_loose(text: str) -> tuple[list[str], list[int]]:
+    """Split free-form text into rows, and count the rows of each bracketed layer."""
+    rows: list[str] = []
+    layer_sizes: list[int] = []
+    # Rows directly inside each open bracket; a group of two or more rows is a layer.
+    open_groups: list[int] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token == "[":
+            open_groups.append(0)
+        elif token == "]":
+            if not open_groups:
+                raise NotationError(f"unbalanced brackets: ']' at column {match.start() + 1}")
+            count = open_groups.pop()
+            if count > 1:
+                layer_sizes.append(count)
+        else:
+            _check_letters(token, len(rows) + 1)
+            rows.append(token)
+            if open_groups:
+                open_groups[-1] += 1
+    if open_groups:
+        raise NotationError(f"unbalanced brackets: {len(open_groups)} '[' not closed")
+    return rows, layer_sizes
+
+
+def _check_letters(row: str, number: int) -> None:
+    """Refuse a row holding anything but piece letters and empty cells."""
+    for letter in row:
+        if letter not in CELL_LETTERS:
+            raise NotationError(
+                f"unknown character {letter!r} in row {number} {row[:40]!r}"
+                f" (pieces are KQRBN kqrbn, empty cells # or .)"
+            )
+
+
+def _infer_size(rows: list[str]) -> int:
+    """Take the size from the first row's length when the text gives none."""
+    if not rows or not rows[0]:
+        raise NotationError("no rows given")
+    return len(rows[0])
+
+
+def _check_shape(rows: list[str], layer_sizes: list[int], size: int, declared: bool) -> None:
+    """Refuse rows of the wrong length or count, and layers of the wrong height."""
+    expected = size * size
+    for number, row in enumerate(rows, start=1):
+        if len(row) != size:
+            if declared and number == 1:
+                raise NotationError(f"size {size} does not match rows of {len(row)} cells")
+            raise NotationError(f"row {number} {row[:40]!r} has {len(row)} cells, expected {size}")
+    if len(rows) != expected:
+        raise NotationError(f"expected {expected} rows of {size} cells, got {len(rows)}")
+    for layer, count in enumerate(layer_sizes, start=1):
+        if count != size:
+            raise NotationError(f"layer {layer} has {count} rows, expected {size}")

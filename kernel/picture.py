@@ -1,0 +1,44 @@
+"""The board drawn for people: every layer, top first, side by side while they fit."""
+
+from __future__ import annotations
+
+from kernel.board import EMPTY, Board, get_file_name_from_x, get_roman_from_level
+
+#: The widest picture a terminal is expected to show.
+MAX_WIDTH = 100
+GAP = "   "
+SHOWN_EMPTY = "."
+
+
+def draw_layer(board: Board, z: int) -> list[str]:
+    """Draw one layer: a title, ranks back first with their numbers, files along the bottom."""
+    size = board.size
+    cell_width = len(get_file_name_from_x(size - 1))
+    rank_width = len(str(size))
+    margin = " " * (rank_width + 1)
+    lines = [margin + f"level {get_roman_from_level(z + 1)}"]
+    cells = board.cells
+    row_start = board.geometry.row_start
+    for y in reversed(range(size)):
+        start = row_start(y, z)
+        row = (
+            (SHOWN_EMPTY if letter == EMPTY else letter).rjust(cell_width)
+            for letter in cells[start : start + size]
+        )
+        lines.append(f"{y + 1:>{rank_width}} " + " ".join(row))
+    files = (get_file_name_from_x(x).rjust(cell_width) for x in range(size))
+    lines.append(margin + " ".join(files))
+    width = max(len(line) for line in lines)
+    return [line.ljust(width) for line in lines]
+
+
+def draw_board(board: Board) -> str:
+    """Draw every layer, top first, putting layers side by side while they fit in 100 columns."""
+    layers = [draw_layer(board, z) for z in reversed(range(board.size))]
+    width = len(layers[0][0])
+    per_band = max(1, (MAX_WIDTH + len(GAP)) // (width + len(GAP)))
+    lines: list[str] = []
+    for first in range(0, len(layers), per_band):
+        band = layers[first : first + per_band]
+        lines.extend(GAP.join(parts).rstrip() for parts in zip(*band, strict=True))
+    return "\n".join(lines)
