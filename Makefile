@@ -21,7 +21,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -q
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

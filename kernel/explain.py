@@ -1,58 +1,45 @@
 """The reasoning behind `checkmate`'s answer, in lines a person reads at a terminal.
 
-It asks the same questions as the verdict itself (kernel.rules), one at a time, and writes
-down each answer instead of stopping at the first move that saves the king.
+It asks the same questions as the verdict (kernel.rules: checkers, flights with the king
+lifted, pins, evasion cells), but writes down every answer instead of stopping at the first
+move that saves the king.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from kernel.board import BLACK_PIECES, EMPTY, WHITE_PIECES, Board
+from kernel.board import BLACK_PIECES, EMPTY, WALL, WHITE_PIECES, Board
 from kernel.rules import Analysis, Move, attackers_of, cells_between
 
 PIECE_NAMES = {"k": "king", "q": "queen", "r": "rook", "b": "bishop", "n": "knight"}
-SLIDERS = "qrb"
+SLIDERS = "qrbQRB"
 
 
 def explain(analysis: Analysis) -> str:
     """Explain the checkmate verdict of a position, one finding per line."""
-    if not analysis.in_check:
-        return "\n".join(explain_no_check(analysis))
-    return "\n".join(explain_check(analysis))
-
-
-def explain_no_check(analysis: Analysis) -> list[str]:
-    king = analysis.board.geometry.get_cell_name_from_point(analysis.king)
-    move = next(analysis.legal_moves(), None)
-    if move is None:
-        return [
-            f"not checkmate: the white king on {king} is not in check",
-            "stalemate: white has no legal move",
-        ]
-    return [
-        f"not checkmate: the white king on {king} is not in check",
-        f"white can play, for example, {move.name(analysis.board)}",
-    ]
-
-
-def explain_check(analysis: Analysis) -> list[str]:
     board = analysis.board
-    label = piece_label(board)
     king = board.geometry.get_cell_name_from_point(analysis.king)
     saving = next(analysis.legal_moves(), None)
+    if not analysis.in_check:
+        lines = [f"not checkmate: the white king on {king} is not in check"]
+        if saving is None:
+            lines.append("stalemate: white has no legal move")
+        else:
+            lines.append(f"white can play, for example, {saving.name(board)}")
+        return "\n".join(lines)
     verdict = "checkmate" if saving is None else "not checkmate"
+    label = piece_label(board)
     lines = [f"{verdict}: the white king on {king} is in check"]
-    for checker in analysis.checkers:
-        lines.append(f"check from {label(checker)} {line_kind(analysis, checker)}")
-    lines.extend(explain_flights(analysis))
+    lines += [f"check from {label(c)} {line_kind(analysis, c)}" for c in analysis.checkers]
+    lines += explain_flights(analysis)
     if len(analysis.checkers) > 1:
         lines.append("double check: no capture or block can answer both checkers")
     else:
-        lines.extend(explain_captures_and_blocks(analysis))
+        lines += explain_captures_and_blocks(analysis)
     if saving is not None:
         lines.append(f"saving move: {saving.name(board)} {what_it_does(analysis, saving)}")
-    return lines
+    return "\n".join(lines)
 
 
 def explain_flights(analysis: Analysis) -> list[str]:
@@ -61,49 +48,74 @@ def explain_flights(analysis: Analysis) -> list[str]:
     name = board.geometry.get_cell_name_from_point
     label = piece_label(board)
     lines = []
-    for step in analysis.offsets.queen:
-        target = analysis.king + step
+    for target in sorted(analysis.king + step for step in analysis.offsets.queen):
         piece = board.cells[target]
+        if piece == WALL:
+            continue
         if piece in WHITE_PIECES:
             lines.append(f"flight {name(target)}: own piece {label(target)} stands there")
             continue
-        if piece != EMPTY and piece not in BLACK_PIECES:
-            continue  # the wall: not a cell of the board
         head = f"flight {name(target)}"
-        if piece != EMPTY:
+        if piece in BLACK_PIECES:
             head += f" (capture of {label(target)})"
-        guards = list(attackers_of(board, target, by_black=True, lifted=analysis.king))
+        guards = sorted(attackers_of(board, target, by_black=True, lifted=analysis.king))
         if guards:
-            lines.append(f"{head}: guarded by {guard_list(analysis, target, guards)}")
+            named = ", ".join(guard_name(analysis, guard, target) for guard in guards)
+            lines.append(f"{head}: guarded by {named}")
         else:
             lines.append(f"{head}: free, the king can go there")
     return lines
 
 
+def guard_name(analysis: Analysis, guard: int, target: int) -> str:
+    """Name a guard of a flight cell, marking a line that runs through the king's cell."""
+    board = analysis.board
+    text = piece_label(board)(guard)
+    if board.cells[guard] in SLIDERS and analysis.king in cells_between(board, guard, target):
+        text += " (through the king's cell)"
+    return text
+
+
 def explain_captures_and_blocks(analysis: Analysis) -> list[str]:
-    """Say, for the checker's cell and each cell of its line, what white piece could go there."""
+    """Say, for the checker's cell and each cell of its line, which white piece could go there."""
     board = analysis.board
     name = board.geometry.get_cell_name_from_point
     label = piece_label(board)
+    checker = analysis.checkers[0]
     lines = []
     for target in analysis.evasion_cells():
-        is_capture = target == analysis.checkers[0]
-        what = f"capture of {label(target)}" if is_capture else f"block on {name(target)}"
+        what = f"capture of {label(target)}" if target == checker else f"block on {name(target)}"
         helpers = [
             origin
             for origin in attackers_of(board, target, by_black=False)
             if origin != analysis.king
         ]
-        if not helpers:
-            lines.append(f"{what}: no white piece can reach it")
-            continue
         for origin in helpers:
             pin = analysis.pins.get(origin)
             if pin is not None and target not in pin.line:
                 lines.append(f"{what}: {label(origin)} is pinned by {label(pin.pinner)}")
             else:
                 lines.append(f"{what}: {label(origin)} can do it")
+        blocked = [pair for pair in blocked_sliders(analysis, target) if pair[1] not in helpers]
+        for slider, blocker in blocked:
+            lines.append(f"{what}: {label(slider)} is blocked by {label(blocker)}")
+        if not helpers and not blocked:
+            lines.append(f"{what}: no white piece can reach it")
     return lines
+
+
+def blocked_sliders(analysis: Analysis, target: int) -> Iterator[tuple[int, int]]:
+    """Yield white sliders that would reach target but for one piece in between."""
+    cells = analysis.board.cells
+    for ray in analysis.offsets.rays:
+        found: list[int] = []
+        point = target + ray.offset
+        while len(found) < 2 and cells[point] != WALL:
+            if cells[point] != EMPTY:
+                found.append(point)
+            point += ray.offset
+        if len(found) == 2 and cells[found[1]] in ray.white_sliders:
+            yield found[1], found[0]
 
 
 def what_it_does(analysis: Analysis, move: Move) -> str:
@@ -113,8 +125,8 @@ def what_it_does(analysis: Analysis, move: Move) -> str:
         if move.captured is not None:
             return f"(the king takes the {PIECE_NAMES[move.captured]}, and no piece guards it)"
         return f"(the king steps to {name(move.target)}, which no black piece attacks)"
-    if move.target in analysis.checkers:
-        return f"(captures the checking {PIECE_NAMES[move.captured or 'k']})"
+    if move.captured is not None:
+        return f"(captures the checking {PIECE_NAMES[move.captured]})"
     return f"(blocks the line of the check on {name(move.target)})"
 
 
@@ -128,38 +140,20 @@ def piece_label(board: Board) -> Callable[[int], str]:
     return label
 
 
-def guard_list(analysis: Analysis, target: int, guards: list[int]) -> str:
-    """Name the guards of a flight cell, marking a line that runs through the king's cell."""
-    label = piece_label(analysis.board)
-    parts = []
-    for guard in sorted(guards, key=label):
-        through_king = analysis.board.cells[guard] in SLIDERS and analysis.king in cells_between(
-            analysis.board, guard, target
-        )
-        parts.append(label(guard) + (" (through the king's cell)" if through_king else ""))
-    return ", ".join(parts)
-
-
 def line_kind(analysis: Analysis, checker: int) -> str:
     """Describe the line along which a piece gives check."""
     board = analysis.board
     piece = board.cells[checker]
-    kind = PIECE_NAMES[piece]
     if piece == "n":
-        return "(knight leap)"
+        return "(knight, a leap)"
     if piece == "k":
-        return "(king next to the king)"
-    ax, ay, az = board.geometry.get_xyz_from_point(analysis.king)
-    bx, by, bz = board.geometry.get_xyz_from_point(checker)
-    moved = [axis for axis, delta in zip("xyz", (bx - ax, by - ay, bz - az), strict=True) if delta]
-    if moved == ["x"]:
-        line = "along the rank"
-    elif moved == ["y"]:
-        line = "along the file"
-    elif moved == ["z"]:
-        line = "straight through the levels"
-    elif len(moved) == 2:
-        line = "along a flat diagonal"
-    else:
-        line = "along a triagonal"
-    return f"({kind}, {line})"
+        return "(king, from the next cell)"
+    king_xyz = board.geometry.get_xyz_from_point(analysis.king)
+    checker_xyz = board.geometry.get_xyz_from_point(checker)
+    moved = [axis for axis, a, b in zip("xyz", king_xyz, checker_xyz, strict=True) if a != b]
+    line = {
+        "x": "along the rank",
+        "y": "along the file",
+        "z": "straight through the levels",
+    }.get("".join(moved), "along a flat diagonal" if len(moved) == 2 else "along a triagonal")
+    return f"({PIECE_NAMES[piece]}, {line})"

@@ -28,14 +28,15 @@ def draw_layer(board: Board, z: int) -> list[str]:
         lines.append(f"{y + 1:>{rank_width}} " + " ".join(row))
     files = (get_file_name_from_x(x).rjust(cell_width) for x in range(size))
     lines.append(margin + " ".join(files))
-    width = max(len(line) for line in lines)
-    return [line.ljust(width) for line in lines]
+    return lines
 
 
 def draw_board(board: Board) -> str:
     """Draw every layer, top first, putting layers side by side while they fit in 100 columns."""
     layers = [draw_layer(board, z) for z in reversed(range(board.size))]
-    width = len(layers[0][0])
+    # Titles differ in width (level III, level IV), so pad every layer to the widest.
+    width = max(len(line) for layer in layers for line in layer)
+    layers = [[line.ljust(width) for line in layer] for layer in layers]
     per_band = max(1, (MAX_WIDTH + len(GAP)) // (width + len(GAP)))
     lines: list[str] = []
     for first in range(0, len(layers), per_band):
