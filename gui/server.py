@@ -18,6 +18,7 @@ HTTP interface:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import queue
 import shlex
@@ -38,7 +39,8 @@ INDEX_HTML = Path(__file__).resolve().parent / "index.html"
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 DEFAULT_TIMEOUT = 30.0
-MAX_BODY = 64 * 1024
+# Enough for the largest board the engine takes (n = 64 is 266 kB of notation).
+MAX_BODY = 4 * 1024 * 1024
 # Host names a browser may legitimately use for this server; anything else is refused so that a
 # DNS-rebinding page cannot talk to the engine through the user's browser.
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
@@ -109,7 +111,6 @@ class Engine:
         self.lock = threading.Lock()
         self.process: subprocess.Popen[bytes] | None = None
         self.lines: queue.Queue[bytes | None] = queue.Queue()
-        self.starts = 0
 
     def start(self) -> None:
         """Launch a fresh engine process with its own stdout reader thread."""
@@ -124,12 +125,9 @@ class Engine:
         except OSError as exc:
             raise EngineError(f"cannot start engine {shlex.join(self.command)}: {exc}") from exc
         self.process = process
-        self.starts += 1
         # A fresh queue per process: lines of a dead engine must never answer a new request.
         self.lines = queue.Queue()
-        threading.Thread(
-            target=self._read_stdout, args=(process, self.lines), daemon=True
-        ).start()
+        threading.Thread(target=self._read_stdout, args=(process, self.lines), daemon=True).start()
 
     @staticmethod
     def _read_stdout(process: subprocess.Popen[bytes], lines: queue.Queue[bytes | None]) -> None:
@@ -150,6 +148,7 @@ class Engine:
             notice = ""
             if not self.alive():
                 notice = self._restart_notice()
+                self._stop()  # reap the dead process and close its pipes
                 self.start()
                 restarted = True
             try:
@@ -172,17 +171,19 @@ class Engine:
                 ) from exc
             if command_name(line) == "quit" and self.process is not None:
                 # Let the engine exit now, so the next request sees it gone and restarts it.
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     self.process.wait(timeout=self.timeout)
-                except subprocess.TimeoutExpired:
-                    pass
             return Reply(raw=raw, restarted=restarted, notice=notice)
 
     def _restart_notice(self) -> str:
         """Describe why the engine is being restarted."""
         if self.process is None:
             return "engine was not running; started it"
-        code = self.process.poll()
+        try:
+            # A process that just broke its pipe may not be reaped yet; give it a moment.
+            code: int | None = self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            code = None
         return f"engine had exited (code {code}); started a new one (the position was reset)"
 
     def _write(self, line: str) -> None:
@@ -238,10 +239,8 @@ class Engine:
                     process.wait()
         for stream in (process.stdin, process.stdout):
             if stream is not None:
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
         self.process = None
 
     def close(self) -> None:
@@ -279,7 +278,7 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "cubemate-gui"
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         """Log requests only with ``--verbose``: the terminal is for the address and errors."""
         if self.server.verbose:
             super().log_message(format, *args)

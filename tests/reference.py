@@ -8,6 +8,7 @@ every black piece, one by one, whether it can reach the white king.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 Cell = tuple[int, int, int]
@@ -18,7 +19,7 @@ EMPTY = "#"
 
 # The 26 king steps: each of dx, dy, dz in {-1, 0, 1}, not all zero.
 KING_STEPS: frozenset[Cell] = frozenset(
-    d for d in itertools.product((-1, 0, 1), repeat=3) if d != (0, 0, 0)
+    d for d in itertools.product((-1, 0, 1), (-1, 0, 1), (-1, 0, 1)) if d != (0, 0, 0)
 )
 # Rook: exactly one axis moves.
 ROOK_STEPS: frozenset[Cell] = frozenset(d for d in KING_STEPS if sum(map(abs, d)) == 1)
@@ -35,6 +36,14 @@ KNIGHT_JUMPS: frozenset[Cell] = frozenset(
 
 SLIDER_STEPS: dict[str, frozenset[Cell]] = {"q": QUEEN_STEPS, "r": ROOK_STEPS, "b": BISHOP_STEPS}
 LEAPER_STEPS: dict[str, frozenset[Cell]] = {"k": KING_STEPS, "n": KNIGHT_JUMPS}
+
+# Status by (white in check, white has a legal move).
+STATUS: dict[tuple[bool, bool], str] = {
+    (True, False): "checkmate",
+    (True, True): "check",
+    (False, False): "stalemate",
+    (False, True): "normal",
+}
 
 ROMAN_VALUES = (
     (1000, "M"),
@@ -117,6 +126,38 @@ def cell_name(cell: Cell) -> str:
     """Name a cell as file, rank, level: (2, 1, 1) → c2(II)."""
     x, y, z = cell
     return f"{file_name(x)}{y + 1}({roman(z + 1)})"
+
+
+def parse_roman(text: str) -> int:
+    """Read an upper-case Roman numeral (or a decimal number) as an integer."""
+    if text.isdigit():
+        return int(text)
+    value = 0
+    rest = text
+    for size, symbol in ROMAN_VALUES:
+        while rest.startswith(symbol):
+            value += size
+            rest = rest[len(symbol) :]
+    if rest or not text or roman(value) != text:
+        raise ValueError(f"bad level {text!r}")
+    return value
+
+
+def parse_cell(name: str) -> Cell:
+    """Read a cell name such as c2(II) or c2(2) back into (x, y, z)."""
+    match = re.fullmatch(r"([a-z]+)([0-9]+)\(([0-9]+|[IVXLCDM]+)\)", name)
+    if match is None:
+        raise ValueError(f"bad cell name {name!r}")
+    letters, rank, level = match.groups()
+    x = 0
+    for char in letters:
+        x = x * 26 + (ord(char) - ord("a") + 1)
+    return (x - 1, int(rank) - 1, parse_roman(level) - 1)
+
+
+def board_from_cells(n: int, named: dict[str, str]) -> str:
+    """Write canonical notation for pieces given by cell name: {"a1(I)": "K"}."""
+    return to_notation(n, {parse_cell(name): piece for name, piece in named.items()})
 
 
 def parse_board(text: str, n: int | None = None) -> Position:
@@ -288,11 +329,7 @@ def analyse(pos: Position) -> Analysis:
     """Compute status, checkers and legal moves together (legal moves only once)."""
     moves = legal_moves(pos)
     found = checkers(pos)
-    if found:
-        status = "check" if moves else "checkmate"
-    else:
-        status = "normal" if moves else "stalemate"
-    return Analysis(status=status, checkers=found, legal_moves=moves)
+    return Analysis(status=STATUS[bool(found), bool(moves)], checkers=found, legal_moves=moves)
 
 
 def status(pos: Position) -> str:

@@ -21,7 +21,6 @@ from kernel.directions import (
     KNIGHT_STEPS,
     QUEEN_STEPS,
     ROOK_STEPS,
-    offset_of,
     offsets_for,
 )
 
@@ -117,7 +116,7 @@ def test_a1_of_level_one_is_memory_two_two_two() -> None:
 
 @pytest.mark.parametrize("bad", [(-1, 0, 0), (0, 7, 0), (0, 0, 7)])
 def test_point_outside_the_padded_array_is_refused(bad: tuple[int, int, int]) -> None:
-    with pytest.raises(ValueError, match="outside 0 ... 6"):
+    with pytest.raises(ValueError, match=r"outside 0 \.\.\. 6"):
         Geometry(3).get_point_from_xyz(*bad)
 
 

@@ -14,6 +14,7 @@ from tests.reference import (
     Position,
     analyse,
     attacks,
+    board_from_cells,
     cell_name,
     checkers,
     destinations,
@@ -22,6 +23,7 @@ from tests.reference import (
     is_checkmate,
     legal_moves,
     parse_board,
+    parse_cell,
     pinned_pieces,
     roman,
     status,
@@ -30,7 +32,8 @@ from tests.reference import (
 )
 
 # (n, board, checkmate?, status, checkers, legal moves), answers reasoned out from rules.md.
-REFERENCE_CASES: list[tuple[int, str, bool, str, list[str], list[str] | None]] = [
+Case = tuple[int, str, bool, str, list[str], list[str] | None]
+REFERENCE_CASES: list[Case] = [
     (3, "[###,n##,#rr],[#b#,###,###],[###,###,bRK]", True, "checkmate", ["rc1(III)"], []),
     (3, "[b#b,###,###],[###,###,RNR],[#q#,###,#K#]", False, "check", ["qb3(I)"], None),
     (3, "[#q#,#b#,###],[n##,###,###],[#k#,###,#KB]", False, "check", ["qb3(III)"], None),
@@ -57,7 +60,9 @@ SAVING_MOVES = {1: "Nb1(II)xb3(I)", 2: "Bc1(I)-b2(II)", 9: "Kb1(I)xc1(I)"}
 @pytest.mark.parametrize(
     ("index", "case"), list(enumerate(REFERENCE_CASES)), ids=[f"case{i + 1}" for i in range(10)]
 )
-def test_reference_cases(index: int, case: tuple[int, str, bool, str, list[str], list[str]]) -> None:
+def test_reference_cases(
+    index: int, case: tuple[int, str, bool, str, list[str], list[str]]
+) -> None:
     """Agree with all ten public reference cases: answer, status, checkers, moves."""
     n, board, mate, expected_status, expected_checkers, expected_moves = case
     pos = parse_board(board, n)
@@ -74,25 +79,18 @@ def test_reference_cases(index: int, case: tuple[int, str, bool, str, list[str],
 
 def test_names() -> None:
     """Name files spreadsheet style, levels in Roman numerals, cells as file rank (level)."""
-    assert [file_name(x) for x in (0, 1, 25, 26, 27, 51, 52, 63, 701, 702)] == [
-        "a",
-        "b",
-        "z",
-        "aa",
-        "ab",
-        "az",
-        "ba",
-        "bl",
-        "zz",
-        "aaa",
-    ]
-    numerals = "I II III IV V VI VII VIII IX X XI XIV XIX XL XLIV XLIX L LIX LXIV".split()
-    values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 19, 40, 44, 49, 50, 59, 64]
-    assert [roman(v) for v in values] == numerals
+    files = [file_name(x) for x in (0, 1, 25, 26, 27, 51, 52, 63, 701, 702)]
+    assert " ".join(files) == "a b z aa ab az ba bl zz aaa"
+    values = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 19, 40, 44, 49, 50, 59, 64)
+    numerals = " ".join(roman(v) for v in values)
+    assert numerals == "I II III IV V VI VII VIII IX X XI XIV XIX XL XLIV XLIX L LIX LXIV"
     assert cell_name((2, 0, 0)) == "c1(I)"
     assert cell_name((1, 2, 1)) == "b3(II)"
     assert cell_name((0, 0, 3)) == "a1(IV)"
     assert cell_name((63, 63, 63)) == "bl64(LXIV)"
+    for cell in [(0, 0, 0), (26, 3, 63), (701, 9, 48)]:
+        assert parse_cell(cell_name(cell)) == cell
+    assert parse_cell("c2(2)") == (2, 1, 1)
     with pytest.raises(ValueError):
         roman(0)
 
@@ -164,7 +162,7 @@ def _distance_rule(kind: str, delta: Cell) -> bool:
 def test_attacks_on_empty_board_match_distance_rule(kind: str) -> None:
     """On an empty 5-cube, attack exactly the cells the |dx|,|dy|,|dz| test of rules.md gives."""
     n = 5
-    cells = list(itertools.product(range(n), repeat=3))
+    cells = list(itertools.product(range(n), range(n), range(n)))
     for origin in cells:
         pos = Position(n, {origin: kind})
         for target in cells:
@@ -184,7 +182,7 @@ def test_attacks_agree_with_walking_destinations() -> None:
     rng = random.Random(3)
     for n, board in positions(seed=5, count=150, sizes=(2, 3, 4, 5)):
         pos = parse_board(board, n)
-        cells = list(itertools.product(range(n), repeat=3))
+        cells = list(itertools.product(range(n), range(n), range(n)))
         for origin in rng.sample(sorted(pos.pieces), min(4, len(pos.pieces))):
             reached = set(destinations(pos, origin))
             assert len(reached) == len(destinations(pos, origin))  # no cell twice
@@ -194,7 +192,7 @@ def test_attacks_agree_with_walking_destinations() -> None:
 
 def test_sliders_are_blocked_and_capture_first_piece() -> None:
     """Stop a rook at the first piece on its line, which it may attack, and not beyond."""
-    pos = parse_board("[####,####,####,####],[####,####,####,####],[####,####,####,####]," + "[####,####,####,RNn#]")
+    pos = parse_board(board_from_cells(4, {"a1(I)": "R", "b1(I)": "N", "c1(I)": "n"}))
     rook = (0, 0, 0)
     assert attacks(pos, rook, (1, 0, 0))
     assert not attacks(pos, rook, (2, 0, 0))
@@ -204,31 +202,28 @@ def test_sliders_are_blocked_and_capture_first_piece() -> None:
 
 
 def test_knight_jumps_over_pieces() -> None:
-    """Let a knight give check through a wall of pieces."""
-    pos = parse_board("[###,###,###],[###,RRR,RR#],[###,###,Kn#]")
-    # n on b1(I) is adjacent to the king: the king captures it unless guarded.
-    assert checkers(pos) == ["nb1(I)"]
+    """Let a knight give check over a wall of pieces, and not from a neighbouring cell."""
     walled = parse_board("[###,###,###],[#RR,RRR,RRR],[#n#,RR#,K##]")
-    # b3(I) → a1(I) is a knight jump (-1, -2, 0) over the rooks.
+    # b3(I) → a1(I) is the knight jump (-1, -2, 0), over the rooks on a2(I) and b2(I).
     assert checkers(walled) == ["nb3(I)"]
+    beside = parse_board(board_from_cells(3, {"a1(I)": "K", "b1(I)": "n"}))
+    assert checkers(beside) == []
 
 
 def test_xray_through_king_cell() -> None:
     """Forbid the king to step back along the line of the slider that checks him."""
-    # K on b1(I), black rook on d1(I): a1(I) stays attacked once the king steps there.
-    pos = parse_board("[####,####,####,####],[####,####,####,####],[####,####,####,####],[####,####,####,#K#r]")
+    pos = parse_board(board_from_cells(4, {"b1(I)": "K", "d1(I)": "r"}))
     moves = legal_moves(pos)
-    assert "Kb1(I)-a1(I)" not in moves
+    assert checkers(pos) == ["rd1(I)"]
+    assert "Kb1(I)-a1(I)" not in moves  # still on the rook's line once the king stands there
+    assert "Kb1(I)-c1(I)" not in moves
     assert "Kb1(I)-b2(I)" in moves
-    assert "Kb1(I)xc1(I)" not in moves and "Kb1(I)-c1(I)" not in moves
+    assert "Kb1(I)-a2(II)" in moves
 
 
 def test_pinned_piece_only_moves_along_pin() -> None:
     """Let a pinned rook slide along the pin line and capture the pinner, nothing else."""
-    pos = parse_board("[r###,####,####,####],[####,####,####,####],[####,####,####,####],[####,####,####,####]")
-    assert validity_error(pos) is not None  # no white king: not a position at all
-    board = "[####,####,####,####],[####,####,####,####],[####,####,####,####],[r###,####,R###,K###]"
-    pos = parse_board(board)
+    pos = parse_board(board_from_cells(4, {"a1(I)": "K", "a2(I)": "R", "a4(I)": "r"}))
     rook_moves = [m for m in legal_moves(pos) if m.startswith("R")]
     assert rook_moves == ["Ra2(I)-a3(I)", "Ra2(I)xa4(I)"]
     assert pinned_pieces(pos) == [(0, 1, 0)]
