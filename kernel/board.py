@@ -23,9 +23,10 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from kernel.directions import WALL_THICKNESS, Offsets, offsets_for
+
 WALL = "+"
 EMPTY = "#"
-WALL_THICKNESS = 2
 WHITE_PIECES = "KQRBN"
 BLACK_PIECES = "kqrbn"
 
@@ -177,11 +178,12 @@ def empty_cells(size: int) -> tuple[str, ...]:
 class Board:
     """A position: the padded cells and, for quick access, where each piece stands."""
 
-    __slots__ = ("cells", "geometry", "pieces", "size")
+    __slots__ = ("cells", "geometry", "offsets", "pieces", "size")
 
     def __init__(self, size: int, cells: list[str], pieces: dict[int, str]) -> None:
         self.size = size
         self.geometry = Geometry(size)
+        self.offsets: Offsets = offsets_for(size)
         self.cells = cells
         self.pieces = pieces
 
@@ -199,12 +201,15 @@ class Board:
         cells = list(empty_cells(size))
         pieces: dict[int, str] = {}
         empty_row = EMPTY * size
-        row_start = Geometry(size).row_start
+        geometry = Geometry(size)
+        width = geometry.memory_width
+        # Rows come top layer first, back row first: walk their starts down from there.
+        top_back = geometry.row_start(size - 1, size - 1)
         for index, row in enumerate(rows):
             if row == empty_row:
                 continue
             layer, back_rank = divmod(index, size)
-            start = row_start(size - 1 - back_rank, size - 1 - layer)
+            start = top_back - width * (back_rank + width * layer)
             cells[start : start + size] = row
             for x, letter in enumerate(row):
                 if letter != EMPTY:

@@ -12,6 +12,9 @@ from itertools import product
 
 Step = tuple[int, int, int]
 
+#: Cells of wall on every side of the board: a knight's leap of two stays inside the array.
+WALL_THICKNESS = 2
+
 EAST: Step = (1, 0, 0)  # towards the h-file
 WEST: Step = (-1, 0, 0)
 NORTH: Step = (0, 1, 0)  # towards black's side, rank n
@@ -57,9 +60,6 @@ KNIGHT_STEPS: tuple[Step, ...] = tuple(
     if all(a == 0 or b == 0 for a, b in zip(long, short, strict=True))  # another axis
 )
 
-#: Which sliding pieces move along each kind of line (upper and lower case alike).
-SLIDERS_BY_KIND = {"rook": "rq", "bishop": "bq", "flat": "q"}
-
 
 def offset_of(step: Step, memory_width: int) -> int:
     """Turn a step into an index offset in a padded array of this width."""
@@ -67,46 +67,69 @@ def offset_of(step: Step, memory_width: int) -> int:
     return dx + memory_width * (dy + memory_width * dz)
 
 
-@dataclass(frozen=True, slots=True)
-class Ray:
-    """One direction from a cell: its offset and the black and white sliders along it."""
+#: Which pieces attack along each kind of step, in both colours; the king only next door.
+LINE_ATTACKERS = (
+    (ROOK_STEPS, "RQrq"),
+    (BISHOP_STEPS, "BQbq"),
+    (FLAT_DIAGONAL_STEPS, "Qq"),
+)
+KING_LETTERS = "Kk"
+KNIGHT_LETTERS = "Nn"
 
-    offset: int
-    step: Step
-    black_sliders: str
-    white_sliders: str
+
+@dataclass(frozen=True, slots=True)
+class Attack:
+    """What can attack across one difference of indices, and the unit step of its path.
+
+    `step` is 0 when nothing stands between the two cells (a knight leap, or a neighbour);
+    otherwise every cell from origin + step up to the target must be empty.
+    """
+
+    letters: str
+    step: int
 
 
 @dataclass(frozen=True, slots=True)
 class Offsets:
     """Every offset table for one board size."""
 
+    memory_width: int
     rook: tuple[int, ...]
     bishop: tuple[int, ...]
     queen: tuple[int, ...]
     knight: tuple[int, ...]
-    rays: tuple[Ray, ...]
     #: The moving offsets of each piece letter, and whether it slides along them.
     moves: dict[str, tuple[tuple[int, ...], bool]]
+    #: target - origin -> the pieces on origin that attack target, and the path to check.
+    attacks: dict[int, Attack]
+
+
+def attack_table(size: int, memory_width: int) -> dict[int, Attack]:
+    """Map every index difference a piece can attack across to the pieces that can.
+
+    Each difference is unique to one (dx, dy, dz), because |dx|, |dy|, |dz| < size and the
+    padded width is more than twice that.
+    """
+    table: dict[int, Attack] = {}
+    for steps, sliders in LINE_ATTACKERS:
+        for step in steps:
+            offset = offset_of(step, memory_width)
+            table[offset] = Attack(sliders + KING_LETTERS, 0)
+            for distance in range(2, size):
+                table[offset * distance] = Attack(sliders, offset)
+    for step in KNIGHT_STEPS:
+        table[offset_of(step, memory_width)] = Attack(KNIGHT_LETTERS, 0)
+    return table
 
 
 @cache
-def offsets_for(memory_width: int) -> Offsets:
-    """Build the offset tables for a padded array of this width (once per size)."""
+def offsets_for(size: int) -> Offsets:
+    """Build the offset tables for a board of this size (once per size)."""
+    memory_width = size + 2 * WALL_THICKNESS
 
     def table(steps: tuple[Step, ...]) -> tuple[int, ...]:
         return tuple(offset_of(step, memory_width) for step in steps)
 
-    rays = tuple(
-        Ray(offset_of(step, memory_width), step, sliders, sliders.upper())
-        for kind, steps in (
-            ("rook", ROOK_STEPS),
-            ("bishop", BISHOP_STEPS),
-            ("flat", FLAT_DIAGONAL_STEPS),
-        )
-        for sliders in (SLIDERS_BY_KIND[kind],)
-        for step in steps
-    )
     rook, bishop, queen, knight = (
         table(ROOK_STEPS),
         table(BISHOP_STEPS),
@@ -123,4 +146,6 @@ def offsets_for(memory_width: int) -> Offsets:
     ):
         for letter in letters:
             moves[letter] = (offsets, slides)
-    return Offsets(rook, bishop, queen, knight, rays, moves)
+    return Offsets(
+        memory_width, rook, bishop, queen, knight, moves, attack_table(size, memory_width)
+    )

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from kernel.board import BLACK_PIECES, EMPTY, WALL, WHITE_PIECES, Board
-from kernel.rules import Analysis, Move, attackers_of, cells_between
+from kernel.board import BLACK_PIECES, WALL, WHITE_PIECES, Board
+from kernel.rules import Analysis, Move, attackers_of, cells_between, pieces_between
 
 PIECE_NAMES = {"k": "king", "q": "queen", "r": "rook", "b": "bishop", "n": "knight"}
 SLIDERS = "qrbQRB"
@@ -58,7 +58,7 @@ def explain_flights(analysis: Analysis) -> list[str]:
         head = f"flight {name(target)}"
         if piece in BLACK_PIECES:
             head += f" (capture of {label(target)})"
-        guards = sorted(attackers_of(board, target, by_black=True, lifted=analysis.king))
+        guards = sorted(attackers_of(board, target, analysis.black, lifted=analysis.king))
         if guards:
             named = ", ".join(guard_name(analysis, guard, target) for guard in guards)
             lines.append(f"{head}: guarded by {named}")
@@ -85,11 +85,7 @@ def explain_captures_and_blocks(analysis: Analysis) -> list[str]:
     lines = []
     for target in analysis.evasion_cells():
         what = f"capture of {label(target)}" if target == checker else f"block on {name(target)}"
-        helpers = [
-            origin
-            for origin in attackers_of(board, target, by_black=False)
-            if origin != analysis.king
-        ]
+        helpers = list(attackers_of(board, target, analysis.white))
         for origin in helpers:
             pin = analysis.pins.get(origin)
             if pin is not None and target not in pin.line:
@@ -106,16 +102,14 @@ def explain_captures_and_blocks(analysis: Analysis) -> list[str]:
 
 def blocked_sliders(analysis: Analysis, target: int) -> Iterator[tuple[int, int]]:
     """Yield white sliders that would reach target but for one piece in between."""
-    cells = analysis.board.cells
-    for ray in analysis.offsets.rays:
-        found: list[int] = []
-        point = target + ray.offset
-        while len(found) < 2 and cells[point] != WALL:
-            if cells[point] != EMPTY:
-                found.append(point)
-            point += ray.offset
-        if len(found) == 2 and cells[found[1]] in ray.white_sliders:
-            yield found[1], found[0]
+    attacks = analysis.offsets.attacks
+    for origin, letter in analysis.white:
+        attack = attacks.get(target - origin)
+        if attack is None or not attack.step or letter not in attack.letters:
+            continue
+        between = pieces_between(analysis.board, origin, target)
+        if len(between) == 1:
+            yield origin, between[0]
 
 
 def what_it_does(analysis: Analysis, move: Move) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernel.board import Board
@@ -19,7 +19,7 @@ from kernel.explain import explain
 from kernel.notation import NotationError, format_board, parse_board
 from kernel.picture import draw_board
 from kernel.protocol import Command, CommandError, Reply, clean_line, frame, parse_command
-from kernel.rules import Analysis, position_problem
+from kernel.rules import Analysis, InvalidPosition, analyse_position
 
 Handler = Callable[["Kernel", list[str]], str]
 
@@ -44,10 +44,10 @@ class Kernel:
 
     # --- the position -------------------------------------------------------------------
 
-    def set_position(self, board: Board) -> None:
-        """Replace the position, forgetting what was worked out about the old one."""
+    def set_position(self, board: Board, analysis: Analysis | None = None) -> None:
+        """Replace the position, with what is already worked out about it, if anything."""
         self.board = board
-        self._analysis = None
+        self._analysis = analysis
 
     def analysis(self) -> Analysis:
         """Work out checkers and pins of the position once, for every command that asks."""
@@ -236,10 +236,11 @@ def cmd_set_board(kernel: Kernel, args: list[str]) -> str:
     except NotationError as error:
         raise CommandError(f"invalid board: {error}") from None
     board = Board.from_rows(text.size, text.rows)
-    problem = position_problem(board)
-    if problem is not None:
-        raise CommandError(f"invalid board: {problem}")
-    kernel.set_position(board)
+    try:
+        analysis = analyse_position(board)
+    except InvalidPosition as error:
+        raise CommandError(f"invalid board: {error}") from None
+    kernel.set_position(board, analysis)
     return ""
 
 
@@ -315,15 +316,15 @@ class CommandSpec:
     name: str
     syntax: str
     handler: Handler
+    #: The least and the most arguments the syntax allows (None: no limit).
+    arity: tuple[int, int | None] = field(init=False)
 
-    @property
-    def arity(self) -> tuple[int, int | None]:
-        """Count the arguments the syntax allows: required words, [optional], and `...`."""
+    def __post_init__(self) -> None:
+        # Work the argument counts out of the syntax once, not on every command.
         words = self.syntax.split()
-        required = sum(1 for word in words if not word.startswith("["))
-        if any(word.endswith("...") for word in words):
-            return required, None
-        return required, len(words)
+        least = sum(1 for word in words if not word.startswith("["))
+        most = None if any(word.endswith("...") for word in words) else len(words)
+        object.__setattr__(self, "arity", (least, most))
 
     def check_arity(self, args: list[str]) -> None:
         """Refuse a wrong number of arguments, showing the usage."""

@@ -1,24 +1,27 @@
 """Attacks, pins, legal moves and checkmate, for white to move.
 
-Everything walks the precomputed offsets of kernel.directions over the padded array of
-kernel.board; a ray stops at the first occupied cell, and the wall stops it at the edge.
+An attack is looked up, not searched for: the attack table of kernel.directions says, for the
+index difference between two cells, which pieces could attack across it and along which unit
+step; only that one path is then walked over the padded array of kernel.board.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
 from kernel.board import BLACK_PIECES, EMPTY, WHITE_PIECES, Board
-from kernel.directions import Offsets, offsets_for
+
+#: A piece as where it stands and its letter.
+Piece = tuple[int, str]
 
 NO_POINT = -1
 
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """A white move: the piece, where it stands, where it goes, and whether it captures."""
+    """A white move: the piece, where it stands, where it goes, and what it captures."""
 
     piece: str
     origin: int
@@ -32,62 +35,52 @@ class Move:
         return f"{self.piece}{cell_name(self.origin)}{sign}{cell_name(self.target)}"
 
 
+def cells_between(board: Board, origin: int, target: int) -> range:
+    """Return the cells strictly between two cells on one line; empty when there are none."""
+    attack = board.offsets.attacks.get(target - origin)
+    step = attack.step if attack is not None else 0
+    return range(origin + step, target, step) if step else range(0)
+
+
+def pieces_between(board: Board, origin: int, target: int) -> list[int]:
+    """Return the occupied cells strictly between two cells on one line."""
+    cells = board.cells
+    return [point for point in cells_between(board, origin, target) if cells[point] != EMPTY]
+
+
 def attackers_of(
-    board: Board, target: int, by_black: bool, lifted: int = NO_POINT
+    board: Board, target: int, pieces: Iterable[Piece], lifted: int = NO_POINT
 ) -> Iterator[int]:
-    """Yield every piece of one side that attacks `target`.
+    """Yield where each of `pieces` stands that attacks `target`.
 
     `lifted` is a cell to see through as if it were empty: the white king's own cell when
     asking whether it may step to `target`, so that a slider's line goes on behind the king.
     """
     cells = board.cells
-    offsets = offsets_for(board.geometry.memory_width)
-    king, knight = ("k", "n") if by_black else ("K", "N")
-    for ray in offsets.rays:
-        step = ray.offset
-        point = target + step
-        piece = cells[point]
-        if piece == king:
-            yield point
+    attacks = board.offsets.attacks
+    for origin, letter in pieces:
+        attack = attacks.get(target - origin)
+        if attack is None or letter not in attack.letters:
             continue
-        while piece == EMPTY or point == lifted:
-            point += step
-            piece = cells[point]
-        if piece in (ray.black_sliders if by_black else ray.white_sliders):
-            yield point
-    for step in offsets.knight:
-        if cells[target + step] == knight:
-            yield target + step
+        step = attack.step
+        if step:
+            point = origin + step
+            while point != target and (cells[point] == EMPTY or point == lifted):
+                point += step
+            if point != target:
+                continue  # something stands in the way
+        yield origin
 
 
-def is_attacked(board: Board, target: int, by_black: bool, lifted: int = NO_POINT) -> bool:
-    """Tell whether any piece of one side attacks `target`."""
-    return next(attackers_of(board, target, by_black, lifted), None) is not None
+def is_attacked(board: Board, target: int, pieces: Iterable[Piece], lifted: int = NO_POINT) -> bool:
+    """Tell whether any of `pieces` attacks `target`."""
+    return next(attackers_of(board, target, pieces, lifted), None) is not None
 
 
-def direction_between(board: Board, origin: int, target: int) -> int:
-    """Return the unit offset that leads from origin towards target along their line."""
-    geometry = board.geometry
-    ax, ay, az = geometry.get_xyz_from_point(origin)
-    bx, by, bz = geometry.get_xyz_from_point(target)
-    width = geometry.memory_width
-
-    def sign(value: int) -> int:
-        return (value > 0) - (value < 0)
-
-    return sign(bx - ax) + width * (sign(by - ay) + width * sign(bz - az))
-
-
-def cells_between(board: Board, origin: int, target: int) -> list[int]:
-    """Return the cells strictly between two cells on one line, nearest origin first."""
-    step = direction_between(board, origin, target)
-    return list(range(origin + step, target, step)) if step else []
-
-
-def destinations(board: Board, origin: int, offsets: Offsets) -> Iterator[int]:
+def destinations(board: Board, origin: int) -> Iterator[int]:
     """Yield every cell the piece on origin could move to, ignoring its own king's safety."""
     cells = board.cells
-    steps, slides = offsets.moves[cells[origin]]
+    steps, slides = board.offsets.moves[cells[origin]]
     for step in steps:
         target = origin + step
         piece = cells[target]
@@ -107,6 +100,7 @@ class Pin:
 
     piece: int
     pinner: int
+    #: The cells it may still go to: up to its king, and the pinner itself.
     line: frozenset[int]
 
 
@@ -114,13 +108,22 @@ class Analysis:
     """What white faces in a position: checkers, pins, and the legal moves that follow."""
 
     def __init__(self, board: Board) -> None:
-        kings = board.find("K")
+        self.board = board
+        self.offsets = board.offsets
+        self.black: list[Piece] = []
+        self.white: list[Piece] = []  # every white piece but the king
+        kings = []
+        for piece in board.pieces.items():
+            if piece[1] == "K":
+                kings.append(piece[0])
+            elif piece[1] in WHITE_PIECES:
+                self.white.append(piece)
+            else:
+                self.black.append(piece)
         if len(kings) != 1:
             raise ValueError("no white king on the board" if not kings else "two white kings")
-        self.board = board
         self.king = kings[0]
-        self.offsets = offsets_for(board.geometry.memory_width)
-        self.checkers = list(attackers_of(board, self.king, by_black=True))
+        self.checkers = list(attackers_of(board, self.king, self.black))
 
     @property
     def in_check(self) -> bool:
@@ -130,43 +133,33 @@ class Analysis:
     def pins(self) -> dict[int, Pin]:
         """Find every white piece pinned to its king, keyed by where it stands."""
         cells = self.board.cells
+        attacks = self.offsets.attacks
         pins: dict[int, Pin] = {}
-        for ray in self.offsets.rays:
-            step = ray.offset
-            point = self.king + step
-            while cells[point] == EMPTY:
-                point += step
-            if cells[point] not in WHITE_PIECES:
+        for origin, letter in self.black:
+            attack = attacks.get(self.king - origin)
+            if attack is None or not attack.step or letter not in attack.letters:
                 continue
-            shield = point
-            point += step
-            while cells[point] == EMPTY:
-                point += step
-            if cells[point] in ray.black_sliders:
-                line = frozenset(range(self.king + step, point + step, step))
-                pins[shield] = Pin(shield, point, line)
+            between = pieces_between(self.board, origin, self.king)
+            if len(between) == 1 and cells[between[0]] in WHITE_PIECES:
+                line = frozenset(range(origin, self.king, attack.step))
+                pins[between[0]] = Pin(between[0], origin, line)
         return pins
 
-    def king_flights(self) -> Iterator[tuple[int, str]]:
-        """Yield every cell next to the king that is not its own piece nor the wall."""
-        cells = self.board.cells
-        for step in self.offsets.queen:
-            target = self.king + step
-            piece = cells[target]
-            if piece == EMPTY or piece in BLACK_PIECES:
-                yield target, piece
-
     def evasion_cells(self) -> list[int]:
-        """Return where a single check can be met: the checker's cell, then the line to it."""
+        """Return where a single check can be met: the checker's cell, then its line."""
         checker = self.checkers[0]
-        if self.board.cells[checker] in "kn":
-            return [checker]
-        return [checker, *cells_between(self.board, self.king, checker)]
+        return [checker, *cells_between(self.board, checker, self.king)]
 
     def king_moves(self) -> Iterator[Move]:
         """Yield the king's steps to cells no black piece attacks once the king has left."""
-        for target, piece in self.king_flights():
-            if not is_attacked(self.board, target, by_black=True, lifted=self.king):
+        board = self.board
+        cells = board.cells
+        for step in self.offsets.queen:
+            target = self.king + step
+            piece = cells[target]
+            if piece != EMPTY and piece not in BLACK_PIECES:
+                continue  # the wall, or a white piece
+            if not is_attacked(board, target, self.black, lifted=self.king):
                 yield Move("K", self.king, target, None if piece == EMPTY else piece)
 
     def allowed_by_pin(self, origin: int, target: int) -> bool:
@@ -185,14 +178,12 @@ class Analysis:
             # such cell, which white pieces reach it.
             for target in self.evasion_cells():
                 piece = cells[target]
-                for origin in attackers_of(board, target, by_black=False):
-                    if origin != self.king and self.allowed_by_pin(origin, target):
+                for origin in attackers_of(board, target, self.white):
+                    if self.allowed_by_pin(origin, target):
                         yield Move(cells[origin], origin, target, None if piece == EMPTY else piece)
             return
-        for origin, letter in board.pieces.items():
-            if letter not in WHITE_PIECES or letter == "K":
-                continue
-            for target in destinations(board, origin, self.offsets):
+        for origin, letter in self.white:
+            for target in destinations(board, origin):
                 if self.allowed_by_pin(origin, target):
                     piece = cells[target]
                     yield Move(letter, origin, target, None if piece == EMPTY else piece)
@@ -216,24 +207,35 @@ class Analysis:
         return "checkmate" if self.in_check else "stalemate"
 
 
-def position_problem(board: Board) -> str | None:
-    """Say why a position cannot be asked about, or None when it can."""
+class InvalidPosition(ValueError):
+    """A position that cannot arise in a game; the message says why."""
+
+
+def analyse_position(board: Board) -> Analysis:
+    """Analyse a position once it is known to be one that can be asked about.
+
+    Raise InvalidPosition for a wrong number of kings, kings side by side, or both in check.
+    """
     white_kings = board.find("K")
     black_kings = board.find("k")
     name = board.geometry.get_cell_name_from_point
     if not white_kings:
-        return "no white king"
+        raise InvalidPosition("no white king")
     if len(white_kings) > 1:
-        return f"{len(white_kings)} white kings ({', '.join(map(name, white_kings))})"
+        raise InvalidPosition(
+            f"{len(white_kings)} white kings ({', '.join(map(name, white_kings))})"
+        )
     if len(black_kings) > 1:
-        return f"{len(black_kings)} black kings ({', '.join(map(name, black_kings))})"
-    if not black_kings:
-        return None
-    white_king, black_king = white_kings[0], black_kings[0]
-    if black_king - white_king in offsets_for(board.geometry.memory_width).queen:
-        return f"the kings stand on neighbouring cells {name(white_king)} and {name(black_king)}"
-    if is_attacked(board, white_king, by_black=True) and is_attacked(
-        board, black_king, by_black=False
-    ):
-        return "both kings are in check"
-    return None
+        raise InvalidPosition(
+            f"{len(black_kings)} black kings ({', '.join(map(name, black_kings))})"
+        )
+    analysis = Analysis(board)
+    if black_kings:
+        white_king, black_king = white_kings[0], black_kings[0]
+        if black_king - white_king in board.offsets.queen:
+            raise InvalidPosition(
+                f"the kings stand on neighbouring cells {name(white_king)} and {name(black_king)}"
+            )
+        if analysis.in_check and is_attacked(board, black_king, analysis.white):
+            raise InvalidPosition("both kings are in check")
+    return analysis

@@ -47,7 +47,7 @@ def test_step_tables_have_the_sizes_and_shapes_of_the_rules() -> None:
 @pytest.mark.parametrize("size", SMALL_SIZES)
 def test_every_offset_from_every_cell_lands_in_the_array_and_is_the_true_step(size: int) -> None:
     geometry = Geometry(size)
-    offsets = offsets_for(geometry.memory_width)
+    offsets = offsets_for(size)
     cells = empty_cells(size)
     tables = {
         "rook": (offsets.rook, ROOK_STEPS),
@@ -75,11 +75,11 @@ def test_a_ray_from_any_cell_meets_the_wall_before_it_leaves_the_array(size: int
     geometry = Geometry(size)
     cells = empty_cells(size)
     for x, y, z in board_cells(geometry):
-        for ray in offsets_for(geometry.memory_width).rays:
-            point = geometry.get_point_from_cell(x, y, z) + ray.offset
+        for step in offsets_for(size).queen:
+            point = geometry.get_point_from_cell(x, y, z) + step
             walked = 0
             while cells[point] == EMPTY:
-                point += ray.offset
+                point += step
                 walked += 1
             assert cells[point] == WALL and walked < size
 
