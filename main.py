@@ -11,10 +11,10 @@ import os
 import signal
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import BinaryIO, NoReturn
+from typing import BinaryIO, NamedTuple, NoReturn
 
 from kernel.config import ConfigError, EngineConfig, load_config
 from kernel.kernel import COMMANDS, Kernel
@@ -44,8 +44,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-@dataclass(frozen=True, slots=True)
-class TooLong:
+class TooLong(NamedTuple):
     """A line that exceeded the limit: its first bytes and its full size."""
 
     prefix: bytes

@@ -20,7 +20,6 @@ n = 2 (W = 6) one layer of memory looks like this, `+` wall and `#` board:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 
 from kernel.directions import WALL_THICKNESS, Offsets, offsets_for
@@ -45,7 +44,8 @@ _ROMAN = (
     (4, "IV"),
     (1, "I"),
 )
-_CELL_NAME = re.compile(r"([a-z]+)([1-9][0-9]*)\(([IVXLCDM]+|[1-9][0-9]*)\)")
+#: Patterns stay strings: `re` compiles and caches them on first use, not at start-up.
+CELL_NAME = r"([a-z]+)([1-9][0-9]*)\(([IVXLCDM]+|[1-9][0-9]*)\)"
 
 
 def get_file_name_from_x(x: int) -> str:
@@ -93,21 +93,17 @@ def get_level_from_roman(numeral: str) -> int:
     return level
 
 
-@dataclass(frozen=True, slots=True)
 class Geometry:
     """Sizes and converters of the padded array for one board size."""
 
-    size: int
+    __slots__ = ("memory_area", "memory_width", "size")
 
-    @property
-    def memory_width(self) -> int:
-        """W: the board size plus the wall on both sides."""
-        return self.size + 2 * WALL_THICKNESS
-
-    @property
-    def memory_area(self) -> int:
-        """The number of cells in the whole padded array, walls included."""
-        return self.memory_width**3
+    def __init__(self, size: int) -> None:
+        self.size = size
+        #: W: the board size plus the wall on both sides.
+        self.memory_width = size + 2 * WALL_THICKNESS
+        #: The number of cells in the whole padded array, walls included.
+        self.memory_area = self.memory_width**3
 
     def get_point_from_xyz(self, x: int, y: int, z: int) -> int:
         """Index of memory cell (x, y, z); raise ValueError outside the padded array."""
@@ -146,7 +142,7 @@ class Geometry:
 
     def get_point_from_cell_name(self, name: str) -> int:
         """Invert get_cell_name_from_point; the level may also be decimal, as `c2(2)`."""
-        match = _CELL_NAME.fullmatch(name)
+        match = re.fullmatch(CELL_NAME, name)
         if match is None:
             raise ValueError(f"bad cell name {name!r}: expected file, rank and level as c2(II)")
         file_name, rank, level_text = match.groups()

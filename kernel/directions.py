@@ -6,9 +6,9 @@ index offsets in the padded array once per board size.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from itertools import product
+from typing import NamedTuple
 
 Step = tuple[int, int, int]
 
@@ -77,8 +77,7 @@ KING_LETTERS = "Kk"
 KNIGHT_LETTERS = "Nn"
 
 
-@dataclass(frozen=True, slots=True)
-class Attack:
+class Attack(NamedTuple):
     """What can attack across one difference of indices, and the unit step of its path.
 
     `step` is 0 when nothing stands between the two cells (a knight leap, or a neighbour);
@@ -89,8 +88,7 @@ class Attack:
     step: int
 
 
-@dataclass(frozen=True, slots=True)
-class Offsets:
+class Offsets(NamedTuple):
     """Every offset table for one board size."""
 
     memory_width: int

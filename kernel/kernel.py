@@ -8,24 +8,20 @@ position only after every check has passed, so a refused command changes nothing
 from __future__ import annotations
 
 import re
-import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from kernel.board import Board
 from kernel.config import EngineConfig
-from kernel.explain import explain
 from kernel.notation import NotationError, format_board, parse_board
-from kernel.picture import draw_board
 from kernel.protocol import Command, CommandError, Reply, clean_line, frame, parse_command
 from kernel.rules import Analysis, InvalidPosition, analyse_position
 
 Handler = Callable[["Kernel", list[str]], str]
 
 
-@dataclass(frozen=True, slots=True)
-class Exchange:
+class Exchange(NamedTuple):
     """One answered line: the command as parsed, its reply and the framed response."""
 
     command: Command
@@ -76,7 +72,9 @@ class Kernel:
             return Reply(False, str(error))
         except Exception as error:
             message = f"internal error: {type(error).__name__}: {error}"
-            return Reply(False, message, traceback.format_exc())
+            from traceback import format_exc  # only bugs need it: keep it out of start-up
+
+            return Reply(False, message, format_exc())
 
     def run(self, name: str, args: list[str]) -> str:
         """Run one command by name and return its result; raise CommandError on refusal."""
@@ -145,6 +143,8 @@ def cmd_explain(kernel: Kernel, args: list[str]) -> str:
     Fails: there is no white king.
     Returns: several lines for people.
     """
+    from kernel.explain import explain  # imported when first used, to start faster
+
     return explain(kernel.analysis())
 
 
@@ -250,6 +250,8 @@ def cmd_showboard(kernel: Kernel, args: list[str]) -> str:
     Arguments: none. Fails: never.
     Returns: every layer, top first, with its level, ranks and files; `.` is an empty cell.
     """
+    from kernel.picture import draw_board  # imported when first used, to start faster
+
     return "\n" + draw_board(kernel.board)
 
 
@@ -309,22 +311,21 @@ def package_version() -> str:
             return str(tomllib.load(file)["project"]["version"])
 
 
-@dataclass(frozen=True, slots=True)
 class CommandSpec:
     """One row of the command table: name, argument syntax and handler."""
 
-    name: str
-    syntax: str
-    handler: Handler
-    #: The least and the most arguments the syntax allows (None: no limit).
-    arity: tuple[int, int | None] = field(init=False)
+    __slots__ = ("arity", "handler", "name", "syntax")
 
-    def __post_init__(self) -> None:
-        # Work the argument counts out of the syntax once, not on every command.
-        words = self.syntax.split()
+    def __init__(self, name: str, syntax: str, handler: Handler) -> None:
+        self.name = name
+        self.syntax = syntax
+        self.handler = handler
+        # Work the argument counts out of the syntax once, not on every command:
+        # required words, [optional] ones, and `...` for no limit.
+        words = syntax.split()
         least = sum(1 for word in words if not word.startswith("["))
         most = None if any(word.endswith("...") for word in words) else len(words)
-        object.__setattr__(self, "arity", (least, most))
+        self.arity: tuple[int, int | None] = (least, most)
 
     def check_arity(self, args: list[str]) -> None:
         """Refuse a wrong number of arguments, showing the usage."""

@@ -9,26 +9,26 @@ bracketed one by one, and `.` as another empty cell.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kernel.board import BLACK_PIECES, EMPTY, WHITE_PIECES, Board
 
 CELL_LETTERS = WHITE_PIECES + BLACK_PIECES + EMPTY
 ALTERNATIVE_EMPTY = "."
 
-_SIZE_PREFIX = re.compile(r"\s*(?:n\s*=\s*)?([+-]?[0-9]+)\s*,?")
+# Patterns stay strings: `re` compiles and caches them on first use, not at start-up.
+SIZE_PREFIX = r"\s*(?:n\s*=\s*)?([+-]?[0-9]+)\s*,?"
 #: The canonical form: only cell letters, commas and brackets; checked before the slow path.
-_CANONICAL = re.compile(r"\[[KQRBNkqrbn#,]*\](?:,\[[KQRBNkqrbn#,]*\])*")
+CANONICAL = r"\[[KQRBNkqrbn#,]*\](?:,\[[KQRBNkqrbn#,]*\])*"
 #: Brackets, and runs of anything that is not a separator (a row, or garbage to report).
-_TOKEN = re.compile(r"[\[\]]|[^\[\],\s\"']+")
+TOKEN = r"[\[\]]|[^\[\],\s\"']+"
 
 
 class NotationError(ValueError):
     """The board text cannot be read; the message says why, for the user."""
 
 
-@dataclass(frozen=True, slots=True)
-class BoardText:
+class BoardText(NamedTuple):
     """A board read from text: its size and its n*n rows, top layer and back row first."""
 
     size: int
@@ -47,7 +47,7 @@ def format_board(board: Board) -> str:
 def parse_board(text: str, max_size: int) -> BoardText:
     """Read board text in any accepted form; raise NotationError naming the problem."""
     declared: int | None = None
-    prefix = _SIZE_PREFIX.match(text)
+    prefix = re.match(SIZE_PREFIX, text)
     if prefix is not None:
         declared = int(prefix.group(1))
         text = text[prefix.end() :]
@@ -55,7 +55,7 @@ def parse_board(text: str, max_size: int) -> BoardText:
     text = text.strip().replace(ALTERNATIVE_EMPTY, EMPTY)
     if not text:
         raise NotationError("no rows given")
-    if _CANONICAL.fullmatch(text) is not None:
+    if re.fullmatch(CANONICAL, text) is not None:
         rows = text.replace("[", "").replace("]", "").split(",")
         layer_sizes = [layer.count(",") + 1 for layer in text[1:-1].split("],[")]
     else:
@@ -78,7 +78,7 @@ def _read_loose(text: str) -> tuple[list[str], list[int]]:
     layer_sizes: list[int] = []
     # Rows directly inside each open bracket; a group of two or more rows is a layer.
     open_groups: list[int] = []
-    for match in _TOKEN.finditer(text):
+    for match in re.finditer(TOKEN, text):
         token = match.group()
         if token == "[":
             open_groups.append(0)

@@ -6,7 +6,7 @@ Nothing here does I/O, so every byte of the framing can be tested directly.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # C0 controls, DEL and C1 controls; tab is handled apart because it becomes a space.
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
@@ -16,8 +16,7 @@ class CommandError(Exception):
     """A command was refused; the message is what the user reads after `?`."""
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(NamedTuple):
     """One parsed command line: the optional id, the name and its arguments."""
 
     id: str | None
@@ -25,8 +24,7 @@ class Command:
     args: list[str]
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(NamedTuple):
     """The outcome of one command: success or failure, its text, and a bug's traceback."""
 
     ok: bool

@@ -8,8 +8,8 @@ step; only that one path is then walked over the padded array of kernel.board.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from kernel.board import BLACK_PIECES, EMPTY, WHITE_PIECES, Board
 
@@ -19,8 +19,7 @@ Piece = tuple[int, str]
 NO_POINT = -1
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
+class Move(NamedTuple):
     """A white move: the piece, where it stands, where it goes, and what it captures."""
 
     piece: str
@@ -94,8 +93,7 @@ def destinations(board: Board, origin: int) -> Iterator[int]:
             yield target
 
 
-@dataclass(frozen=True, slots=True)
-class Pin:
+class Pin(NamedTuple):
     """A white piece that may not leave the line between its king and a black slider."""
 
     piece: int
