@@ -427,7 +427,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _raise_exit(signum: int, frame: FrameType | None) -> None:
-    """Turn SIGTERM into a normal exit so the engine is shut down in ``finally``."""
+    """Turn SIGTERM or SIGINT into a normal exit so the engine is shut down in ``finally``."""
     raise SystemExit(0)
 
 
@@ -455,7 +455,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         engine.close()
         print(f"error: cannot listen on {HOST}:{args.port}: {exc}", file=sys.stderr)
         return 1
+    # Stop cleanly on SIGTERM, and on SIGINT even when a launcher started us with it ignored.
     signal.signal(signal.SIGTERM, _raise_exit)
+    signal.signal(signal.SIGINT, _raise_exit)
     print(f"cubemate GUI: {server.url}  (engine: {shlex.join(command)}; Ctrl-C stops)", flush=True)
     try:
         server.serve_forever()
