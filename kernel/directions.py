@@ -61,17 +61,22 @@ KNIGHT_STEPS: tuple[Step, ...] = tuple(
 )
 
 
+def compact_width_for(size: int) -> int:
+    """Return C, the row width of the compact index: more than twice any |dx| on the board."""
+    return 2 * size + 1
+
+
 def offset_of(step: Step, memory_width: int) -> int:
     """Turn a step into an index offset in a padded array of this width."""
     dx, dy, dz = step
     return dx + memory_width * (dy + memory_width * dz)
 
 
-#: Which pieces attack along each kind of step, in both colours; the king only next door.
+#: Which pieces slide along each kind of step (black letters; white are the upper case).
 LINE_ATTACKERS = (
-    (ROOK_STEPS, "RQrq"),
-    (BISHOP_STEPS, "BQbq"),
-    (FLAT_DIAGONAL_STEPS, "Qq"),
+    (ROOK_STEPS, "rq"),
+    (BISHOP_STEPS, "bq"),
+    (FLAT_DIAGONAL_STEPS, "q"),
 )
 KING_LETTERS = "Kk"
 KNIGHT_LETTERS = "Nn"
@@ -98,25 +103,34 @@ class Offsets(NamedTuple):
     knight: tuple[int, ...]
     #: The moving offsets of each piece letter, and whether it slides along them.
     moves: dict[str, tuple[tuple[int, ...], bool]]
-    #: target - origin -> the pieces on origin that attack target, and the path to check.
+    #: Each of the 26 directions with the black (then the white) sliders that use it.
+    black_rays: tuple[tuple[int, str], ...]
+    white_rays: tuple[tuple[int, str], ...]
+    #: compact(target) - compact(origin) -> the pieces that attack across it, and their path.
     attacks: dict[int, Attack]
 
 
 def attack_table(size: int, memory_width: int) -> dict[int, Attack]:
-    """Map every index difference a piece can attack across to the pieces that can.
+    """Map every difference of compact indices a piece can attack across to the pieces that can.
 
-    Each difference is unique to one (dx, dy, dz), because |dx|, |dy|, |dz| < size and the
-    padded width is more than twice that.
+    The compact index (kernel.board.Geometry.get_compact_from_point) is x + C*y + C*C*z, with
+    C from compact_width_for: every (dx, dy, dz) between two board cells, and every knight
+    leap even on a 2x2x2 board, has a difference of its own. The padded index has not (from
+    size 6 on, W = size + 4 lets (-6, 6, 0) and (5, 5, 0) meet), so it cannot be the key;
+    the step stored is the padded one, to walk.
     """
+    compact_width = compact_width_for(size)
     table: dict[int, Attack] = {}
     for steps, sliders in LINE_ATTACKERS:
+        both = sliders + sliders.upper()
         for step in steps:
+            key = offset_of(step, compact_width)
             offset = offset_of(step, memory_width)
-            table[offset] = Attack(sliders + KING_LETTERS, 0)
+            table[key] = Attack(both + KING_LETTERS, 0)
             for distance in range(2, size):
-                table[offset * distance] = Attack(sliders, offset)
+                table[key * distance] = Attack(both, offset)
     for step in KNIGHT_STEPS:
-        table[offset_of(step, memory_width)] = Attack(KNIGHT_LETTERS, 0)
+        table[offset_of(step, compact_width)] = Attack(KNIGHT_LETTERS, 0)
     return table
 
 
@@ -144,6 +158,19 @@ def offsets_for(size: int) -> Offsets:
     ):
         for letter in letters:
             moves[letter] = (offsets, slides)
+    rays = [
+        (offset_of(step, memory_width), sliders)
+        for steps, sliders in LINE_ATTACKERS
+        for step in steps
+    ]
     return Offsets(
-        memory_width, rook, bishop, queen, knight, moves, attack_table(size, memory_width)
+        memory_width,
+        rook,
+        bishop,
+        queen,
+        knight,
+        moves,
+        tuple(rays),
+        tuple((offset, sliders.upper()) for offset, sliders in rays),
+        attack_table(size, memory_width),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from kernel.board import BLACK_PIECES, WALL, WHITE_PIECES, Board
-from kernel.rules import Analysis, Move, attackers_of, cells_between, pieces_between
+from kernel.rules import Analysis, Move, attack_between, cells_between, pieces_between
 
 PIECE_NAMES = {"k": "king", "q": "queen", "r": "rook", "b": "bishop", "n": "knight"}
 SLIDERS = "qrbQRB"
@@ -58,7 +58,7 @@ def explain_flights(analysis: Analysis) -> list[str]:
         head = f"flight {name(target)}"
         if piece in BLACK_PIECES:
             head += f" (capture of {label(target)})"
-        guards = sorted(attackers_of(board, target, analysis.black, lifted=analysis.king))
+        guards = sorted(analysis.attackers(target, by_black=True, lifted=analysis.king))
         if guards:
             named = ", ".join(guard_name(analysis, guard, target) for guard in guards)
             lines.append(f"{head}: guarded by {named}")
@@ -85,7 +85,11 @@ def explain_captures_and_blocks(analysis: Analysis) -> list[str]:
     lines = []
     for target in analysis.evasion_cells():
         what = f"capture of {label(target)}" if target == checker else f"block on {name(target)}"
-        helpers = list(attackers_of(board, target, analysis.white))
+        helpers = [
+            origin
+            for origin in analysis.attackers(target, by_black=False)
+            if origin != analysis.king
+        ]
         for origin in helpers:
             pin = analysis.pins.get(origin)
             if pin is not None and target not in pin.line:
@@ -102,9 +106,8 @@ def explain_captures_and_blocks(analysis: Analysis) -> list[str]:
 
 def blocked_sliders(analysis: Analysis, target: int) -> Iterator[tuple[int, int]]:
     """Yield white sliders that would reach target but for one piece in between."""
-    attacks = analysis.offsets.attacks
-    for origin, letter in analysis.white:
-        attack = attacks.get(target - origin)
+    for origin, letter, _ in analysis.white_pieces:
+        attack = attack_between(analysis.board, origin, target)
         if attack is None or not attack.step or letter not in attack.letters:
             continue
         between = pieces_between(analysis.board, origin, target)

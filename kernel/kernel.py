@@ -15,7 +15,7 @@ from typing import NamedTuple
 from kernel.board import Board
 from kernel.config import EngineConfig
 from kernel.notation import NotationError, format_board, parse_board
-from kernel.protocol import Command, CommandError, Reply, clean_line, frame, parse_command
+from kernel.protocol import Command, CommandError, Reply, frame, parse_command
 from kernel.rules import Analysis, InvalidPosition, analyse_position
 
 Handler = Callable[["Kernel", list[str]], str]
@@ -57,8 +57,8 @@ class Kernel:
     # --- answering lines ----------------------------------------------------------------
 
     def respond(self, line: str) -> Exchange | None:
-        """Answer one input line; None for a blank or comment line, which gets no response."""
-        command = parse_command(clean_line(line))
+        """Answer one line made ready by protocol.prepare_line; None for a blank or comment line."""
+        command = parse_command(line)
         if command is None:
             return None
         reply = self.execute(command.name, command.args)

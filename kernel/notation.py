@@ -118,11 +118,14 @@ def _infer_size(rows: list[str]) -> int:
 def _check_shape(rows: list[str], layer_sizes: list[int], size: int, declared: bool) -> None:
     """Refuse rows of the wrong length or count, and layers of the wrong height."""
     expected = size * size
-    for number, row in enumerate(rows, start=1):
-        if len(row) != size:
-            if declared and number == 1:
-                raise NotationError(f"size {size} does not match rows of {len(row)} cells")
-            raise NotationError(f"row {number} {row[:40]!r} has {len(row)} cells, expected {size}")
+    if set(map(len, rows)) != {size}:  # at C speed; only a refusal needs the loop below
+        for number, row in enumerate(rows, start=1):
+            if len(row) != size:
+                if declared and number == 1:
+                    raise NotationError(f"size {size} does not match rows of {len(row)} cells")
+                raise NotationError(
+                    f"row {number} {row[:40]!r} has {len(row)} cells, expected {size}"
+                )
     if len(rows) != expected:
         raise NotationError(f"expected {expected} rows of {size} cells, got {len(rows)}")
     for layer, count in enumerate(layer_sizes, start=1):

@@ -10,6 +10,9 @@ from typing import NamedTuple
 
 # C0 controls, DEL and C1 controls; tab is handled apart because it becomes a space.
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+# The same on ASCII bytes, where one C-speed `translate` drops them and turns tabs to spaces.
+_BYTE_CONTROLS = bytes([*range(0x00, 0x09), *range(0x0A, 0x20), 0x7F])
+_TAB_TO_SPACE = bytes.maketrans(b"\t", b" ")
 
 
 class CommandError(Exception):
@@ -75,5 +78,10 @@ def line_too_long(limit: int) -> Reply:
 
 
 def prepare_line(raw: bytes) -> str:
-    """Turn raw input bytes into a clean line, ready for parse_command."""
+    """Turn raw input bytes into a clean line, ready for parse_command.
+
+    The same result as clean_line(decode_line(raw)), faster on long lines.
+    """
+    if raw.isascii():
+        return raw.translate(_TAB_TO_SPACE, _BYTE_CONTROLS).decode("ascii")
     return clean_line(decode_line(raw))

@@ -1,20 +1,22 @@
 """Attacks, pins, legal moves and checkmate, for white to move.
 
-An attack is looked up, not searched for: the attack table of kernel.directions says, for the
-index difference between two cells, which pieces could attack across it and along which unit
-step; only that one path is then walked over the padded array of kernel.board.
+Every question is answered by walking the precomputed offsets of kernel.directions over the
+padded array of kernel.board, outwards from the cell asked about: a ray stops at the first
+occupied cell, and the wall stops it at the edge. So the cost depends on the few cells near
+the king, not on how many pieces the board holds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import cached_property
 from typing import NamedTuple
 
 from kernel.board import BLACK_PIECES, EMPTY, WHITE_PIECES, Board
+from kernel.directions import Attack
 
-#: A piece as where it stands and its letter.
-Piece = tuple[int, str]
+#: A piece: where it stands, its letter, and its compact index for the attack table.
+Piece = tuple[int, str, int]
 
 NO_POINT = -1
 
@@ -34,10 +36,21 @@ class Move(NamedTuple):
         return f"{self.piece}{cell_name(self.origin)}{sign}{cell_name(self.target)}"
 
 
+def attack_between(board: Board, origin: int, target: int) -> Attack | None:
+    """Say which pieces on origin could attack target on an empty board, and along what step."""
+    compact = board.geometry.get_compact_from_point
+    return board.offsets.attacks.get(compact(target) - compact(origin))
+
+
+def line_step(board: Board, origin: int, target: int) -> int:
+    """Return the unit offset from origin towards target if a slider's line joins them, else 0."""
+    attack = attack_between(board, origin, target)
+    return attack.step if attack is not None else 0
+
+
 def cells_between(board: Board, origin: int, target: int) -> range:
     """Return the cells strictly between two cells on one line; empty when there are none."""
-    attack = board.offsets.attacks.get(target - origin)
-    step = attack.step if attack is not None else 0
+    step = line_step(board, origin, target)
     return range(origin + step, target, step) if step else range(0)
 
 
@@ -47,18 +60,48 @@ def pieces_between(board: Board, origin: int, target: int) -> list[int]:
     return [point for point in cells_between(board, origin, target) if cells[point] != EMPTY]
 
 
-def attackers_of(
-    board: Board, target: int, pieces: Iterable[Piece], lifted: int = NO_POINT
+def attackers_by_rays(
+    board: Board, target: int, by_black: bool, lifted: int = NO_POINT
 ) -> Iterator[int]:
-    """Yield where each of `pieces` stands that attacks `target`.
+    """Yield where each piece of one side stands that attacks `target`, walking out from it.
 
     `lifted` is a cell to see through as if it were empty: the white king's own cell when
     asking whether it may step to `target`, so that a slider's line goes on behind the king.
     """
     cells = board.cells
+    offsets = board.offsets
+    if by_black:
+        rays, king, knight = offsets.black_rays, "k", "n"
+    else:
+        rays, king, knight = offsets.white_rays, "K", "N"
+    for step, sliders in rays:
+        point = target + step
+        piece = cells[point]
+        if piece == king:
+            yield point
+            continue
+        while piece == EMPTY or point == lifted:
+            point += step
+            piece = cells[point]
+        if piece in sliders:
+            yield point
+    for step in offsets.knight:
+        if cells[target + step] == knight:
+            yield target + step
+
+
+def attackers_by_table(
+    board: Board, target: int, pieces: list[Piece], lifted: int = NO_POINT
+) -> Iterator[int]:
+    """Yield where each of `pieces` stands that attacks `target`, asking the attack table.
+
+    The same answer as attackers_by_rays for the pieces of one side; `lifted` likewise.
+    """
+    cells = board.cells
     attacks = board.offsets.attacks
-    for origin, letter in pieces:
-        attack = attacks.get(target - origin)
+    compact_target = board.geometry.get_compact_from_point(target)
+    for origin, letter, compact_origin in pieces:
+        attack = attacks.get(compact_target - compact_origin)
         if attack is None or letter not in attack.letters:
             continue
         step = attack.step
@@ -71,9 +114,16 @@ def attackers_of(
         yield origin
 
 
-def is_attacked(board: Board, target: int, pieces: Iterable[Piece], lifted: int = NO_POINT) -> bool:
-    """Tell whether any of `pieces` attacks `target`."""
-    return next(attackers_of(board, target, pieces, lifted), None) is not None
+def prefers_table(board: Board, pieces_per_side: float) -> bool:
+    """Tell whether asking every piece of a side beats walking the rays from a cell.
+
+    A ray walk probes the 24 knight cells and each of 26 rays up to the first piece: about
+    the mean free path (cells per piece), at most half the board. The table costs one look-up
+    per piece of the side.
+    """
+    size = board.size
+    free_path = min(size / 2, size**3 / max(1.0, 2 * pieces_per_side))
+    return pieces_per_side < 24 + 26 * free_path
 
 
 def destinations(board: Board, origin: int) -> Iterator[int]:
@@ -106,22 +156,42 @@ class Analysis:
     """What white faces in a position: checkers, pins, and the legal moves that follow."""
 
     def __init__(self, board: Board) -> None:
-        self.board = board
-        self.offsets = board.offsets
-        self.black: list[Piece] = []
-        self.white: list[Piece] = []  # every white piece but the king
-        kings = []
-        for piece in board.pieces.items():
-            if piece[1] == "K":
-                kings.append(piece[0])
-            elif piece[1] in WHITE_PIECES:
-                self.white.append(piece)
-            else:
-                self.black.append(piece)
+        kings = board.find("K")
         if len(kings) != 1:
             raise ValueError("no white king on the board" if not kings else "two white kings")
+        self.board = board
+        self.offsets = board.offsets
         self.king = kings[0]
-        self.checkers = list(attackers_of(board, self.king, self.black))
+        self.by_table = prefers_table(board, board.piece_count() / 2)
+        self.checkers = list(self.attackers(self.king, by_black=True))
+
+    def attackers(self, target: int, by_black: bool, lifted: int = NO_POINT) -> Iterator[int]:
+        """Yield the pieces of one side attacking target, by the cheaper search here."""
+        if self.by_table:
+            pieces = self.black_pieces if by_black else self.white_pieces
+            return attackers_by_table(self.board, target, pieces, lifted)
+        return attackers_by_rays(self.board, target, by_black, lifted)
+
+    def is_attacked(self, target: int, by_black: bool, lifted: int = NO_POINT) -> bool:
+        """Tell whether any piece of one side attacks target."""
+        return next(self.attackers(target, by_black, lifted), None) is not None
+
+    @cached_property
+    def black_pieces(self) -> list[Piece]:
+        """Every black piece."""
+        return self.pieces_of(BLACK_PIECES)
+
+    @cached_property
+    def white_pieces(self) -> list[Piece]:
+        """Every white piece, the king too."""
+        return self.pieces_of(WHITE_PIECES)
+
+    def pieces_of(self, letters: str) -> list[Piece]:
+        board = self.board
+        compact = board.geometry.get_compact_from_point
+        return [
+            (point, letter, compact(point)) for letter in letters for point in board.find(letter)
+        ]
 
     @property
     def in_check(self) -> bool:
@@ -131,16 +201,20 @@ class Analysis:
     def pins(self) -> dict[int, Pin]:
         """Find every white piece pinned to its king, keyed by where it stands."""
         cells = self.board.cells
-        attacks = self.offsets.attacks
         pins: dict[int, Pin] = {}
-        for origin, letter in self.black:
-            attack = attacks.get(self.king - origin)
-            if attack is None or not attack.step or letter not in attack.letters:
+        for step, sliders in self.offsets.black_rays:
+            point = self.king + step
+            while cells[point] == EMPTY:
+                point += step
+            if cells[point] not in WHITE_PIECES:
                 continue
-            between = pieces_between(self.board, origin, self.king)
-            if len(between) == 1 and cells[between[0]] in WHITE_PIECES:
-                line = frozenset(range(origin, self.king, attack.step))
-                pins[between[0]] = Pin(between[0], origin, line)
+            shield = point
+            point += step
+            while cells[point] == EMPTY:
+                point += step
+            if cells[point] in sliders:
+                line = frozenset(range(self.king + step, point + step, step))
+                pins[shield] = Pin(shield, point, line)
         return pins
 
     def evasion_cells(self) -> list[int]:
@@ -157,7 +231,7 @@ class Analysis:
             piece = cells[target]
             if piece != EMPTY and piece not in BLACK_PIECES:
                 continue  # the wall, or a white piece
-            if not is_attacked(board, target, self.black, lifted=self.king):
+            if not self.is_attacked(target, by_black=True, lifted=self.king):
                 yield Move("K", self.king, target, None if piece == EMPTY else piece)
 
     def allowed_by_pin(self, origin: int, target: int) -> bool:
@@ -176,11 +250,13 @@ class Analysis:
             # such cell, which white pieces reach it.
             for target in self.evasion_cells():
                 piece = cells[target]
-                for origin in attackers_of(board, target, self.white):
-                    if self.allowed_by_pin(origin, target):
+                for origin in self.attackers(target, by_black=False):
+                    if origin != self.king and self.allowed_by_pin(origin, target):
                         yield Move(cells[origin], origin, target, None if piece == EMPTY else piece)
             return
-        for origin, letter in self.white:
+        for origin, letter, _ in self.white_pieces:
+            if letter == "K":
+                continue  # its moves came first, from king_moves
             for target in destinations(board, origin):
                 if self.allowed_by_pin(origin, target):
                     piece = cells[target]
@@ -234,6 +310,6 @@ def analyse_position(board: Board) -> Analysis:
             raise InvalidPosition(
                 f"the kings stand on neighbouring cells {name(white_king)} and {name(black_king)}"
             )
-        if analysis.in_check and is_attacked(board, black_king, analysis.white):
+        if analysis.in_check and analysis.is_attacked(black_king, by_black=False):
             raise InvalidPosition("both kings are in check")
     return analysis

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from kernel.board import (
@@ -171,8 +173,26 @@ def test_cell_names_accept_decimal_levels() -> None:
 def test_board_from_rows_places_pieces_top_layer_and_back_row_first() -> None:
     board = Board.from_rows(2, ["#q", "##", "##", "K#"])
     name = board.geometry.get_cell_name_from_point
-    assert {name(point): piece for point, piece in board.pieces.items()} == {
+    assert {name(point): piece for point, piece in board.pieces()} == {
         "b2(II)": "q",
         "a1(I)": "K",
     }
     assert board.rows() == ["#q", "##", "##", "K#"]
+
+
+@pytest.mark.parametrize("size", SMALL_SIZES)
+def test_padded_cells_put_every_row_where_the_converters_say(size: int) -> None:
+    rng = random.Random(size)
+    rows = ["".join(rng.choice("#KQRBNkqrbn") for _ in range(size)) for _ in range(size**2)]
+    board = Board.from_rows(size, rows)
+    geometry = board.geometry
+    assert len(board.cells) == geometry.memory_area
+    for index, row in enumerate(rows):
+        # Rows come top layer first, back row first.
+        z = size - 1 - index // size
+        y = size - 1 - index % size
+        for x, letter in enumerate(row):
+            assert board.cells[geometry.get_point_from_cell(x, y, z)] == letter
+    on_board = {geometry.get_point_from_cell(*cell) for cell in board_cells(geometry)}
+    assert all(cell == WALL for point, cell in enumerate(board.cells) if point not in on_board)
+    assert board.rows() == rows

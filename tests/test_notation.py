@@ -63,7 +63,7 @@ def test_every_accepted_form_reads_back_canonical(
         (["[###,n##,#rr]],[#b#,###,###],[###,###,bRK]"], "unbalanced brackets"),
         (["[###,n##,#rr,#b#],[###,###],[###,###,bRK]"], "layer 1 has 4 rows, expected 3"),
         (["[##,##],[##,##]"], "invalid board: no white king"),
-        (["[K#,##],[##,K#]"], "invalid board: 2 white kings (a2(II), a1(I))"),
+        (["[K#,##],[##,K#]"], "invalid board: 2 white kings (a1(I), a2(II))"),
         (["[k#,##],[##,Kk]"], "invalid board: 2 black kings"),
         (["[k#,##],[##,K#]"], "kings stand on neighbouring cells a1(I) and a2(II)"),
         (["[###,###,###],[###,k##,###],[###,###,K##]"], "neighbouring cells a1(I) and a2(II)"),
