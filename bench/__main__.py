@@ -1,0 +1,107 @@
+"""cubemate benchmarks: python -m bench [--quick]
+
+Throughput and latency through the engine process against a floor that only reads, answers
+and logs; checkmate in process against the brute force of tests/reference.py; start-up
+against a bare `import structlog`. Each goal is reported PASS or MISS; a timing never makes
+the run fail. Progress goes to stderr, the tables to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+
+from bench import compare, inprocess, report, startup
+from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How much to measure."""
+
+    name: str
+    rounds: int
+    reference_positions: int
+    crowded_positions: int
+    mixed_positions: int
+    large_positions: int
+    positions_per_size: int
+    repeats: int
+    #: Seconds of brute force allowed per in-process row.
+    reference_budget: float
+    startup_runs: int
+
+
+FULL = Settings(
+    name="full run",
+    rounds=9,
+    reference_positions=6000,
+    crowded_positions=1500,
+    mixed_positions=1500,
+    large_positions=50,
+    positions_per_size=30,
+    repeats=5,
+    reference_budget=2.0,
+    startup_runs=9,
+)
+QUICK = Settings(
+    name="quick run (small counts: a smoke test, not a measurement)",
+    rounds=2,
+    reference_positions=600,
+    crowded_positions=100,
+    mixed_positions=100,
+    large_positions=5,
+    positions_per_size=4,
+    repeats=2,
+    reference_budget=0.1,
+    startup_runs=2,
+)
+
+
+def progress(message: str) -> None:
+    """Tell the person waiting what is being measured."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every benchmark and print the tables."""
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small counts, for a smoke test")
+    settings = QUICK if parser.parse_args(argv).quick else FULL
+    began = time.perf_counter()
+    print(f"cubemate benchmarks: {settings.name}, seed {SEED}")
+    print(report.machine())
+    print(flush=True)
+
+    progress("generating positions")
+    workloads = [
+        (reference_cases(settings.reference_positions), False),
+        (crowded_8(settings.crowded_positions), False),
+        (mixed_16(settings.mixed_positions), False),
+        (large_64(settings.large_positions), True),
+    ]
+    progress("engine against floor")
+    comparisons = compare.compare(workloads, settings.rounds)
+    print(report.process_section(comparisons, settings.rounds), end="\n\n", flush=True)
+
+    progress("in process")
+    timings = inprocess.measure(
+        settings.positions_per_size,
+        settings.repeats,
+        settings.reference_budget,
+        quick=settings is QUICK,
+    )
+    print(report.inprocess_section(timings, settings.repeats), end="\n\n", flush=True)
+
+    progress("start-up")
+    launches = startup.measure(settings.startup_runs)
+    print(report.startup_section(launches), end="\n\n")
+    print(report.goals_section(report.goals(comparisons, launches)), end="\n\n")
+    print(f"total time {time.perf_counter() - began:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

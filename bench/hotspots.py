@@ -1,0 +1,67 @@
+"""Profile the engine's serve loop on one benchmark workload, in process, logs on.
+
+python -m bench.hotspots {reference,crowded8,mixed16,large64} [--count N] [--top N]
+
+The loop is main.serve itself, fed from memory and writing both logs to a temporary folder,
+so the profile covers protocol, parsing, rules and logging as the real process runs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.workloads import Workload, crowded_8, large_64, mixed_16, reference_cases
+from kernel.config import EngineConfig
+from kernel.kernel import Kernel
+from kernel.logger import ExchangeLog
+from main import pipe_lines, serve
+
+WORKLOADS: dict[str, tuple[Callable[[int], Workload], int]] = {
+    "reference": (reference_cases, 6000),
+    "crowded8": (crowded_8, 1500),
+    "mixed16": (mixed_16, 1500),
+    "large64": (large_64, 50),
+}
+
+
+def profile(workload: Workload) -> pstats.Stats:
+    """Serve the workload once under cProfile and return the statistics."""
+    config = EngineConfig()
+    with tempfile.TemporaryDirectory(prefix="cubemate-hotspots-") as folder:
+        log = ExchangeLog(Path(folder), config.console_log, config.json_log)
+        kernel = Kernel(config)
+        lines = pipe_lines(io.BytesIO(workload.payload()), config.max_line_bytes)
+        out = io.BytesIO()
+        profiler = cProfile.Profile()
+        profiler.enable()
+        serve(kernel, log, lines, out)
+        profiler.disable()
+        log.close()
+    return pstats.Stats(profiler, stream=sys.stdout)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Profile one workload and print the top functions by own time and by total time."""
+    parser = argparse.ArgumentParser(prog="python -m bench.hotspots", description=__doc__)
+    parser.add_argument("workload", choices=sorted(WORKLOADS))
+    parser.add_argument("--count", type=int, help="positions (default: as in the full bench)")
+    parser.add_argument("--top", type=int, default=20, help="functions to show per listing")
+    arguments = parser.parse_args(argv)
+    make, default_count = WORKLOADS[arguments.workload]
+    workload = make(arguments.count or default_count)
+    stats = profile(workload)
+    print(f"{workload.label}: {len(workload.positions)} positions\n")
+    for key in ("tottime", "cumulative"):
+        stats.sort_stats(key).print_stats(arguments.top)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+"""Drive an engine process (the real one or the floor) over its pipes and time it."""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from bench.workloads import Workload
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The end of every response: an empty line.
+END = b"\n\n"
+READ_CHUNK = 1 << 16
+#: Seconds without a byte of output after which a process counts as hung.
+SILENCE_LIMIT = 60.0
+
+
+def engine_command(log_dir: Path) -> list[str]:
+    """Return the command line of the real engine, logging to log_dir."""
+    return [sys.executable, str(ROOT / "main.py"), "--log-dir", str(log_dir)]
+
+
+def floor_command(log_dir: Path) -> list[str]:
+    """Return the command line of the floor, logging to log_dir."""
+    return [sys.executable, "-m", "bench.floor", "--log-dir", str(log_dir)]
+
+
+class Peer:
+    """A protocol process with its own temporary log folder, removed when it ends."""
+
+    def __init__(self, kind: str) -> None:
+        self.log_dir = Path(tempfile.mkdtemp(prefix=f"cubemate-bench-{kind}-"))
+        command = engine_command if kind == "engine" else floor_command
+        self.stderr = (self.log_dir / "stderr.txt").open("wb")
+        #: When the process was launched, for the start-up benchmark.
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(
+            command(self.log_dir),
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin = self.process.stdin
+        self.stdout_fd = self.process.stdout.fileno()
+        # Bytes read after the last complete response: the start of the next one.
+        self.pending = b""
+
+    def __enter__(self) -> Peer:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def send(self, data: bytes) -> None:
+        """Write lines to the process."""
+        self.stdin.write(data)
+        self.stdin.flush()
+
+    def receive(self, count: int) -> list[bytes]:
+        """Read exactly `count` responses, each without its closing empty line."""
+        responses: list[bytes] = []
+        data = self.pending
+        while True:
+            # Responses never hold an empty line, so every END closes exactly one response.
+            *complete, data = data.split(END)
+            responses.extend(complete)
+            if len(responses) >= count:
+                break
+            ready, _, _ = select.select([self.stdout_fd], [], [], SILENCE_LIMIT)
+            if not ready:
+                raise RuntimeError(f"no answer for {SILENCE_LIMIT:.0f} s: {self.stderr_text()}")
+            chunk = os.read(self.stdout_fd, READ_CHUNK)
+            if not chunk:
+                raise RuntimeError(f"process ended early: {self.stderr_text()}")
+            data += chunk
+        self.pending = END.join([*responses[count:], data])
+        return responses[:count]
+
+    def ask(self, data: bytes, count: int) -> list[bytes]:
+        """Send lines and wait for their `count` responses."""
+        self.send(data)
+        return self.receive(count)
+
+    def stderr_text(self) -> str:
+        """Return what the process wrote on stderr so far."""
+        self.stderr.flush()
+        return (self.log_dir / "stderr.txt").read_text(errors="replace").strip()
+
+    def close(self) -> None:
+        """End the process by closing its input, and remove its logs."""
+        try:
+            self.stdin.close()
+            self.process.wait(timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+        finally:
+            self.stderr.close()
+            if self.process.stdout is not None:
+                self.process.stdout.close()
+            shutil.rmtree(self.log_dir, ignore_errors=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One timed run of a workload through one process."""
+
+    seconds: float
+    per_position: tuple[float, ...]
+    answers: tuple[bytes, ...]
+    errors: tuple[bytes, ...]
+    #: Whatever the process said on stderr: warnings, such as a log it could not write.
+    stderr: str
+
+    @property
+    def median_latency(self) -> float:
+        """The median time of one position, when positions were timed one by one."""
+        return statistics.median(self.per_position)
+
+
+def checkmate_answers(responses: list[bytes]) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """Split responses into the checkmate answers (every second one) and any failures."""
+    errors = tuple(response for response in responses if not response.startswith(b"="))
+    return tuple(responses[1::2]), errors
+
+
+def throughput(kind: str, workload: Workload) -> Run:
+    """Stream the whole workload into a fresh process; time it from first line to last answer.
+
+    Start-up is left out: the clock starts once the process has answered `protocol_version`.
+    A thread writes while this one reads, so neither pipe can fill up and stall the other.
+    """
+    payload = workload.payload()
+    count = 2 * len(workload.positions)
+    with Peer(kind) as peer:
+        peer.ask(b"protocol_version\n", 1)
+        writer = threading.Thread(target=peer.send, args=(payload,))
+        start = time.perf_counter()
+        writer.start()
+        responses = peer.receive(count)
+        seconds = time.perf_counter() - start
+        writer.join()
+        stderr = peer.stderr_text()
+    answers, errors = checkmate_answers(responses)
+    return Run(seconds, (), answers, errors, stderr)
+
+
+def latency(kind: str, workload: Workload) -> Run:
+    """Send the positions one at a time, waiting for both answers before the next."""
+    times: list[float] = []
+    responses: list[bytes] = []
+    with Peer(kind) as peer:
+        peer.ask(b"protocol_version\n", 1)
+        start = time.perf_counter()
+        for index in range(len(workload.positions)):
+            lines = workload.lines(index)
+            begin = time.perf_counter()
+            responses.extend(peer.ask(lines, 2))
+            times.append(time.perf_counter() - begin)
+        seconds = time.perf_counter() - start
+        stderr = peer.stderr_text()
+    answers, errors = checkmate_answers(responses)
+    return Run(seconds, tuple(times), answers, errors, stderr)
