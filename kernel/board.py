@@ -240,8 +240,7 @@ class Board:
 
     def piece_count(self) -> int:
         """Count the pieces on the board."""
-        cells = self.cells
-        return len(cells) - cells.count(WALL) - cells.count(EMPTY)
+        return self.size**3 - self.cells.count(EMPTY)
 
     def find(self, letter: str) -> list[int]:
         """Return the points of every piece with this letter."""

@@ -9,6 +9,7 @@ bracketed one by one, and `.` as another empty cell.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import NamedTuple
 
 from kernel.board import BLACK_PIECES, EMPTY, WHITE_PIECES, Board
@@ -19,7 +20,6 @@ ALTERNATIVE_EMPTY = "."
 # Patterns stay strings: `re` compiles and caches them on first use, not at start-up.
 SIZE_PREFIX = r"\s*(?:n\s*=\s*)?([+-]?[0-9]+)\s*,?"
 #: The canonical form: only cell letters, commas and brackets; checked before the slow path.
-CANONICAL = r"\[[KQRBNkqrbn#,]*\](?:,\[[KQRBNkqrbn#,]*\])*"
 #: Brackets, and runs of anything that is not a separator (a row, or garbage to report).
 TOKEN = r"[\[\]]|[^\[\],\s\"']+"
 
@@ -55,15 +55,28 @@ def parse_board(text: str, max_size: int) -> BoardText:
     text = text.strip().replace(ALTERNATIVE_EMPTY, EMPTY)
     if not text:
         raise NotationError("no rows given")
-    if re.fullmatch(CANONICAL, text) is not None:
-        rows = text.replace("[", "").replace("]", "").split(",")
-        layer_sizes = [layer.count(",") + 1 for layer in text[1:-1].split("],[")]
-    else:
-        rows, layer_sizes = _read_loose(text)
+    # The canonical form, in the size its first row gives, is checked whole by one regex;
+    # anything else takes the slower reader, which also names what is wrong.
+    first_row_size = text.find(",") - 1
+    if (
+        declared in (None, first_row_size)
+        and 2 <= first_row_size <= max_size
+        and re.fullmatch(canonical_pattern(first_row_size), text) is not None
+    ):
+        return BoardText(first_row_size, text.replace("[", "").replace("]", "").split(","))
+    rows, layer_sizes = _read_loose(text)
     size = declared if declared is not None else _infer_size(rows)
     check_size(size, max_size)
     _check_shape(rows, layer_sizes, size, declared is not None)
     return BoardText(size, rows)
+
+
+@cache
+def canonical_pattern(size: int) -> str:
+    """Return the regex of the canonical notation of a board of this size, and nothing else."""
+    row = f"[{re.escape(CELL_LETTERS)}]{{{size}}}"
+    layer = rf"\[{row}(?:,{row}){{{size - 1}}}\]"
+    return f"{layer}(?:,{layer}){{{size - 1}}}"
 
 
 def check_size(size: int, max_size: int) -> None:

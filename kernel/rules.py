@@ -155,8 +155,9 @@ class Pin(NamedTuple):
 class Analysis:
     """What white faces in a position: checkers, pins, and the legal moves that follow."""
 
-    def __init__(self, board: Board) -> None:
-        kings = board.find("K")
+    def __init__(self, board: Board, kings: list[int] | None = None) -> None:
+        if kings is None:
+            kings = board.find("K")
         if len(kings) != 1:
             raise ValueError("no white king on the board" if not kings else "two white kings")
         self.board = board
@@ -303,7 +304,7 @@ def analyse_position(board: Board) -> Analysis:
         raise InvalidPosition(
             f"{len(black_kings)} black kings ({', '.join(map(name, black_kings))})"
         )
-    analysis = Analysis(board)
+    analysis = Analysis(board, white_kings)
     if black_kings:
         white_king, black_king = white_kings[0], black_kings[0]
         if black_king - white_king in board.offsets.queen:
