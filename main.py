@@ -24,8 +24,8 @@ from kernel.protocol import frame, line_too_long, prepare_line
 HERE = Path(__file__).resolve().parent
 DEFAULT_CONFIG = HERE / "engine_config.toml"
 HISTORY_FILE = Path.home() / ".cubemate_history"
-#: How much of an over-long line is read at a time while it is thrown away.
-DISCARD_CHUNK = 1 << 16
+#: How much input is read at a time.
+READ_CHUNK = 1 << 16
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -51,23 +51,46 @@ class TooLong(NamedTuple):
     size: int
 
 
-def pipe_lines(stream: BinaryIO, limit: int) -> Iterator[bytes | TooLong]:
-    """Yield input lines without their newline, holding at most about `limit` bytes."""
+def pipe_lines(fd: int, limit: int) -> Iterator[bytes | TooLong]:
+    """Yield input lines without their newline, holding at most about `limit` bytes.
+
+    It reads with os.read, not a buffered readline: a signal then interrupts the read and its
+    handler runs at once, even while a line is only half there.
+    """
+    pending = bytearray()
+    dropped = 0  # bytes of a too-long line thrown away so far
+    prefix = b""
     while True:
-        chunk = stream.readline(limit + 1)
+        chunk = os.read(fd, READ_CHUNK)
         if not chunk:
-            return
-        if chunk.endswith(b"\n") or len(chunk) <= limit:
-            yield chunk.removesuffix(b"\n")
-            continue
-        # Too long: keep only the beginning for the logs and throw the rest away in pieces.
-        prefix, size = chunk[:LOGGED_PREFIX], len(chunk)
-        while not chunk.endswith(b"\n"):
-            chunk = stream.readline(DISCARD_CHUNK)
-            if not chunk:
-                break
-            size += len(chunk)
-        yield TooLong(prefix, size)
+            break
+        pieces = chunk.split(b"\n")
+        for index, piece in enumerate(pieces):
+            if dropped:
+                dropped += len(piece)
+            else:
+                pending += piece
+                # One byte of slack: a CR before the newline is not part of the line.
+                if len(pending) > limit + 1:
+                    prefix, dropped = bytes(pending[:LOGGED_PREFIX]), len(pending)
+                    pending.clear()
+            if index == len(pieces) - 1:
+                break  # no newline yet: the line goes on in the next chunk
+            yield finish_line(pending, dropped, prefix, limit)
+            pending.clear()
+            dropped = 0
+    if pending or dropped:
+        yield finish_line(pending, dropped, prefix, limit)
+
+
+def finish_line(pending: bytearray, dropped: int, prefix: bytes, limit: int) -> bytes | TooLong:
+    """Turn what was gathered of one line into the line, or into a TooLong."""
+    if dropped:
+        return TooLong(prefix, dropped)
+    line = bytes(pending)
+    if len(line.removesuffix(b"\r")) > limit:
+        return TooLong(line[:LOGGED_PREFIX], len(line))
+    return line
 
 
 def terminal_lines(limit: int) -> Iterator[bytes | TooLong]:
@@ -106,19 +129,21 @@ def serve(
         if isinstance(raw, TooLong):
             log.too_long(prepare_line(raw.prefix), raw.size)
             response = frame(None, line_too_long(limit))
+            log.output(response, None, None, ok=False)
             out.write(response.encode())
             out.flush()
-            log.output(response, None, None, ok=False)
             continue
         line = prepare_line(raw)
         exchange = kernel.respond(line)
         if exchange is None:
             continue
         command, reply = exchange.command, exchange.reply
+        # Log before answering: a signal that ends the engine right after the answer has
+        # gone out must not take the answer's log line with it.
         log.input(line, command.id, command.name)
+        log.output(exchange.response, command.id, command.name, reply.ok, reply.traceback)
         out.write(exchange.response.encode())
         out.flush()
-        log.output(exchange.response, command.id, command.name, reply.ok, reply.traceback)
         if kernel.quit_requested:
             return
 
@@ -155,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_sigterm)
     interactive = sys.stdin.isatty()
     limit = config.max_line_bytes
-    lines = terminal_lines(limit) if interactive else pipe_lines(sys.stdin.buffer, limit)
+    lines = terminal_lines(limit) if interactive else pipe_lines(sys.stdin.fileno(), limit)
     try:
         serve(kernel, log, lines, sys.stdout.buffer)
     except (KeyboardInterrupt, Terminated):

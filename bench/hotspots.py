@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import os
 import pstats
 import sys
 import tempfile
@@ -37,12 +38,17 @@ def profile(workload: Workload) -> pstats.Stats:
     with tempfile.TemporaryDirectory(prefix="cubemate-hotspots-") as folder:
         log = ExchangeLog(Path(folder), config.console_log, config.json_log)
         kernel = Kernel(config)
-        lines = pipe_lines(io.BytesIO(workload.payload()), config.max_line_bytes)
+        # pipe_lines reads a file descriptor, as the engine reads stdin.
+        script = Path(folder) / "input"
+        script.write_bytes(workload.payload())
+        fd = os.open(script, os.O_RDONLY)
+        lines = pipe_lines(fd, config.max_line_bytes)
         out = io.BytesIO()
         profiler = cProfile.Profile()
         profiler.enable()
         serve(kernel, log, lines, out)
         profiler.disable()
+        os.close(fd)
         log.close()
     return pstats.Stats(profiler, stream=sys.stdout)
 

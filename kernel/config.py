@@ -96,6 +96,8 @@ def load_config(path: Path) -> EngineConfig:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not UTF-8 text: {error.reason} at byte {error.start}") from None
     return config_from_document(document)
 
 

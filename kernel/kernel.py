@@ -15,10 +15,13 @@ from typing import NamedTuple
 from kernel.board import Board
 from kernel.config import EngineConfig
 from kernel.notation import NotationError, format_board, parse_board
-from kernel.protocol import Command, CommandError, Reply, frame, parse_command
+from kernel.protocol import Command, CommandError, Reply, frame, parse_command, shorten
 from kernel.rules import Analysis, InvalidPosition, analyse_position
 
 Handler = Callable[["Kernel", list[str]], str]
+
+#: More digits than any size or coordinate could need; int() of far more is slow or refused.
+MAX_DIGITS = 9
 
 
 class Exchange(NamedTuple):
@@ -97,7 +100,7 @@ def cmd_boardsize(kernel: Kernel, args: list[str]) -> str:
     Fails: N is not a whole number, or is outside 2 ... max size ("unacceptable size").
     Returns: nothing.
     """
-    size = parse_int(args[0], "N")
+    size = parse_int(args[0], "N", "unacceptable size")
     if not 2 <= size <= kernel.config.max_board_size:
         raise CommandError("unacceptable size")
     kernel.set_position(Board.empty(size))
@@ -166,7 +169,7 @@ def cmd_help(kernel: Kernel, args: list[str]) -> str:
     if args:
         spec = COMMANDS_BY_NAME.get(args[0])
         if spec is None:
-            raise CommandError(f"unknown command {args[0]!r}")
+            raise CommandError(f"unknown command {shorten(args[0])}")
         return spec.help_line()
     return "\n".join(spec.help_line() for spec in COMMANDS)
 
@@ -272,7 +275,11 @@ def cmd_test_get_point_from_xy(kernel: Kernel, args: list[str]) -> str:
     Fails: a coordinate is not a whole number or is outside 0 ... W-1, W = size + 4.
     Returns: X + W*Y + W*W*Z.
     """
-    x, y, z = (parse_int(arg, axis) for arg, axis in zip([*args, "0"], "XYZ", strict=False))
+    width = kernel.board.geometry.memory_width
+    x, y, z = (
+        parse_int(arg, axis, f"{axis.lower()} = {shorten(arg)} is outside 0 ... {width - 1}")
+        for arg, axis in zip([*args, "0"], "XYZ", strict=False)
+    )
     try:
         return str(kernel.board.geometry.get_point_from_xyz(x, y, z))
     except ValueError as error:
@@ -290,10 +297,16 @@ def cmd_version(kernel: Kernel, args: list[str]) -> str:
 # --- helpers -------------------------------------------------------------------------------
 
 
-def parse_int(text: str, what: str) -> int:
-    """Read a whole number argument, or refuse it naming the argument."""
-    if re.fullmatch(r"[+-]?[0-9]{1,30}", text) is None:
-        raise CommandError(f"{what} must be a whole number, got {text[:40]!r}")
+def parse_int(text: str, what: str, out_of_range: str) -> int:
+    """Read a whole number argument, or refuse it naming the argument.
+
+    A number of more digits than any size or coordinate has is refused with `out_of_range`
+    before int() is asked to convert it.
+    """
+    if re.fullmatch(r"[+-]?[0-9]+", text) is None:
+        raise CommandError(f"{what} must be a whole number, got {shorten(text)}")
+    if len(text.lstrip("+-0")) > MAX_DIGITS:
+        raise CommandError(out_of_range)
     return int(text)
 
 

@@ -20,8 +20,20 @@ import structlog
 
 _OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
 
+#: The most digits an id may have to be logged as a JSON number.
+MAX_INT_DIGITS = 4000
+
 #: How much of a refused over-long line the logs keep.
 LOGGED_PREFIX = 200
+
+
+def write_stderr(text: str) -> None:
+    """Write a line to stderr if there is one; a closed or broken stderr is no reason to fail."""
+    if sys.stderr is None:  # fd 2 was closed when the engine started
+        return
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
 
 
 class LogWarning:
@@ -33,7 +45,7 @@ class LogWarning:
     def warn(self, message: str) -> None:
         if not self.given:
             self.given = True
-            print(f"cubemate: warning: {message}; answering without this log", file=sys.stderr)
+            write_stderr(f"cubemate: warning: {message}; answering without this log")
 
 
 class AppendOnlyFile:
@@ -54,8 +66,7 @@ class AppendOnlyFile:
         """Write one event; a failure disables this log after a single warning."""
         data = (message + "\n").encode("utf-8", errors="replace")
         if self.echo:
-            sys.stderr.write(message + "\n")
-            sys.stderr.flush()
+            write_stderr(message)
         if self.fd is None:
             return
         try:
@@ -82,9 +93,12 @@ def render_console(_: Any, __: str, event: MutableMapping[str, Any]) -> str:
     return "\n".join(f"{stamp} {line}" for line in text.split("\n"))
 
 
-def json_id(command_id: str | None) -> int | None:
+def json_id(command_id: str | None) -> int | str | None:
     """Give the id as the number it is, for programs that read the JSON log."""
-    return None if command_id is None else int(command_id)
+    if command_id is None:
+        return None
+    # An absurdly long id stays text: int() refuses numbers of over 4300 digits.
+    return int(command_id) if len(command_id) <= MAX_INT_DIGITS else command_id
 
 
 class ExchangeLog:

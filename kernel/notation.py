@@ -13,9 +13,12 @@ from functools import cache
 from typing import NamedTuple
 
 from kernel.board import BLACK_PIECES, EMPTY, WHITE_PIECES, Board
+from kernel.protocol import shorten
 
 CELL_LETTERS = WHITE_PIECES + BLACK_PIECES + EMPTY
 ALTERNATIVE_EMPTY = "."
+#: More digits than any board size has; int() of far more is slow or refused.
+MAX_SIZE_DIGITS = 9
 
 # Patterns stay strings: `re` compiles and caches them on first use, not at start-up.
 SIZE_PREFIX = r"\s*(?:n\s*=\s*)?([+-]?[0-9]+)\s*,?"
@@ -49,7 +52,10 @@ def parse_board(text: str, max_size: int) -> BoardText:
     declared: int | None = None
     prefix = re.match(SIZE_PREFIX, text)
     if prefix is not None:
-        declared = int(prefix.group(1))
+        digits = prefix.group(1)
+        if len(digits.lstrip("+-0")) > MAX_SIZE_DIGITS:
+            raise NotationError(f"size {shorten(digits)} is outside 2 ... {max_size}")
+        declared = int(digits)
         text = text[prefix.end() :]
         check_size(declared, max_size)
     text = text.strip().replace(ALTERNATIVE_EMPTY, EMPTY)
@@ -116,7 +122,7 @@ def _check_letters(row: str, number: int) -> None:
     for letter in row:
         if letter not in CELL_LETTERS:
             raise NotationError(
-                f"unknown character {letter!r} in row {number} {row[:40]!r}"
+                f"unknown character {letter!r} in row {number} {shorten(row)}"
                 f" (pieces are KQRBN kqrbn, empty cells # or .)"
             )
 
@@ -137,7 +143,7 @@ def _check_shape(rows: list[str], layer_sizes: list[int], size: int, declared: b
                 if declared and number == 1:
                     raise NotationError(f"size {size} does not match rows of {len(row)} cells")
                 raise NotationError(
-                    f"row {number} {row[:40]!r} has {len(row)} cells, expected {size}"
+                    f"row {number} {shorten(row)} has {len(row)} cells, expected {size}"
                 )
     if len(rows) != expected:
         raise NotationError(f"expected {expected} rows of {size} cells, got {len(rows)}")

@@ -54,8 +54,9 @@ def parse_command(line: str) -> Command | None:
         return None
     command_id: str | None = None
     if words[0].isascii() and words[0].isdigit():
-        # Echo the id as a number, so "007" answers "=7" as GTP ids are integers.
-        command_id = str(int(words[0]))
+        # Echo the id as a number, so "007" answers "=7" as GTP ids are integers. No int():
+        # an id may have more digits than Python converts.
+        command_id = words[0].lstrip("0") or "0"
         words = words[1:]
     if not words:
         return Command(command_id, "", [])
@@ -70,6 +71,11 @@ def frame(command_id: str | None, reply: Reply) -> str:
         # An empty line ends a response, so none may stand inside one.
         text = re.sub(r"\n{2,}", "\n", text)
     return f"{mark}{command_id or ''} {text}\n\n"
+
+
+def shorten(text: str, most: int = 40) -> str:
+    """Quote user input in a message, cut short: a refusal must stay one short line."""
+    return repr(text if len(text) <= most else text[: most - 3] + "...")
 
 
 def line_too_long(limit: int) -> Reply:

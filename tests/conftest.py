@@ -1,0 +1,236 @@
+"""Shared helpers: start the real engine as a process, talk to it, and read its two logs."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+MAIN = REPO / "main.py"
+CONSOLE_LOG = "cubemate.log"
+JSON_LOG = "cubemate.jsonl"
+#: Generous: nothing here should take more than a fraction of this on a quiet machine.
+TIMEOUT = 30.0
+#: Reference case 1 of rules.md: a real position, white checkmated.
+CASE_1 = "[###,n##,#rr],[#b#,###,###],[###,###,bRK]"
+#: Reference case 2: white in check, not mated.
+CASE_2 = "[b#b,###,###],[###,###,RNR],[#q#,###,#K#]"
+#: A console log line: an ISO timestamp, one space, then the text.
+CONSOLE_LINE = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) (.*)")
+
+
+def engine_command(log_dir: Path, *options: str) -> list[str]:
+    """The command line that starts the engine with its logs in `log_dir`."""
+    return [sys.executable, str(MAIN), "--log-dir", str(log_dir), *options]
+
+
+def engine_env(**extra: str) -> dict[str, str]:
+    """The environment for an engine: this one, plus `extra`."""
+    env = dict(os.environ)
+    env.update(extra)
+    return env
+
+
+def run_engine(
+    data: bytes, log_dir: Path, *options: str, timeout: float = TIMEOUT
+) -> subprocess.CompletedProcess[bytes]:
+    """Pipe `data` through a fresh engine and return what it wrote and its exit code."""
+    return subprocess.run(
+        engine_command(log_dir, *options),
+        input=data,
+        capture_output=True,
+        cwd=REPO,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def split_responses(output: bytes) -> list[bytes]:
+    """Cut stdout into responses, each ending in the empty line; fail on a trailing fragment."""
+    parts = output.split(b"\n\n")
+    assert parts[-1] == b"", f"output does not end with an empty line: {parts[-1][-200:]!r}"
+    return [part + b"\n\n" for part in parts[:-1]]
+
+
+def default_sigint() -> None:
+    """In the child: take SIGINT's default, even if this test run was started ignoring it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+class Engine:
+    """One engine process on pipes, answered line by line; stderr is kept for the end."""
+
+    def __init__(self, log_dir: Path, *options: str) -> None:
+        self.log_dir = log_dir
+        self.process = subprocess.Popen(
+            engine_command(log_dir, *options),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=REPO,
+            preexec_fn=default_sigint,
+        )
+        self.pending = b""
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def send(self, data: bytes) -> None:
+        """Write raw bytes to the engine's stdin."""
+        stdin = self.process.stdin
+        assert stdin is not None
+        stdin.write(data)
+        stdin.flush()
+
+    def read_response(self, timeout: float = TIMEOUT) -> bytes:
+        """Read one whole response (up to and including its empty line)."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        fd = stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while b"\n\n" not in self.pending:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"no response within {timeout} s; got {self.pending[:200]!r}")
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if ready:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    raise EOFError(f"engine closed stdout; pending {self.pending[:200]!r}")
+                self.pending += chunk
+        response, _, self.pending = self.pending.partition(b"\n\n")
+        return response + b"\n\n"
+
+    def ask(self, line: str | bytes) -> bytes:
+        """Send one line and return its response."""
+        data = line.encode() if isinstance(line, str) else line
+        self.send(data + b"\n")
+        return self.read_response()
+
+    def signal(self, signum: signal.Signals) -> None:
+        self.process.send_signal(signum)
+
+    def finish(self, timeout: float = TIMEOUT) -> tuple[int, bytes, bytes]:
+        """Close stdin, wait for the exit; return the exit code, the rest of stdout, stderr."""
+        if self.process.stdin is not None and self.process.stdin.closed:
+            self.process.stdin = None
+        try:
+            out, err = self.process.communicate(timeout=timeout)
+        except BrokenPipeError:  # the engine is gone; its stdin could not be flushed
+            self.process.stdin = None
+            out, err = self.process.communicate(timeout=timeout)
+        return self.process.returncode, self.pending + (out or b""), err or b""
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture
+def log_dir(tmp_path: Path) -> Path:
+    """A fresh log folder for one test."""
+    return tmp_path / "logs"
+
+
+@pytest.fixture
+def engine(log_dir: Path) -> Iterator[Engine]:
+    """A running engine with its logs in a fresh folder; killed if the test leaves it alive."""
+    process = Engine(log_dir)
+    try:
+        yield process
+    finally:
+        process.kill()
+        for stream in (process.process.stdin, process.process.stdout, process.process.stderr):
+            if stream is not None and not stream.closed:
+                with contextlib.suppress(BrokenPipeError):
+                    stream.close()
+
+
+@dataclass(frozen=True)
+class ConsoleLine:
+    """One line of the console log."""
+
+    timestamp: datetime
+    text: str
+
+
+def read_console_log(log_dir: Path) -> list[ConsoleLine]:
+    """Read the console log, failing on any line without a timestamp."""
+    lines: list[ConsoleLine] = []
+    for raw in (log_dir / CONSOLE_LOG).read_text(encoding="utf-8").split("\n")[:-1]:
+        match = CONSOLE_LINE.fullmatch(raw)
+        assert match is not None, f"console log line without a timestamp: {raw[:200]!r}"
+        lines.append(ConsoleLine(datetime.fromisoformat(match.group(1)), match.group(2)))
+    return lines
+
+
+def read_json_log(log_dir: Path) -> list[dict[str, Any]]:
+    """Read the JSON log, failing on any line that is not one whole JSON object."""
+    events: list[dict[str, Any]] = []
+    text = (log_dir / JSON_LOG).read_text(encoding="utf-8")
+    assert text == "" or text.endswith("\n"), "JSON log ends inside a line"
+    for raw in text.split("\n")[:-1]:
+        event = json.loads(raw)
+        assert isinstance(event, dict), raw[:200]
+        events.append(event)
+    return events
+
+
+def expected_console_texts(exchanges: list[tuple[str, str]]) -> list[str]:
+    """The console log texts for (input line, framed response) pairs, in order."""
+    texts: list[str] = []
+    for line, response in exchanges:
+        texts.append(f"# {line}")
+        texts.extend(response.rstrip("\n").split("\n"))
+    return texts
+
+
+def check_logs(log_dir: Path, exchanges: list[tuple[str, str]]) -> None:
+    """Check that both logs hold exactly these exchanges, in order, and nothing else."""
+    console = read_console_log(log_dir)
+    assert [line.text for line in console] == expected_console_texts(exchanges)
+    stamps = [line.timestamp for line in console]
+    assert stamps == sorted(stamps), "console log timestamps go backwards"
+
+    events = read_json_log(log_dir)
+    assert len(events) == 2 * len(exchanges)
+    for (line, response), event_in, event_out in zip(
+        exchanges, events[0::2], events[1::2], strict=True
+    ):
+        for event in (event_in, event_out):
+            assert {"timestamp", "level", "event", "id", "command", "pid"} <= event.keys()
+            datetime.fromisoformat(event["timestamp"])
+        words = line.split()
+        has_id = bool(words) and words[0].isascii() and words[0].isdigit()
+        command_id = int(words[0]) if has_id else None
+        name = (words[1] if len(words) > 1 else "") if has_id else words[0]
+        assert event_in["event"] == "input"
+        assert event_in["level"] == "info"
+        assert event_in["line"] == line
+        assert event_in["id"] == command_id
+        assert event_in["command"] == name
+        text = response.rstrip("\n")
+        assert event_out["id"] == command_id
+        assert event_out["command"] == name
+        if response.startswith("="):
+            assert (event_out["event"], event_out["level"]) == ("output", "info")
+            assert event_out["response"] == text
+        else:
+            assert (event_out["event"], event_out["level"]) == ("error", "error")
+            assert event_out["error"] == text

@@ -1,0 +1,336 @@
+"""The real engine as a process: talked to on pipes like a GUI, on a terminal like a person."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import termios
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+import pexpect
+import pexpect.popen_spawn
+import pytest
+
+from tests.conftest import (
+    CASE_1,
+    CASE_2,
+    MAIN,
+    REPO,
+    TIMEOUT,
+    check_logs,
+    engine_command,
+    engine_env,
+    read_console_log,
+    read_json_log,
+    run_engine,
+    split_responses,
+)
+
+# (bytes sent, the line as the logs show it, the exact response; None: no response)
+GUI_SESSION: list[tuple[bytes, str, bytes | None]] = [
+    (b"name", "name", b"= cubemate\n\n"),
+    (b"1 protocol_version", "1 protocol_version", b"=1 2\n\n"),
+    (b"0 version", "0 version", f"=0 {version('cubemate')}\n\n".encode()),
+    (b"# a comment", "", None),
+    (b"", "", None),
+    (b"   ", "", None),
+    (b"7 name\r", "7 name", b"=7 cubemate\n\n"),
+    (b"\tknown_command\tname", " known_command name", b"= true\n\n"),
+    (b"frobnicate", "frobnicate", b"? unknown command\n\n"),
+    (b"3 NAME", "3 NAME", b"?3 unknown command\n\n"),
+    (b"boardsize", "boardsize", b"? wrong number of arguments, usage: boardsize N\n\n"),
+    (b"boardsize 1", "boardsize 1", b"? unacceptable size\n\n"),
+    (f"set_board {CASE_1}".encode(), f"set_board {CASE_1}", b"= \n\n"),
+    (b"get_board", "get_board", f"= {CASE_1}\n\n".encode()),
+    (b"4 checkmate", "4 checkmate", b"=4 true\n\n"),
+    (b"boardsize 2", "boardsize 2", b"= \n\n"),
+    (
+        b"11 showboard",
+        "11 showboard",
+        b"=11 \n"
+        b"  level II     level I\n"
+        b"2 . .        2 . .\n"
+        b"1 . .        1 . .\n"
+        b"  a b          a b\n\n",
+    ),
+    (b"na\x00me\xff", "name\ufffd", b"? unknown command\n\n"),
+    (
+        b"set_board [Kq,##],[##,##] #",
+        "set_board [Kq,##],[##,##] #",
+        b"? invalid board: row 5 '#' has 1 cells, expected 2\n\n",
+    ),
+    (b"quit", "quit", b"= \n\n"),
+]
+
+
+def test_talk_like_a_gui(log_dir: Path) -> None:
+    """Send line by line on pipes, expect exact bytes and nothing else; both logs hold it all."""
+    child = pexpect.popen_spawn.PopenSpawn(
+        engine_command(log_dir), cwd=str(REPO), timeout=10, env=engine_env()
+    )
+    exchanges: list[tuple[str, str]] = []
+    for sent, logged, response in GUI_SESSION:
+        child.send(sent + b"\n")
+        if response is None:
+            continue
+        child.expect_exact(response)
+        assert child.before == b"", f"unexpected output before the answer to {sent!r}"
+        exchanges.append((logged, response.decode()))
+    child.expect(pexpect.EOF)
+    assert child.before == b"", "output after quit"
+    assert child.wait() == 0
+    check_logs(log_dir, exchanges)
+
+
+SCRIPT = (
+    b"# a scripted session\n"
+    b"\n"
+    b"1 name\r\n"
+    b"   # indented comment\r\n"
+    b"2 frobnicate\n"
+    b"list_commands\n"
+    b"\r\n"
+    b"\t\n"
+    b"00 protocol_version\n"
+    b"12\n"
+    b"set_board 2 [#q,##],[##,K#]\n"
+    b"5 checkmate\n"
+    b"6 quit\n"
+    b"name\n"
+    b"7 set_board 3 [##,##],[##,##]\n"
+)
+SCRIPT_OUTPUT = (
+    b"=1 cubemate\n\n"
+    b"?2 unknown command\n\n"
+    b"= boardsize\ncheckers\ncheckmate\nclear_board\nexplain\nget_board\nhelp\n"
+    b"known_command\nlegal_moves\nlist_commands\nname\nprotocol_version\nquit\nset_board\n"
+    b"showboard\nstatus\ntest_get_point_from_xy\nversion\n\n"
+    b"=0 2\n\n"
+    b"?12 no command given\n\n"
+    b"= \n\n"
+    b"=5 false\n\n"
+    b"=6 \n\n"
+)
+
+
+def test_scripted_session(log_dir: Path) -> None:
+    """A whole script piped in: exactly the expected bytes, nothing after quit, exit 0."""
+    result = run_engine(SCRIPT, log_dir)
+    assert result.stdout == SCRIPT_OUTPUT
+    assert result.stderr == b""
+    assert result.returncode == 0
+    answered = [
+        "1 name",
+        "2 frobnicate",
+        "list_commands",
+        "00 protocol_version",
+        "12",
+        "set_board 2 [#q,##],[##,K#]",
+        "5 checkmate",
+        "6 quit",
+    ]
+    responses = [response.decode() for response in split_responses(SCRIPT_OUTPUT)]
+    check_logs(log_dir, list(zip(answered, responses, strict=True)))
+
+
+@pytest.mark.parametrize(
+    ("data", "output"),
+    [
+        (b"", b""),
+        (b"name\n", b"= cubemate\n\n"),
+        (b"# only a comment\n\n", b""),
+        (b"name\n1 protocol_version", b"= cubemate\n\n=1 2\n\n"),
+        (b"name\r\n3 name\r", b"= cubemate\n\n=3 cubemate\n\n"),
+    ],
+)
+def test_end_of_input_exits_0(log_dir: Path, data: bytes, output: bytes) -> None:
+    """End of input, even inside a line, answers what came and exits 0 without a word."""
+    result = run_engine(data, log_dir)
+    assert (result.stdout, result.stderr, result.returncode) == (output, b"", 0)
+
+
+INTERNAL_ERROR_DRIVER = """
+import sys
+import kernel.kernel as k
+
+def broken(kernel, args):
+    raise RuntimeError("boom")
+
+k.COMMANDS_BY_NAME["name"] = k.CommandSpec("name", "", broken)
+import main
+sys.exit(main.main(sys.argv[1:]))
+"""
+
+
+def test_internal_error_through_the_process(log_dir: Path) -> None:
+    """A handler that raises: `? internal error`, the traceback in both logs, engine goes on."""
+    result = subprocess.run(
+        [sys.executable, "-c", INTERNAL_ERROR_DRIVER, "--log-dir", str(log_dir)],
+        input=b"3 name\nprotocol_version\n",
+        capture_output=True,
+        cwd=REPO,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert result.stdout == b"?3 internal error: RuntimeError: boom\n\n= 2\n\n"
+    assert result.stderr == b""
+    assert result.returncode == 0
+    texts = [line.text for line in read_console_log(log_dir)]
+    assert texts[:2] == ["# 3 name", "?3 internal error: RuntimeError: boom"]
+    assert texts[2].startswith("Traceback")
+    assert "RuntimeError: boom" in texts[-3]
+    assert texts[-2:] == ["# protocol_version", "= 2"]
+    events = read_json_log(log_dir)
+    error = events[1]
+    assert error["event"] == "error"
+    assert error["level"] == "error"
+    assert error["id"] == 3
+    assert error["error"] == "?3 internal error: RuntimeError: boom"
+    assert "Traceback" in error["traceback"] and "RuntimeError: boom" in error["traceback"]
+    assert [event["event"] for event in events[2:]] == ["input", "output"]
+
+
+def test_positions_survive_a_session(log_dir: Path) -> None:
+    """Commands that change the position, through the process: boardsize, set_board, clear."""
+    result = run_engine(
+        f"set_board {CASE_2}\nget_board\n2 checkmate\nclear_board\nget_board\n"
+        "boardsize 2\nget_board\n".encode(),
+        log_dir,
+    )
+    assert (
+        result.stdout
+        == (
+            f"= \n\n= {CASE_2}\n\n=2 false\n\n= \n\n"
+            "= [###,###,###],[###,###,###],[###,###,###]\n\n= \n\n= [##,##],[##,##]\n\n"
+        ).encode()
+    )
+
+
+# --- at a terminal ---------------------------------------------------------------------
+
+
+def spawn_at_terminal(tmp_path: Path, log_dir: Path) -> pexpect.spawn:
+    """Start the engine on a pseudo-terminal, with its history file under tmp_path."""
+    env = engine_env(HOME=str(tmp_path), TERM="xterm")
+    child = pexpect.spawn(
+        sys.executable,
+        [str(MAIN), "--log-dir", str(log_dir)],
+        cwd=str(REPO),
+        env=env,
+        timeout=TIMEOUT,
+    )
+    child.delaybeforesend = None
+    return child
+
+
+def wait_for_line_editor(child: pexpect.spawn) -> None:
+    """Wait until readline has the terminal (no canonical mode), so typing is not lost."""
+    deadline = time.monotonic() + TIMEOUT
+    while termios.tcgetattr(child.child_fd)[3] & termios.ICANON:
+        assert time.monotonic() < deadline, "the engine never started reading the terminal"
+        time.sleep(0.01)
+
+
+def type_line(child: pexpect.spawn, text: str) -> None:
+    """Type a line as a person would, once the engine is reading."""
+    wait_for_line_editor(child)
+    child.send(text + "\r")
+
+
+def only_echo(before: bytes, typed: set[str]) -> bool:
+    """Whether these bytes are nothing but the terminal's echo of lines typed."""
+    allowed = {line.encode() for line in typed} | {b""}
+    return all(line in allowed for line in before.split(b"\r\n"))
+
+
+def test_answers_at_a_terminal(tmp_path: Path, log_dir: Path) -> None:
+    """At a terminal: answers, tab-completion, and nothing but responses and the echo."""
+    child = spawn_at_terminal(tmp_path, log_dir)
+    typed: set[str] = set()
+    for line, response in [
+        ("name", "= cubemate"),
+        ("5 protocol_version", "=5 2"),
+        ("# comment, no answer", None),
+        ("", None),
+        (
+            "help boardsize",
+            "= boardsize N                      Set the board size and empty the board.",
+        ),
+        ("NAME", "? unknown command"),
+    ]:
+        type_line(child, line)
+        typed.add(line)
+        if response is not None:
+            child.expect_exact(response.encode() + b"\r\n\r\n")
+            assert only_echo(child.before, typed), child.before
+    # Tab-completion of a command name: `prot<TAB>` becomes `protocol_version `.
+    wait_for_line_editor(child)
+    child.send("prot\t")
+    child.send("\r")
+    child.expect_exact(b"= 2\r\n\r\n")
+    assert only_echo(child.before, typed | {"protocol_version "}), child.before
+    wait_for_line_editor(child)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    assert child.before == b""
+    child.close()
+    assert child.exitstatus == 0
+    assert (tmp_path / ".cubemate_history").exists()
+    events = read_json_log(log_dir)
+    assert [event["line"] for event in events if event["event"] == "input"] == [
+        "name",
+        "5 protocol_version",
+        "help boardsize",
+        "NAME",
+        "protocol_version ",
+    ]
+
+
+def test_ctrl_c_at_a_terminal_is_quiet(tmp_path: Path, log_dir: Path) -> None:
+    """Ctrl-C at the terminal ends the engine without a traceback."""
+    child = spawn_at_terminal(tmp_path, log_dir)
+    type_line(child, "name")
+    child.expect_exact(b"= cubemate\r\n\r\n")
+    wait_for_line_editor(child)
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    assert b"Traceback" not in child.before
+    assert b"KeyboardInterrupt" not in child.before
+    child.close()
+    assert child.signalstatus is None
+    assert child.exitstatus == 0
+    assert [event["event"] for event in read_json_log(log_dir)] == ["input", "output"]
+
+
+def test_terminal_survives_bytes_that_are_not_utf8(tmp_path: Path, log_dir: Path) -> None:
+    """Invalid UTF-8 typed at the terminal is answered, not a crash."""
+    child = spawn_at_terminal(tmp_path, log_dir)
+    wait_for_line_editor(child)
+    child.send(b"\xffname \xc3\x28\r")
+    child.expect_exact(b"? unknown command\r\n\r\n")
+    type_line(child, "1 name")
+    child.expect_exact(b"=1 cubemate\r\n\r\n")
+    wait_for_line_editor(child)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_main_runs_from_another_folder(tmp_path: Path) -> None:
+    """Started from elsewhere, the engine finds its config; a relative --log-dir is the cwd's."""
+    result = subprocess.run(
+        [sys.executable, str(MAIN), "--log-dir", "here"],
+        input=b"name\n",
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=TIMEOUT,
+        check=False,
+        env=engine_env(),
+    )
+    assert (result.stdout, result.stderr, result.returncode) == (b"= cubemate\n\n", b"", 0)
+    assert (tmp_path / "here" / "cubemate.jsonl").is_file()
+    assert os.path.getsize(tmp_path / "here" / "cubemate.log") > 0
