@@ -8,8 +8,9 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test lint typecheck pytest bench gui clean
 
+# Silent, so that stdout carries nothing but the engine's responses.
 run: $(STAMP)
-	$(BIN)/python main.py
+	@$(BIN)/python main.py
 
 test: $(STAMP) lint typecheck pytest
 
@@ -29,12 +30,14 @@ bench: $(STAMP)
 gui: $(STAMP)
 	$(BIN)/python -m gui.server
 
-# Reinstall whenever the project's metadata changes.
+# Reinstall whenever the project's metadata changes. Progress goes to stderr, so that
+# `make run` piped into a GUI or a script shows it nothing but protocol.
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	@echo "cubemate: setting up $(VENV) ..." >&2
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) >&2
+	@$(BIN)/python -m pip install --quiet --upgrade pip >&2
+	@$(BIN)/python -m pip install --quiet -e '.[test]' >&2
+	@touch $(STAMP)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis *.egg-info

@@ -1,0 +1,30 @@
+"""`python -m bench --quick` still runs end to end and reports every goal (no timing checked)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_quick_benchmark_reports_every_goal() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    goals = [
+        line for line in result.stdout.splitlines() if line.rstrip().endswith(("PASS", "MISS"))
+    ]
+    # Three throughput workloads, the n = 64 latency and start-up, each with its verdict.
+    assert len(goals) >= 5, result.stdout
+    for workload in ("ten reference cases", "crowded n = 8", "mixed n = 16", "n = 64", "start-up"):
+        assert any(workload in line for line in goals), workload
+    # The engine's answers on the reference cases were checked against rules.md.
+    assert "wrong" not in result.stdout.lower(), result.stdout
