@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from kernel.directions import WALL_THICKNESS, Offsets, compact_width_for, offsets_for
+from kernel.directions import WALL_THICKNESS, Offsets, offsets_for
 
 WALL = "+"
 EMPTY = "#"
@@ -97,7 +97,7 @@ def get_level_from_roman(numeral: str) -> int:
 class Geometry:
     """Sizes and converters of the padded array for one board size."""
 
-    __slots__ = ("compact_width", "memory_area", "memory_width", "size")
+    __slots__ = ("memory_area", "memory_width", "size")
 
     def __init__(self, size: int) -> None:
         self.size = size
@@ -105,8 +105,6 @@ class Geometry:
         self.memory_width = size + 2 * WALL_THICKNESS
         #: The number of cells in the whole padded array, walls included.
         self.memory_area = self.memory_width**3
-        #: C: wide enough that every (dx, dy, dz) has a compact difference of its own.
-        self.compact_width = compact_width_for(size)
 
     def get_point_from_xyz(self, x: int, y: int, z: int) -> int:
         """Index of memory cell (x, y, z); raise ValueError outside the padded array."""
@@ -126,14 +124,6 @@ class Geometry:
     def get_point_from_cell(self, x: int, y: int, z: int) -> int:
         """Index of board cell (x, y, z), each 0 ... n-1."""
         return self.get_point_from_xyz(x + WALL_THICKNESS, y + WALL_THICKNESS, z + WALL_THICKNESS)
-
-    def get_compact_from_point(self, point: int) -> int:
-        """Map a memory index to x + C*y + C*C*z, for the attack table's keys."""
-        width = self.memory_width
-        compact = self.compact_width
-        rest, x = divmod(point, width)
-        z, y = divmod(rest, width)
-        return x + compact * (y + compact * z)
 
     def get_cell_from_point(self, point: int) -> tuple[int, int, int]:
         """Invert get_point_from_cell."""

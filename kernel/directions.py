@@ -106,14 +106,16 @@ class Offsets(NamedTuple):
     #: Each of the 26 directions with the black (then the white) sliders that use it.
     black_rays: tuple[tuple[int, str], ...]
     white_rays: tuple[tuple[int, str], ...]
-    #: compact(target) - compact(origin) -> the pieces that attack across it, and their path.
+    #: compact[target] - compact[origin] -> the pieces that attack across it, and their path.
     attacks: dict[int, Attack]
+    #: The compact index of each memory index: x + C*y + C*C*z, C from compact_width_for.
+    compact: tuple[int, ...]
 
 
 def attack_table(size: int, memory_width: int) -> dict[int, Attack]:
     """Map every difference of compact indices a piece can attack across to the pieces that can.
 
-    The compact index (kernel.board.Geometry.get_compact_from_point) is x + C*y + C*C*z, with
+    The compact index (Offsets.compact) of memory cell (x, y, z) is x + C*y + C*C*z, with
     C from compact_width_for: every (dx, dy, dz) between two board cells, and every knight
     leap even on a 2x2x2 board, has a difference of its own. The padded index has not (from
     size 6 on, W = size + 4 lets (-6, 6, 0) and (5, 5, 0) meet), so it cannot be the key;
@@ -173,4 +175,14 @@ def offsets_for(size: int) -> Offsets:
         tuple(rays),
         tuple((offset, sliders.upper()) for offset, sliders in rays),
         attack_table(size, memory_width),
+        compact_indices(size, memory_width),
+    )
+
+
+def compact_indices(size: int, memory_width: int) -> tuple[int, ...]:
+    """List the compact index of every memory index, so that a hot loop looks it up."""
+    compact_width = compact_width_for(size)
+    span = range(memory_width)
+    return tuple(
+        x + compact_width * (y + compact_width * z) for z in span for y in span for x in span
     )

@@ -38,8 +38,8 @@ class Move(NamedTuple):
 
 def attack_between(board: Board, origin: int, target: int) -> Attack | None:
     """Say which pieces on origin could attack target on an empty board, and along what step."""
-    compact = board.geometry.get_compact_from_point
-    return board.offsets.attacks.get(compact(target) - compact(origin))
+    compact = board.offsets.compact
+    return board.offsets.attacks.get(compact[target] - compact[origin])
 
 
 def line_step(board: Board, origin: int, target: int) -> int:
@@ -99,7 +99,7 @@ def attackers_by_table(
     """
     cells = board.cells
     attacks = board.offsets.attacks
-    compact_target = board.geometry.get_compact_from_point(target)
+    compact_target = board.offsets.compact[target]
     for origin, letter, compact_origin in pieces:
         attack = attacks.get(compact_target - compact_origin)
         if attack is None or letter not in attack.letters:
@@ -189,9 +189,9 @@ class Analysis:
 
     def pieces_of(self, letters: str) -> list[Piece]:
         board = self.board
-        compact = board.geometry.get_compact_from_point
+        compact = board.offsets.compact
         return [
-            (point, letter, compact(point)) for letter in letters for point in board.find(letter)
+            (point, letter, compact[point]) for letter in letters for point in board.find(letter)
         ]
 
     @property
