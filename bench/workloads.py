@@ -9,28 +9,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from tests.cases import REFERENCE_CASES
 from tests.positions import random_position
 
 #: One seed for every workload, so two runs measure the same boards.
 SEED = 20240601
-
-#: The ten public acceptance cases of rules.md: size, board, is white checkmated?
-REFERENCE_CASES: tuple[tuple[int, str, bool], ...] = (
-    (3, "[###,n##,#rr],[#b#,###,###],[###,###,bRK]", True),
-    (3, "[b#b,###,###],[###,###,RNR],[#q#,###,#K#]", False),
-    (3, "[#q#,#b#,###],[n##,###,###],[#k#,###,#KB]", False),
-    (
-        4,
-        "[####,####,r###,####],[####,#q##,####,####],[##r#,###b,####,BRnn],[####,####,#N##,#KQ#]",
-        True,
-    ),
-    (3, "[###,##b,r#r],[###,###,###],[#k#,###,#K#]", False),
-    (3, "[##k,###,r#K],[###,n##,#N#],[###,###,#Q#]", True),
-    (3, "[###,###,##q],[###,###,###],[#k#,###,rNK]", True),
-    (2, "[#q,##],[##,K#]", False),
-    (2, "[rq,##],[##,K#]", True),
-    (3, "[###,###,#q#],[###,###,###],[#k#,###,BKn]", False),
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +42,8 @@ def reference_cases(count: int) -> Workload:
     return Workload(
         "reference",
         "ten reference cases, cycled",
-        tuple(board for _, board, _ in cases),
-        tuple(answer for _, _, answer in cases),
+        tuple(case.board for case in cases),
+        tuple(case.mated for case in cases),
     )
 
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from tests.cases import REFERENCE_CASES
+
 REPO = Path(__file__).resolve().parent.parent
 MAIN = REPO / "main.py"
 CONSOLE_LOG = "cubemate.log"
@@ -26,9 +28,9 @@ JSON_LOG = "cubemate.jsonl"
 #: Generous: nothing here should take more than a fraction of this on a quiet machine.
 TIMEOUT = 30.0
 #: Reference case 1 of rules.md: a real position, white checkmated.
-CASE_1 = "[###,n##,#rr],[#b#,###,###],[###,###,bRK]"
+CASE_1 = REFERENCE_CASES[0].board
 #: Reference case 2: white in check, not mated.
-CASE_2 = "[b#b,###,###],[###,###,RNR],[#q#,###,#K#]"
+CASE_2 = REFERENCE_CASES[1].board
 #: A console log line: an ISO timestamp, one space, then the text.
 CONSOLE_LINE = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) (.*)")
 

@@ -8,23 +8,7 @@ import pytest
 
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
-
-REFERENCE_CASES = [
-    (1, "[###,n##,#rr],[#b#,###,###],[###,###,bRK]", True),
-    (2, "[b#b,###,###],[###,###,RNR],[#q#,###,#K#]", False),
-    (3, "[#q#,#b#,###],[n##,###,###],[#k#,###,#KB]", False),
-    (
-        4,
-        "[####,####,r###,####],[####,#q##,####,####],[##r#,###b,####,BRnn],[####,####,#N##,#KQ#]",
-        True,
-    ),
-    (5, "[###,##b,r#r],[###,###,###],[#k#,###,#K#]", False),
-    (6, "[##k,###,r#K],[###,n##,#N#],[###,###,#Q#]", True),
-    (7, "[###,###,##q],[###,###,###],[#k#,###,rNK]", True),
-    (8, "[#q,##],[##,K#]", False),
-    (9, "[rq,##],[##,K#]", True),
-    (10, "[###,###,#q#],[###,###,###],[#k#,###,BKn]", False),
-]
+from tests.cases import REFERENCE_CASES, ReferenceCase
 
 
 def explain(board: str) -> list[str]:
@@ -48,8 +32,12 @@ def neighbours(lines: list[str]) -> dict[str, str]:
     return found
 
 
-@pytest.mark.parametrize("number, board, mated", REFERENCE_CASES)
-def test_explain_gives_the_verdict_of_checkmate(number: int, board: str, mated: bool) -> None:
+CASE_IDS = [f"case{case.number}" for case in REFERENCE_CASES]
+
+
+@pytest.mark.parametrize("case", REFERENCE_CASES, ids=CASE_IDS)
+def test_explain_gives_the_verdict_of_checkmate(case: ReferenceCase) -> None:
+    number, _, board, mated, _ = case
     lines = explain(board)
     expected = "checkmate:" if mated else "not checkmate:"
     assert lines[0].startswith(expected), (number, lines[0])
@@ -58,7 +46,7 @@ def test_explain_gives_the_verdict_of_checkmate(number: int, board: str, mated: 
 
 
 def test_case_1_names_every_flight_and_its_guard_as_rules_md_does() -> None:
-    flights = neighbours(explain(REFERENCE_CASES[0][1]))
+    flights = neighbours(explain(REFERENCE_CASES[0].board))
     assert flights == {
         "b1(I)": "own piece Rb1(I) stands there",
         "c2(I)": "guarded by bb3(II)",
@@ -71,14 +59,15 @@ def test_case_1_names_every_flight_and_its_guard_as_rules_md_does() -> None:
 
 
 def test_case_1_says_why_capture_and_block_fail() -> None:
-    lines = explain(REFERENCE_CASES[0][1])
+    lines = explain(REFERENCE_CASES[0].board)
     assert "check from rc1(III) (rook, straight through the levels)" in lines
     assert "capture of rc1(III): no white piece can reach it" in lines
     assert "block on c1(II): no white piece can reach it" in lines
 
 
-@pytest.mark.parametrize("number, board, mated", REFERENCE_CASES)
-def test_every_neighbour_of_the_king_is_accounted_for(number: int, board: str, mated: bool) -> None:
+@pytest.mark.parametrize("case", REFERENCE_CASES, ids=CASE_IDS)
+def test_every_neighbour_of_the_king_is_accounted_for(case: ReferenceCase) -> None:
+    number, size, board, mated, _ = case
     lines = explain(board)
     if number == 5:
         assert lines == [
@@ -86,8 +75,6 @@ def test_every_neighbour_of_the_king_is_accounted_for(number: int, board: str, m
             "stalemate: white has no legal move",
         ]
         return
-    size = board.count(",") + 1
-    size = round(size ** (1 / 2))  # n*n rows in all
     king = re.search(r"white king on (\S+) is in check", lines[0])
     assert king is not None
     flights = neighbours(lines)
@@ -110,41 +97,41 @@ def test_every_neighbour_of_the_king_is_accounted_for(number: int, board: str, m
 
 
 def test_case_2_the_knight_captures_the_queen() -> None:
-    lines = explain(REFERENCE_CASES[1][1])
+    lines = explain(REFERENCE_CASES[1].board)
     assert "capture of qb3(I): Nb1(II) can do it" in lines
     assert lines[-1] == "saving move: Nb1(II)xb3(I) (captures the checking queen)"
 
 
 def test_case_3_the_bishop_blocks() -> None:
-    lines = explain(REFERENCE_CASES[2][1])
+    lines = explain(REFERENCE_CASES[2].board)
     assert "block on b2(II): Bc1(I) can do it" in lines
     assert lines[-1] == "saving move: Bc1(I)-b2(II) (blocks the line of the check on b2(II))"
 
 
 def test_case_4_double_check() -> None:
-    lines = explain(REFERENCE_CASES[3][1])
+    lines = explain(REFERENCE_CASES[3].board)
     assert "check from qb3(III) (queen, along a flat diagonal)" in lines
     assert "check from nd1(II) (knight, a leap)" in lines
     assert "double check: no capture or block can answer both checkers" in lines
 
 
 def test_case_6_the_queen_is_blocked_by_her_own_knight() -> None:
-    lines = explain(REFERENCE_CASES[5][1])
+    lines = explain(REFERENCE_CASES[5].board)
     assert "block on b1(III): Qb1(I) is blocked by Nb1(II)" in lines
 
 
 def test_case_7_the_knight_is_pinned() -> None:
-    lines = explain(REFERENCE_CASES[6][1])
+    lines = explain(REFERENCE_CASES[6].board)
     assert "capture of qc1(III): Nb1(I) is pinned by ra1(I)" in lines
 
 
 def test_case_9_the_capturing_king_would_be_guarded() -> None:
-    flights = neighbours(explain(REFERENCE_CASES[8][1]))
+    flights = neighbours(explain(REFERENCE_CASES[8].board))
     assert flights["b2(II)"] == "guarded by ra2(II)"
 
 
 def test_case_10_the_king_escapes_by_capture() -> None:
-    lines = explain(REFERENCE_CASES[9][1])
+    lines = explain(REFERENCE_CASES[9].board)
     assert "flight c1(I) (capture of nc1(I)): free, the king can go there" in lines
     assert lines[-1] == (
         "saving move: Kb1(I)xc1(I) (the king takes the knight, and no piece guards it)"

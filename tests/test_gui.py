@@ -31,6 +31,8 @@ if not CHROMIUM.exists():
 
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
+from tests.cases import REFERENCE_CASES, ReferenceCase  # noqa: E402
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOT = REPO_ROOT / "docs" / "gui.png"
 BROWSER_ARGS = [
@@ -41,25 +43,6 @@ BROWSER_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-]
-# (number, n, board, verdict) for the ten reference cases of rules.md: the checkmated ones say
-# "checkmate", case 5 is the stalemate and the others are plain checks.
-REFERENCE_CASES = [
-    (1, 3, "[###,n##,#rr],[#b#,###,###],[###,###,bRK]", "checkmate"),
-    (2, 3, "[b#b,###,###],[###,###,RNR],[#q#,###,#K#]", "check"),
-    (3, 3, "[#q#,#b#,###],[n##,###,###],[#k#,###,#KB]", "check"),
-    (
-        4,
-        4,
-        "[####,####,r###,####],[####,#q##,####,####],[##r#,###b,####,BRnn],[####,####,#N##,#KQ#]",
-        "checkmate",
-    ),
-    (5, 3, "[###,##b,r#r],[###,###,###],[#k#,###,#K#]", "stalemate"),
-    (6, 3, "[##k,###,r#K],[###,n##,#N#],[###,###,#Q#]", "checkmate"),
-    (7, 3, "[###,###,##q],[###,###,###],[#k#,###,rNK]", "checkmate"),
-    (8, 2, "[#q,##],[##,K#]", "check"),
-    (9, 2, "[rq,##],[##,K#]", "checkmate"),
-    (10, 3, "[###,###,#q#],[###,###,###],[#k#,###,BKn]", "check"),
 ]
 EMPTY_3 = "[###,###,###],[###,###,###],[###,###,###]"
 TWO_WHITE_KINGS = "[K#,##],[##,K#]"
@@ -173,15 +156,10 @@ def engine_answer(line: str, logs: Path) -> str:
     return result.stdout
 
 
-@pytest.mark.parametrize(
-    ("number", "size", "board", "verdict"),
-    REFERENCE_CASES,
-    ids=[f"case{case[0]}" for case in REFERENCE_CASES],
-)
-def test_reference_case_verdict(
-    page: Page, number: int, size: int, board: str, verdict: str
-) -> None:
+@pytest.mark.parametrize("case", REFERENCE_CASES, ids=[f"case{c.number}" for c in REFERENCE_CASES])
+def test_reference_case_verdict(page: Page, case: ReferenceCase) -> None:
     """Load each reference case through the notation box and read the verdict."""
+    number, size, board, _, verdict = case
     load(page, board)
     assert page.inner_text("#verdict") == verdict, f"case {number}"
     assert page.input_value("#notation") == board
@@ -261,7 +239,7 @@ def test_refused_board_shows_engine_message(
     """A board the engine refuses shows the engine's own message and keeps the last board."""
     expected = engine_answer(f"set_board {TWO_WHITE_KINGS}", tmp_path_factory.mktemp("direct"))
     assert expected.startswith("? invalid board")
-    load(page, REFERENCE_CASES[0][2])
+    load(page, REFERENCE_CASES[0].board)
     load(page, TWO_WHITE_KINGS)
     assert page.inner_text("#message").strip() == expected.strip()
     assert page.input_value("#size") == "3"
@@ -314,7 +292,7 @@ def test_server_listens_on_loopback_only(server_url: str) -> None:
 
 def test_screenshot_of_reference_case_1(page: Page) -> None:
     """Save the editor with reference case 1 loaded, for the README."""
-    load(page, REFERENCE_CASES[0][2])
+    load(page, REFERENCE_CASES[0].board)
     assert page.inner_text("#verdict") == "checkmate"
     SCREENSHOT.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOT), full_page=True)

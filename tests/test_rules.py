@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from tests.cases import REFERENCE_CASES, ReferenceCase
 from tests.reference import (
     analyse,
     board_from_cells,
@@ -354,36 +355,12 @@ def test_rule(ask: Ask, rule: Rule) -> None:
         assert all(m.startswith("K") for m in answers.moves)
 
 
-# The ten public cases of rules.md: (n, board, checkmate?, status).
-REFERENCE_CASES = [
-    (3, "[###,n##,#rr],[#b#,###,###],[###,###,bRK]", True, "checkmate"),
-    (3, "[b#b,###,###],[###,###,RNR],[#q#,###,#K#]", False, "check"),
-    (3, "[#q#,#b#,###],[n##,###,###],[#k#,###,#KB]", False, "check"),
-    (
-        4,
-        "[####,####,r###,####],[####,#q##,####,####],[##r#,###b,####,BRnn],[####,####,#N##,#KQ#]",
-        True,
-        "checkmate",
-    ),
-    (3, "[###,##b,r#r],[###,###,###],[#k#,###,#K#]", False, "stalemate"),
-    (3, "[##k,###,r#K],[###,n##,#N#],[###,###,#Q#]", True, "checkmate"),
-    (3, "[###,###,##q],[###,###,###],[#k#,###,rNK]", True, "checkmate"),
-    (2, "[#q,##],[##,K#]", False, "check"),
-    (2, "[rq,##],[##,K#]", True, "checkmate"),
-    (3, "[###,###,#q#],[###,###,###],[#k#,###,BKn]", False, "check"),
-]
-
-
-@pytest.mark.parametrize(
-    ("n", "board", "mate", "status"),
-    REFERENCE_CASES,
-    ids=[f"case{i + 1}" for i in range(len(REFERENCE_CASES))],
-)
-def test_reference_case(ask: Ask, n: int, board: str, mate: bool, status: str) -> None:
+@pytest.mark.parametrize("case", REFERENCE_CASES, ids=[f"case{c.number}" for c in REFERENCE_CASES])
+def test_reference_case(ask: Ask, case: ReferenceCase) -> None:
     """Answer the ten public cases of rules.md, checkmate and status."""
-    answers = ask(n, board)
-    assert answers.checkmate is mate
-    assert answers.status == status
+    answers = ask(case.size, case.board)
+    assert answers.checkmate is case.mated
+    assert answers.status == case.status
 
 
 # Positions the engine must refuse, each with the reason it is impossible.
