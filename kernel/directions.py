@@ -85,8 +85,9 @@ KNIGHT_LETTERS = "Nn"
 class Attack(NamedTuple):
     """What can attack across one difference of indices, and the unit step of its path.
 
-    `step` is 0 when nothing stands between the two cells (a knight leap, or a neighbour);
-    otherwise every cell from origin + step up to the target must be empty.
+    `step` is the unit offset of the line joining the two cells, and every cell from
+    origin + step up to the target must be empty; it is 0 for a knight's leap, which has
+    no line.
     """
 
     letters: str
@@ -106,6 +107,8 @@ class Offsets(NamedTuple):
     #: Each of the 26 directions with the black (then the white) sliders that use it.
     black_rays: tuple[tuple[int, str], ...]
     white_rays: tuple[tuple[int, str], ...]
+    #: The black sliders that move along each of the 26 unit offsets.
+    black_sliders: dict[int, str]
     #: compact[target] - compact[origin] -> the pieces that attack across it, and their path.
     attacks: dict[int, Attack]
     #: The compact index of each memory index: x + C*y + C*C*z, C from compact_width_for.
@@ -128,7 +131,7 @@ def attack_table(size: int, memory_width: int) -> dict[int, Attack]:
         for step in steps:
             key = offset_of(step, compact_width)
             offset = offset_of(step, memory_width)
-            table[key] = Attack(both + KING_LETTERS, 0)
+            table[key] = Attack(both + KING_LETTERS, offset)
             for distance in range(2, size):
                 table[key * distance] = Attack(both, offset)
     for step in KNIGHT_STEPS:
@@ -174,6 +177,7 @@ def offsets_for(size: int) -> Offsets:
         moves,
         tuple(rays),
         tuple((offset, sliders.upper()) for offset, sliders in rays),
+        dict(rays),
         attack_table(size, memory_width),
         compact_indices(size, memory_width),
     )

@@ -91,7 +91,7 @@ def explain_captures_and_blocks(analysis: Analysis) -> list[str]:
             if origin != analysis.king
         ]
         for origin in helpers:
-            pin = analysis.pins.get(origin)
+            pin = analysis.pin_of(origin)
             if pin is not None and target not in pin.line:
                 lines.append(f"{what}: {label(origin)} is pinned by {label(pin.pinner)}")
             else:

@@ -49,7 +49,7 @@ class Kernel:
         self._analysis = analysis
 
     def analysis(self) -> Analysis:
-        """Work out checkers and pins of the position once, for every command that asks."""
+        """Work out the position's checkers (and, when asked, pins) once, for every command."""
         if self._analysis is None:
             try:
                 self._analysis = Analysis(self.board)

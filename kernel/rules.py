@@ -164,6 +164,7 @@ class Analysis:
         self.offsets = board.offsets
         self.king = kings[0]
         self.by_table = prefers_table(board, board.piece_count() / 2)
+        self._pins: dict[int, Pin | None] = {}
         self.checkers = list(self.attackers(self.king, by_black=True))
 
     def attackers(self, target: int, by_black: bool, lifted: int = NO_POINT) -> Iterator[int]:
@@ -198,25 +199,29 @@ class Analysis:
     def in_check(self) -> bool:
         return bool(self.checkers)
 
-    @cached_property
-    def pins(self) -> dict[int, Pin]:
-        """Find every white piece pinned to its king, keyed by where it stands."""
-        cells = self.board.cells
-        pins: dict[int, Pin] = {}
-        for step, sliders in self.offsets.black_rays:
+    def pin_of(self, origin: int) -> Pin | None:
+        """Say whether the white piece on origin is pinned to its king, and along what line.
+
+        Only one line can pin it, the one from the king through it: walk that, no other.
+        """
+        if origin in self._pins:
+            return self._pins[origin]
+        board = self.board
+        cells = board.cells
+        step = line_step(board, self.king, origin)
+        pin = None
+        if step:
             point = self.king + step
             while cells[point] == EMPTY:
                 point += step
-            if cells[point] not in WHITE_PIECES:
-                continue
-            shield = point
-            point += step
-            while cells[point] == EMPTY:
+            if point == origin:  # nothing shields it from the king's side
                 point += step
-            if cells[point] in sliders:
-                line = frozenset(range(self.king + step, point + step, step))
-                pins[shield] = Pin(shield, point, line)
-        return pins
+                while cells[point] == EMPTY:
+                    point += step
+                if cells[point] in self.offsets.black_sliders[step]:
+                    pin = Pin(origin, point, frozenset(range(self.king + step, point + step, step)))
+        self._pins[origin] = pin
+        return pin
 
     def evasion_cells(self) -> list[int]:
         """Return where a single check can be met: the checker's cell, then its line."""
@@ -237,7 +242,7 @@ class Analysis:
 
     def allowed_by_pin(self, origin: int, target: int) -> bool:
         """Tell whether a pin, if any, lets the piece on origin go to target."""
-        pin = self.pins.get(origin)
+        pin = self.pin_of(origin)
         return pin is None or target in pin.line
 
     def piece_moves(self) -> Iterator[Move]:
