@@ -18,7 +18,7 @@ from typing import BinaryIO, NamedTuple, NoReturn
 
 from kernel.config import ConfigError, EngineConfig, load_config
 from kernel.kernel import COMMANDS, Kernel
-from kernel.logger import LOGGED_PREFIX, ExchangeLog
+from kernel.logger import LOGGED_PREFIX, ExchangeLog, write_stderr
 from kernel.protocol import frame, line_too_long, prepare_line
 
 HERE = Path(__file__).resolve().parent
@@ -153,6 +153,7 @@ class Terminated(Exception):
 
 
 def on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """Turn SIGTERM into an exception that unwinds the loop, so the logs close."""
     raise Terminated
 
 
@@ -164,12 +165,13 @@ def silence_stdout() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Read the options and the config, open the logs, and answer stdin until it ends."""
     arguments = parse_arguments(argv)
     config_path: Path = arguments.config
     try:
         config: EngineConfig = load_config(config_path)
     except ConfigError as error:
-        print(f"cubemate: config error: {error}", file=sys.stderr)
+        write_stderr(f"cubemate: config error: {error}")
         return 2
     # A log folder in the config is relative to the config file, one on the command line to
     # the current folder, as each reader would expect.

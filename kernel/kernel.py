@@ -74,7 +74,9 @@ class Kernel:
         except CommandError as error:
             return Reply(False, str(error))
         except Exception as error:
-            message = f"internal error: {type(error).__name__}: {error}"
+            # One short line, whatever the exception says: the traceback goes to the logs.
+            detail = " ".join(str(error).split())[:200]
+            message = f"internal error: {type(error).__name__}: {detail}"
             from traceback import format_exc  # only bugs need it: keep it out of start-up
 
             return Reply(False, message, format_exc())
