@@ -238,13 +238,13 @@ def test_internal_error_is_answered_and_engine_goes_on(
     assert "RuntimeError: boom" in exchange.reply.traceback
     assert "broken" in exchange.reply.traceback
     assert answer(kernel, "protocol_version") == "= 2\n\n"
-    # An exception whose message holds empty lines still frames as one response.
+    # An exception whose message holds line breaks still answers one short line.
     monkeypatch.setitem(
         COMMANDS_BY_NAME,
         "name",
         CommandSpec("name", "", lambda kernel, args: (_ for _ in ()).throw(ValueError("a\n\nb"))),
     )
-    assert answer(kernel, "name") == "? internal error: ValueError: a\nb\n\n"
+    assert answer(kernel, "name") == "? internal error: ValueError: a b\n\n"
 
 
 # --- the command table and the informational commands ------------------------------------------
