@@ -85,11 +85,12 @@ def explain_captures_and_blocks(analysis: Analysis) -> list[str]:
     lines = []
     for target in analysis.evasion_cells():
         what = f"capture of {label(target)}" if target == checker else f"block on {name(target)}"
-        helpers = [
-            origin
-            for origin in analysis.attackers(target, by_black=False)
-            if origin != analysis.king
-        ]
+        reachers = list(analysis.attackers(target, by_black=False))
+        helpers = [origin for origin in reachers if origin != analysis.king]
+        # The king blocks nothing (that is a flight), but it may take a checker next to it.
+        king_takes = target == checker and analysis.king in reachers
+        if king_takes:
+            lines.append(f"{what}: {king_capture(analysis, target)}")
         for origin in helpers:
             pin = analysis.pin_of(origin)
             if pin is not None and target not in pin.line:
@@ -99,9 +100,18 @@ def explain_captures_and_blocks(analysis: Analysis) -> list[str]:
         blocked = [pair for pair in blocked_sliders(analysis, target) if pair[1] not in helpers]
         for slider, blocker in blocked:
             lines.append(f"{what}: {label(slider)} is blocked by {label(blocker)}")
-        if not helpers and not blocked:
+        if not helpers and not blocked and not king_takes:
             lines.append(f"{what}: no white piece can reach it")
     return lines
+
+
+def king_capture(analysis: Analysis, target: int) -> str:
+    """Say whether the king may take the piece next to it, or who would guard it there."""
+    guards = sorted(analysis.attackers(target, by_black=True, lifted=analysis.king))
+    if not guards:
+        return "the king can take it"
+    named = ", ".join(guard_name(analysis, guard, target) for guard in guards)
+    return f"the king would be guarded there by {named}"
 
 
 def blocked_sliders(analysis: Analysis, target: int) -> Iterator[tuple[int, int]]:

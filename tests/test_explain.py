@@ -148,3 +148,10 @@ def test_not_in_check_names_a_move() -> None:
     lines = explain("[k##,###,###],[###,###,###],[###,###,#K#]")
     assert lines[0] == "not checkmate: the white king on b1(I) is not in check"
     assert lines[1].startswith("white can play, for example, Kb1(I)")
+
+
+def test_the_king_capturing_its_checker_is_weighed() -> None:
+    assert "capture of qb2(II): the king can take it" in explain(REFERENCE_CASES[7].board)
+    assert "capture of qb2(II): the king would be guarded there by ra2(II)" in explain(
+        REFERENCE_CASES[8].board
+    )
