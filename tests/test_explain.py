@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
 from tests.cases import REFERENCE_CASES, ReferenceCase
+from tests.positions import random_position
 
 
 def explain(board: str) -> list[str]:
@@ -155,3 +157,31 @@ def test_the_king_capturing_its_checker_is_weighed() -> None:
     assert "capture of qb2(II): the king would be guarded there by ra2(II)" in explain(
         REFERENCE_CASES[8].board
     )
+
+
+def test_explain_agrees_with_the_verdicts_on_random_positions() -> None:
+    rng = random.Random(11)
+    kernel = Kernel(EngineConfig())
+    for _ in range(1500):
+        size = rng.randrange(2, 9)
+        assert kernel.execute("set_board", [random_position(rng, size)]).ok
+        status = kernel.execute("status", []).text
+        moves = kernel.execute("legal_moves", []).text.split()
+        lines = kernel.execute("explain", []).text.split("\n")
+        assert "" not in lines
+        in_check = status in ("check", "checkmate")
+        assert lines[0].startswith("checkmate:" if status == "checkmate" else "not checkmate:")
+        assert lines[0].endswith("is in check" if in_check else "is not in check")
+        if status == "stalemate":
+            assert lines[1] == "stalemate: white has no legal move"
+        if status in ("check", "normal"):
+            move = lines[-1].split()[5 if status == "normal" else 2]
+            assert move in moves, (lines, moves)
+        if in_check:
+            checkers = kernel.execute("checkers", []).text.split()
+            named = {line.split()[2] for line in lines if line.startswith("check from")}
+            assert named == set(checkers)
+            flights = [line for line in lines if line.startswith("flight ")]
+            free = [line for line in flights if line.endswith("free, the king can go there")]
+            king_moves = [move for move in moves if move.startswith("K")]
+            assert len(free) == len(king_moves), (lines, moves)
