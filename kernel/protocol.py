@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-# C0 controls, DEL and C1 controls; tab is handled apart because it becomes a space.
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+# C0 controls, DEL and C1 controls; tab is handled apart because it becomes a space. Also
+# U+FEFF, the byte-order mark some Windows programs write before their first line.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\ufeff]")
 # The same on ASCII bytes, where one C-speed `translate` drops them and turns tabs to spaces.
 _BYTE_CONTROLS = bytes([*range(0x00, 0x09), *range(0x0A, 0x20), 0x7F])
 _TAB_TO_SPACE = bytes.maketrans(b"\t", b" ")
@@ -41,7 +42,7 @@ def decode_line(raw: bytes) -> str:
 
 
 def clean_line(line: str) -> str:
-    """Drop control characters except tab, and turn tabs into spaces."""
+    """Drop control characters (and byte-order marks) except tab; turn tabs into spaces."""
     if _CONTROL.search(line) is not None:
         line = _CONTROL.sub("", line)
     return line.replace("\t", " ")

@@ -91,7 +91,7 @@ HOSTILE: dict[str, tuple[bytes, bytes | None]] = {
     ),
     "control characters alone": (bytes(range(0x0A)) + bytes(range(0x0B, 0x20)), None),
     "c1 controls": ("\u0085\u009bname\u009f".encode(), b"= cubemate\n\n"),
-    "byte order mark": (b"\xef\xbb\xbfname", b"? unknown command\n\n"),
+    "byte order mark": (b"\xef\xbb\xbfname", b"= cubemate\n\n"),
     "10000 spaces": (b" " * 10_000, None),
     "10000 spaces then name": (b" " * 10_000 + b"name" + b"\t" * 10_000, b"= cubemate\n\n"),
     "ideographic space": ("name\u3000".encode(), b"= cubemate\n\n"),
