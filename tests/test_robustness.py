@@ -14,7 +14,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import pytest
 
@@ -733,7 +733,12 @@ def test_unwritable_logs_and_no_stderr(tmp_path: Path, stderr: str) -> None:
     answers, and the engine exits 0."""
     folder = _dir_under_a_file(tmp_path)
     data = b"name\n1 name\n"
-    if stderr == "closed":
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # for "reader gone": a stderr pipe nobody reads
+    stderr_setup: dict[str, Any] = (
+        {"preexec_fn": _close_stderr} if stderr == "closed" else {"stderr": write_end}
+    )
+    try:
         result = subprocess.run(
             engine_command(folder),
             input=data,
@@ -741,23 +746,10 @@ def test_unwritable_logs_and_no_stderr(tmp_path: Path, stderr: str) -> None:
             cwd=REPO,
             timeout=TIMEOUT,
             check=False,
-            preexec_fn=_close_stderr,
+            **stderr_setup,
         )
-    else:
-        read_end, write_end = os.pipe()
-        os.close(read_end)
-        try:
-            result = subprocess.run(
-                engine_command(folder),
-                input=data,
-                stdout=subprocess.PIPE,
-                stderr=write_end,
-                cwd=REPO,
-                timeout=TIMEOUT,
-                check=False,
-            )
-        finally:
-            os.close(write_end)
+    finally:
+        os.close(write_end)
     assert result.stdout == b"= cubemate\n\n=1 cubemate\n\n"
     assert result.returncode == 0
 
