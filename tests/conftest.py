@@ -18,8 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from tests.cases import REFERENCE_CASES
+
+# No per-example deadline: on a loaded 2-core machine a slow example is not a failure, and a
+# timing that can fail at random is a flaky test. Failures print how to reproduce them.
+settings.register_profile("cubemate", deadline=None, print_blob=True)
+settings.load_profile("cubemate")
 
 REPO = Path(__file__).resolve().parent.parent
 MAIN = REPO / "main.py"
