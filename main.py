@@ -180,9 +180,13 @@ def main(argv: list[str] | None = None) -> int:
     log = ExchangeLog(Path(config.log_dir), config.console_log, config.json_log, config.echo_stderr)
     kernel = Kernel(config)
     signal.signal(signal.SIGTERM, on_sigterm)
-    interactive = sys.stdin.isatty()
+    if sys.stdin is None or sys.stdout is None:
+        # Started with fd 0 or 1 closed: no question can come in, or no answer go out.
+        log.close()
+        return 0
     limit = config.max_line_bytes
-    lines = terminal_lines(limit) if interactive else pipe_lines(sys.stdin.fileno(), limit)
+    at_terminal = sys.stdin.isatty()
+    lines = terminal_lines(limit) if at_terminal else pipe_lines(sys.stdin.fileno(), limit)
     try:
         serve(kernel, log, lines, sys.stdout.buffer)
     except (KeyboardInterrupt, Terminated):

@@ -823,3 +823,18 @@ def test_four_engines_share_one_log_folder(tmp_path: Path) -> None:
     texts = "\n".join(line.text for line in console)
     for response in {r.decode().rstrip("\n") for r in split_responses(expected_output)}:
         assert texts.count(response) >= 4
+
+
+@pytest.mark.parametrize("closed", [0, 1], ids=["stdin", "stdout"])
+def test_started_with_stdin_or_stdout_closed(log_dir: Path, closed: int) -> None:
+    """An engine started with fd 0 or fd 1 closed exits 0, quietly, instead of crashing."""
+    result = subprocess.run(
+        engine_command(log_dir),
+        input=b"name\n",
+        capture_output=True,
+        cwd=REPO,
+        timeout=TIMEOUT,
+        check=False,
+        preexec_fn=lambda: os.close(closed),
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
