@@ -43,6 +43,7 @@ class LogWarning:
         self.given = False
 
     def warn(self, message: str) -> None:
+        """Warn about a log that cannot be written, unless a warning was given already."""
         if not self.given:
             self.given = True
             write_stderr(f"cubemate: warning: {message}; answering without this log")

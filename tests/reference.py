@@ -1,4 +1,4 @@
-"""Slow, obviously-correct brute force for the rules of /work/shared/rules.md.
+"""Slow, obviously-correct brute force for the rules of ../shared/rules.md.
 
 Written from the rules alone, independently of the kernel, so that the two can be compared.
 Every answer is computed the long way: try every white move on a copy of the position and ask
