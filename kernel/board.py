@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from kernel.directions import WALL_THICKNESS, Offsets, offsets_for
+from kernel.directions import WALL_THICKNESS, Offsets, memory_width_for, offsets_for
 
 WALL = "+"
 EMPTY = "#"
@@ -102,7 +102,7 @@ class Geometry:
     def __init__(self, size: int) -> None:
         self.size = size
         #: W: the board size plus the wall on both sides.
-        self.memory_width = size + 2 * WALL_THICKNESS
+        self.memory_width = memory_width_for(size)
         #: The number of cells in the whole padded array, walls included.
         self.memory_area = self.memory_width**3
 
@@ -129,12 +129,6 @@ class Geometry:
         """Invert get_point_from_cell."""
         x, y, z = self.get_xyz_from_point(point)
         return x - WALL_THICKNESS, y - WALL_THICKNESS, z - WALL_THICKNESS
-
-    def is_on_board(self, point: int) -> bool:
-        """Tell whether a memory index is a board cell rather than wall."""
-        if not 0 <= point < self.memory_area:
-            return False
-        return all(0 <= value < self.size for value in self.get_cell_from_point(point))
 
     def get_cell_name_from_point(self, point: int) -> str:
         """Name a board cell: file letters, rank number, level numeral, as `c2(II)`."""
@@ -165,7 +159,7 @@ def padded_cells(size: int, rows: list[str]) -> str:
     Read backwards, the rows come level I first and rank 1 first, which is the order of the
     array; so the whole array is the rows joined by the wall cells that stand between them.
     """
-    width = size + 2 * WALL_THICKNESS
+    width = memory_width_for(size)
     edge = WALL * WALL_THICKNESS
     # Between two rows of a layer: the right wall of one and the left wall of the next.
     row_gap = edge + edge
@@ -223,10 +217,9 @@ class Board:
             for y in reversed(range(size))
         ]
 
-    def pieces(self) -> list[tuple[int, str]]:
-        """Return every piece as where it stands and its letter, in board order."""
-        found = [(point, letter) for letter in PIECE_LETTERS for point in self.find(letter)]
-        return sorted(found)
+    def pieces(self, letters: str = PIECE_LETTERS) -> list[tuple[int, str]]:
+        """Return every piece with one of these letters, as where it stands and its letter."""
+        return [(point, letter) for letter in letters for point in self.find(letter)]
 
     def piece_count(self) -> int:
         """Count the pieces on the board."""

@@ -61,6 +61,11 @@ KNIGHT_STEPS: tuple[Step, ...] = tuple(
 )
 
 
+def memory_width_for(size: int) -> int:
+    """Return W, the row width of the padded array: the board and a wall on either side."""
+    return size + 2 * WALL_THICKNESS
+
+
 def compact_width_for(size: int) -> int:
     """Return C, the row width of the compact index: more than twice any |dx| on the board."""
     return 2 * size + 1
@@ -97,7 +102,6 @@ class Attack(NamedTuple):
 class Offsets(NamedTuple):
     """Every offset table for one board size."""
 
-    memory_width: int
     rook: tuple[int, ...]
     bishop: tuple[int, ...]
     queen: tuple[int, ...]
@@ -142,7 +146,7 @@ def attack_table(size: int, memory_width: int) -> dict[int, Attack]:
 @cache
 def offsets_for(size: int) -> Offsets:
     """Build the offset tables for a board of this size (once per size)."""
-    memory_width = size + 2 * WALL_THICKNESS
+    memory_width = memory_width_for(size)
 
     def table(steps: tuple[Step, ...]) -> tuple[int, ...]:
         return tuple(offset_of(step, memory_width) for step in steps)
@@ -169,7 +173,6 @@ def offsets_for(size: int) -> Offsets:
         for step in steps
     ]
     return Offsets(
-        memory_width,
         rook,
         bishop,
         queen,

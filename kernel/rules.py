@@ -196,11 +196,8 @@ class Analysis:
 
     def pieces_of(self, letters: str) -> list[Piece]:
         """List the pieces with these letters, with their compact indices."""
-        board = self.board
-        compact = board.offsets.compact
-        return [
-            (point, letter, compact[point]) for letter in letters for point in board.find(letter)
-        ]
+        compact = self.board.offsets.compact
+        return [(point, letter, compact[point]) for point, letter in self.board.pieces(letters)]
 
     @property
     def in_check(self) -> bool:
