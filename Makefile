@@ -27,8 +27,10 @@ pytest: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
+# `make gui PORT=N` picks the port; PORT=0 takes any free one (the address is printed).
+PORT ?= 8765
 gui: $(STAMP)
-	$(BIN)/python -m gui.server
+	$(BIN)/python -m gui.server --port $(PORT)
 
 # Reinstall whenever the project's metadata changes. Progress goes to stderr, so that
 # `make run` piped into a GUI or a script shows it nothing but protocol.

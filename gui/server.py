@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import queue
 import shlex
@@ -41,6 +42,8 @@ DEFAULT_PORT = 8765
 DEFAULT_TIMEOUT = 30.0
 # Enough for the largest board the engine takes (n = 64 is 266 kB of notation).
 MAX_BODY = 4 * 1024 * 1024
+# Bytes of one response kept together for a single write; the page and a JSON reply fit easily.
+WRITE_BUFFER = 256 * 1024
 # Host names a browser may legitimately use for this server; anything else is refused so that a
 # DNS-rebinding page cannot talk to the engine through the user's browser.
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
@@ -277,6 +280,11 @@ class Handler(BaseHTTPRequestHandler):
     server: GuiServer
     server_version = "cubemate-gui"
     protocol_version = "HTTP/1.1"
+    # A kept-alive connection with Nagle's algorithm on waits ~40 ms for the client's delayed
+    # ACK before it sends a second small write: send at once, and buffer each response so its
+    # headers and body leave in one write (the handler flushes after every request).
+    disable_nagle_algorithm = True
+    wbufsize = WRITE_BUFFER
 
     def log_message(self, format: str, *args: Any) -> None:
         """Log requests only with ``--verbose``: the terminal is for the address and errors."""
@@ -426,6 +434,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def listen_problem(port: int, exc: OSError) -> str:
+    """Say why the server cannot listen on ``port`` and what to do about it."""
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"port {port} on {HOST} is already in use (another server, perhaps another "
+            "cubemate GUI); choose another with `make gui PORT=N`, or PORT=0 for any free port "
+            "(python -m gui.server --port N)"
+        )
+    if exc.errno == errno.EACCES:
+        return f"no permission to listen on port {port}; use a port above 1023, or PORT=0"
+    return f"cannot listen on {HOST}:{port}: {exc}"
+
+
 def _raise_exit(signum: int, frame: FrameType | None) -> None:
     """Turn SIGTERM or SIGINT into a normal exit so the engine is shut down in ``finally``."""
     raise SystemExit(0)
@@ -453,12 +474,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         server = GuiServer(args.port, engine, args.verbose)
     except OSError as exc:
         engine.close()
-        print(f"error: cannot listen on {HOST}:{args.port}: {exc}", file=sys.stderr)
+        print(f"error: {listen_problem(args.port, exc)}", file=sys.stderr)
         return 1
     # Stop cleanly on SIGTERM, and on SIGINT even when a launcher started us with it ignored.
     signal.signal(signal.SIGTERM, _raise_exit)
     signal.signal(signal.SIGINT, _raise_exit)
-    print(f"cubemate GUI: {server.url}  (engine: {shlex.join(command)}; Ctrl-C stops)", flush=True)
+    # The address alone on its line, so that terminals make it a link and scripts can read it.
+    print(f"cubemate GUI: {server.url}", flush=True)
+    print(f"  engine: {shlex.join(command)}; Ctrl-C stops", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
