@@ -1,17 +1,27 @@
 """Slow, obviously-correct brute force for the rules of ../shared/rules.md.
 
 Written from the rules alone, independently of the kernel, so that the two can be compared.
-Every answer is computed the long way: try every white move on a copy of the position and ask
-every black piece, one by one, whether it can reach the white king.
+Every answer is computed the long way: try every move of the side to move on a copy of the
+position and ask every enemy piece, one by one, whether it can reach the king. Moves, perft and
+mate in N ("Both sides" in rules.md) are plain recursions over copies: nothing is cached, pruned
+or ordered, only `any`/`all` stop at the first answer that settles them.
+
+The side to move is a value, `"w"` or `"b"`, carried by the position; white unless said
+otherwise, so that every answer about a white-to-move position is what it always was.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 Cell = tuple[int, int, int]
+Side = Literal["w", "b"]
+
+WHITE: Side = "w"
+BLACK: Side = "b"
 
 WHITE_LETTERS = "KQRBN"
 BLACK_LETTERS = "kqrbn"
@@ -37,7 +47,7 @@ KNIGHT_JUMPS: frozenset[Cell] = frozenset(
 SLIDER_STEPS: dict[str, frozenset[Cell]] = {"q": QUEEN_STEPS, "r": ROOK_STEPS, "b": BISHOP_STEPS}
 LEAPER_STEPS: dict[str, frozenset[Cell]] = {"k": KING_STEPS, "n": KNIGHT_JUMPS}
 
-# Status by (white in check, white has a legal move).
+# Status by (the side to move in check, the side to move has a legal move).
 STATUS: dict[tuple[bool, bool], str] = {
     (True, False): "checkmate",
     (True, True): "check",
@@ -64,10 +74,11 @@ ROMAN_VALUES = (
 
 @dataclass
 class Position:
-    """An n×n×n board: the occupied cells only, mapped to their piece letter."""
+    """An n×n×n board: the occupied cells only, mapped to their piece letter; a side to move."""
 
     n: int
     pieces: dict[Cell, str]
+    side: Side = field(default=WHITE)
 
     def on_board(self, cell: Cell) -> bool:
         """Tell whether cell lies inside the cube."""
@@ -84,7 +95,7 @@ class Analysis:
 
     @property
     def checkmate(self) -> bool:
-        """Tell whether white is checkmated."""
+        """Tell whether the side to move is checkmated."""
         return self.status == "checkmate"
 
 
@@ -99,6 +110,34 @@ def is_white(letter: str) -> bool:
 def is_black(letter: str) -> bool:
     """Tell whether a piece letter is black."""
     return letter in BLACK_LETTERS
+
+
+def colour(letter: str) -> Side:
+    """Return the side a piece letter belongs to."""
+    if letter in WHITE_LETTERS:
+        return WHITE
+    if letter in BLACK_LETTERS:
+        return BLACK
+    raise ValueError(f"unknown piece {letter!r}")
+
+
+def opponent(side: Side) -> Side:
+    """Return the other side."""
+    return BLACK if side == WHITE else WHITE
+
+
+def parse_side(text: str) -> Side:
+    """Read a side as protocol.md writes it: w, b, white or black."""
+    if text in ("w", "white"):
+        return WHITE
+    if text in ("b", "black"):
+        return BLACK
+    raise ValueError(f"bad side {text!r}")
+
+
+def king_letter(side: Side) -> str:
+    """Return the king's letter of a side."""
+    return "K" if side == WHITE else "k"
 
 
 def file_name(x: int) -> str:
@@ -160,7 +199,7 @@ def board_from_cells(n: int, named: dict[str, str]) -> str:
     return to_notation(n, {parse_cell(name): piece for name, piece in named.items()})
 
 
-def parse_board(text: str, n: int | None = None) -> Position:
+def parse_board(text: str, n: int | None = None, side: Side = WHITE) -> Position:
     """Parse canonical notation: layers top first, rows back first, files a → last."""
     text = text.strip()
     if not (text.startswith("[") and text.endswith("]")):
@@ -187,7 +226,13 @@ def parse_board(text: str, n: int | None = None) -> Position:
                 if char not in WHITE_LETTERS + BLACK_LETTERS:
                     raise ValueError(f"unknown piece {char!r}")
                 pieces[(x, y, z)] = char
-    return Position(size, pieces)
+    return Position(size, pieces, side)
+
+
+def parse_game(text: str) -> Position:
+    """Parse what `get_board` prints: the board, then ` b` when black is to move."""
+    board, _, side = text.strip().partition(" ")
+    return parse_board(board, side=parse_side(side) if side else WHITE)
 
 
 def to_notation(n: int, pieces: dict[Cell, str]) -> str:
@@ -199,6 +244,12 @@ def to_notation(n: int, pieces: dict[Cell, str]) -> str:
             rows.append("".join(pieces.get((x, y, z), EMPTY) for x in range(n)))
         layers.append("[" + ",".join(rows) + "]")
     return ",".join(layers)
+
+
+def board_text(pos: Position) -> str:
+    """Write a position as `get_board` prints it: the board, then ` b` when black is to move."""
+    board = to_notation(pos.n, pos.pieces)
+    return board if pos.side == WHITE else board + " b"
 
 
 # ---------------------------------------------------------------- attacks
@@ -272,57 +323,106 @@ def white_king(pos: Position) -> Cell:
     return cell
 
 
-def black_attackers(pos: Position, target: Cell) -> list[Cell]:
-    """List every black piece that attacks target."""
+def attackers(pos: Position, target: Cell, by: Side) -> list[Cell]:
+    """List every piece of side `by` that attacks target."""
     return [
-        cell for cell, piece in pos.pieces.items() if is_black(piece) and attacks(pos, cell, target)
+        cell
+        for cell, piece in pos.pieces.items()
+        if colour(piece) == by and attacks(pos, cell, target)
     ]
 
 
+def black_attackers(pos: Position, target: Cell) -> list[Cell]:
+    """List every black piece that attacks target."""
+    return attackers(pos, target, BLACK)
+
+
+def side_in_check(pos: Position, side: Side) -> bool:
+    """Tell whether the king of `side` is attacked; a side without a king is never in check."""
+    king = king_cell(pos, king_letter(side))
+    if king is None:
+        return False
+    enemy = opponent(side)
+    return any(
+        colour(piece) == enemy and attacks(pos, cell, king) for cell, piece in pos.pieces.items()
+    )
+
+
 def in_check(pos: Position) -> bool:
-    """Tell whether any black piece attacks the white king."""
-    return bool(black_attackers(pos, white_king(pos)))
+    """Tell whether the side to move is in check (a white king must be on the board)."""
+    white_king(pos)
+    return side_in_check(pos, pos.side)
 
 
 def black_in_check(pos: Position) -> bool:
     """Tell whether any white piece attacks the black king (False when there is none)."""
-    target = king_cell(pos, "k")
-    if target is None:
-        return False
-    return any(is_white(piece) and attacks(pos, cell, target) for cell, piece in pos.pieces.items())
+    return side_in_check(pos, BLACK)
 
 
 def checkers(pos: Position) -> list[str]:
-    """List the black pieces attacking the white king as letter + cell, sorted."""
-    return sorted(pos.pieces[c] + cell_name(c) for c in black_attackers(pos, white_king(pos)))
+    """List the enemy pieces attacking the king of the side to move as letter + cell, sorted."""
+    white_king(pos)
+    king = king_cell(pos, king_letter(pos.side))
+    if king is None:
+        return []
+    found = attackers(pos, king, opponent(pos.side))
+    return sorted(pos.pieces[c] + cell_name(c) for c in found)
 
 
 # ---------------------------------------------------------------- moves and status
 
 
 def apply_move(pos: Position, from_cell: Cell, to_cell: Cell) -> Position:
-    """Return a copy of pos with the piece moved (capturing whatever stood on to_cell)."""
+    """Return a copy of pos with the piece moved (capturing what stood there), the turn passed."""
     pieces = dict(pos.pieces)
     pieces[to_cell] = pieces.pop(from_cell)
-    return Position(pos.n, pieces)
+    return Position(pos.n, pieces, opponent(pos.side))
 
 
-def legal_moves(pos: Position) -> list[str]:
-    """List every legal white move, `Kc1(I)-c2(II)` or `Nb2(II)xa1(III)`, sorted."""
-    white_king(pos)  # a position without a white king has no answer
-    moves: list[str] = []
+def move_name(pos: Position, from_cell: Cell, to_cell: Cell) -> str:
+    """Name a move as legal_moves writes it: `Kc1(I)-c2(II)`, `nb2(II)xa1(III)`."""
+    sign = "x" if to_cell in pos.pieces else "-"
+    return f"{pos.pieces[from_cell]}{cell_name(from_cell)}{sign}{cell_name(to_cell)}"
+
+
+def pseudo_moves(pos: Position) -> list[tuple[Cell, Cell]]:
+    """List every move of the side to move to an empty or enemy cell, legal or not."""
+    moves: list[tuple[Cell, Cell]] = []
     for from_cell, piece in pos.pieces.items():
-        if not is_white(piece):
+        if colour(piece) != pos.side:
             continue
         for to_cell in destinations(pos, from_cell):
             target = pos.pieces.get(to_cell)
-            if target is not None and is_white(target):
-                continue
-            if in_check(apply_move(pos, from_cell, to_cell)):
-                continue
-            sign = "-" if target is None else "x"
-            moves.append(f"{piece}{cell_name(from_cell)}{sign}{cell_name(to_cell)}")
-    return sorted(moves)
+            if target is None or colour(target) != pos.side:
+                moves.append((from_cell, to_cell))
+    return moves
+
+
+def is_legal(pos: Position, from_cell: Cell, to_cell: Cell) -> bool:
+    """Tell whether a pseudo move leaves the mover's own king out of check."""
+    return not side_in_check(apply_move(pos, from_cell, to_cell), pos.side)
+
+
+def legal_move_pairs(pos: Position) -> list[tuple[Cell, Cell]]:
+    """List every legal move of the side to move as (from, to)."""
+    white_king(pos)  # a position without a white king has no answer
+    return [(a, b) for a, b in pseudo_moves(pos) if is_legal(pos, a, b)]
+
+
+def has_legal_move(pos: Position) -> bool:
+    """Tell whether the side to move has at least one legal move (stops at the first)."""
+    white_king(pos)
+    return any(is_legal(pos, a, b) for a, b in pseudo_moves(pos))
+
+
+def legal_moves(pos: Position) -> list[str]:
+    """List every legal move of the side to move, `Kc1(I)-c2(II)` or `nb2(II)xa1(III)`, sorted."""
+    return sorted(move_name(pos, a, b) for a, b in legal_move_pairs(pos))
+
+
+def successors(pos: Position) -> list[tuple[str, Position]]:
+    """List (move name, position after it) for every legal move, sorted by name."""
+    return sorted((move_name(pos, a, b), apply_move(pos, a, b)) for a, b in legal_move_pairs(pos))
 
 
 def analyse(pos: Position) -> Analysis:
@@ -338,20 +438,24 @@ def status(pos: Position) -> str:
 
 
 def is_checkmate(pos: Position) -> bool:
-    """Tell whether white is in check with no legal move."""
-    return status(pos) == "checkmate"
+    """Tell whether the side to move is in check with no legal move."""
+    return in_check(pos) and not has_legal_move(pos)
 
 
 def pinned_pieces(pos: Position) -> list[Cell]:
-    """List the white pieces that are pinned: taking them off the board adds a checker."""
-    king = white_king(pos)
-    before = set(black_attackers(pos, king))
+    """List the pinned pieces of the side to move: taking one off the board adds a checker."""
+    white_king(pos)
+    king = king_cell(pos, king_letter(pos.side))
+    if king is None:
+        return []
+    enemy = opponent(pos.side)
+    before = set(attackers(pos, king, enemy))
     pinned: list[Cell] = []
     for cell, piece in pos.pieces.items():
-        if not is_white(piece) or piece == "K":
+        if colour(piece) != pos.side or cell == king:
             continue
-        without = Position(pos.n, {c: p for c, p in pos.pieces.items() if c != cell})
-        if set(black_attackers(without, king)) - before:
+        without = Position(pos.n, {c: p for c, p in pos.pieces.items() if c != cell}, pos.side)
+        if set(attackers(without, king, enemy)) - before:
             pinned.append(cell)
     return pinned
 
@@ -371,7 +475,7 @@ def validity_error(pos: Position) -> str | None:
         wk, bk = white_kings[0], black_kings[0]
         if max(abs(a - b) for a, b in zip(wk, bk, strict=True)) == 1:
             return "kings on neighbouring cells"
-        if in_check(pos) and black_in_check(pos):
+        if side_in_check(pos, WHITE) and side_in_check(pos, BLACK):
             return "both kings in check"
     return None
 
@@ -379,3 +483,296 @@ def validity_error(pos: Position) -> str | None:
 def is_valid(pos: Position) -> bool:
     """Tell whether the engine must accept this position."""
     return validity_error(pos) is None
+
+
+def game_error(pos: Position) -> str | None:
+    """Say why play, perft and mate search must refuse this position (protocol.md), or None."""
+    if king_cell(pos, "K") is None:
+        return "no white king on the board"
+    if side_in_check(pos, opponent(pos.side)):
+        return "the side not to move is in check"
+    return None
+
+
+def is_game_position(pos: Position) -> bool:
+    """Tell whether the position can arise in play: the side not to move is not in check."""
+    return game_error(pos) is None
+
+
+class Refused(ValueError):
+    """A game command the engine must refuse; `reason` is the text after `? `."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def require_game(pos: Position) -> None:
+    """Refuse a position that is not a game position."""
+    error = game_error(pos)
+    if error is not None:
+        raise Refused(error)
+
+
+# ---------------------------------------------------------------- play
+
+
+CELL_PATTERN = r"[a-z]+[0-9]+\((?:[0-9]+|[IVXLCDM]+)\)"
+MOVE_PATTERN = re.compile(rf"([KQRBNkqrbn]?)({CELL_PATTERN})([-x])({CELL_PATTERN})")
+
+#: Why a move text is refused; the kinds protocol.md names, and text that is no move at all.
+ILLEGAL_KINDS = ("syntax", "no piece", "letter", "cannot move so", "king in check")
+
+
+class IllegalMove(Refused):
+    """A `play` refused as `illegal move: ...`; `kind` is one of ILLEGAL_KINDS."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(f"illegal move: {detail}")
+        self.kind = kind
+
+
+def parse_move(pos: Position, text: str) -> tuple[Cell, Cell]:
+    """Read a move of the side to move in the lenient forms of protocol.md; refuse it if illegal.
+
+    The piece letter may be left out, `-` and `x` are interchangeable, levels may be decimal.
+    """
+    match = MOVE_PATTERN.fullmatch(text)
+    if match is None:
+        raise IllegalMove("syntax", f"cannot read {text!r}")
+    letter, from_text, _, to_text = match.groups()
+    try:
+        from_cell, to_cell = parse_cell(from_text), parse_cell(to_text)
+    except ValueError as error:
+        raise IllegalMove("syntax", str(error)) from error
+    if not (pos.on_board(from_cell) and pos.on_board(to_cell)):
+        raise IllegalMove("syntax", "a cell off the board")
+    piece = pos.pieces.get(from_cell)
+    if piece is None or colour(piece) != pos.side:
+        raise IllegalMove("no piece", f"no piece of the side to move on {cell_name(from_cell)}")
+    if letter and letter != piece:
+        raise IllegalMove("letter", f"{piece} stands on {cell_name(from_cell)}, not {letter}")
+    target = pos.pieces.get(to_cell)
+    if to_cell not in destinations(pos, from_cell) or (
+        target is not None and colour(target) == pos.side
+    ):
+        raise IllegalMove("cannot move so", f"{piece} cannot move to {cell_name(to_cell)}")
+    if not is_legal(pos, from_cell, to_cell):
+        raise IllegalMove("king in check", "it would leave the king in check")
+    return from_cell, to_cell
+
+
+def play(pos: Position, text: str) -> Position:
+    """Return the position after the move `text`; refuse a non-game position or an illegal move."""
+    require_game(pos)
+    from_cell, to_cell = parse_move(pos, text)
+    return apply_move(pos, from_cell, to_cell)
+
+
+# ---------------------------------------------------------------- perft
+
+
+def perft(pos: Position, depth: int) -> int:
+    """Count the leaves of the legal-move tree `depth` plies deep (rules.md), by recursion."""
+    if depth < 0:
+        raise ValueError(f"perft depth must be at least 0, got {depth}")
+    require_game(pos)
+    return _perft(pos, depth)
+
+
+def _perft(pos: Position, depth: int) -> int:
+    """Recurse without re-checking the game position (every legal move keeps one)."""
+    if depth == 0:
+        return 1
+    return sum(_perft(apply_move(pos, a, b), depth - 1) for a, b in legal_move_pairs(pos))
+
+
+def divide(pos: Position, depth: int) -> dict[str, int]:
+    """Split perft(depth) by first move, the usual way to find where two counts differ."""
+    require_game(pos)
+    return {name: _perft(after, depth - 1) for name, after in successors(pos)}
+
+
+# ---------------------------------------------------------------- mate in N
+
+
+def mates_after(after: Position, n: int) -> bool:
+    """Tell whether the attacker's move that led to `after` mates in n (rules.md, Mate in N).
+
+    `after` has the defender to move. Mate in n: the defender is checkmated; or n ≥ 2, the
+    defender has a legal move (stalemate is not mate), and after each one the attacker has a
+    move that mates in n - 1.
+    """
+    if in_check(after) and not has_legal_move(after):
+        return True
+    if n < 2:
+        return False
+    defences = legal_move_pairs(after)
+    if not defences:
+        return False  # stalemate
+    return all(
+        any(mates_after(apply_move(reply, a, b), n - 1) for a, b in legal_move_pairs(reply))
+        for reply in (apply_move(after, d, e) for d, e in defences)
+    )
+
+
+def mate_in(pos: Position, n: int) -> list[str]:
+    """List every move of the side to move that mates in n (shorter mates included), sorted."""
+    if n < 1:
+        raise ValueError(f"mate in N needs N ≥ 1, got {n}")
+    require_game(pos)
+    return [name for name, after in successors(pos) if mates_after(after, n)]
+
+
+def mate_depth(after: Position, n: int) -> int | None:
+    """Return the fewest moves (≤ n) in which the move that led to `after` mates, or None."""
+    for depth in range(1, n + 1):
+        if mates_after(after, depth):
+            return depth
+    return None
+
+
+# ---------------------------------------------------------------- solution trees
+
+
+def solution(pos: Position, n: int) -> str:
+    """Write the solution of mate in n in the engine's format (one mating answer per defence).
+
+    One line per key at column 0; under a key each defence indented two spaces per level,
+    written `<defence> <answer>`; a mating move is followed by ` #` (a key that mates at once:
+    `<key> #`). Answers are the first, by name, among the quickest mates.
+    """
+    lines: list[str] = []
+    for name, after in successors(pos):
+        depth = mate_depth(after, n)
+        if depth is None:
+            continue
+        if depth == 1 and is_checkmate(after):
+            lines.append(f"{name} #")
+            continue
+        lines.append(name)
+        lines += _defence_lines(after, depth, 1)
+    return "\n".join(lines)
+
+
+def _defence_lines(after: Position, n: int, level: int) -> list[str]:
+    """Write every defence of `after` (defender to move) with a quickest mating answer."""
+    lines: list[str] = []
+    indent = "  " * level
+    for defence, reply in successors(after):
+        best: tuple[int, str, Position] | None = None
+        for answer, answered in successors(reply):
+            depth = mate_depth(answered, n - 1)
+            if depth is not None and (best is None or depth < best[0]):
+                best = (depth, answer, answered)
+        if best is None:
+            raise ValueError(f"no mating answer to {defence}: not a mate in {n}")
+        depth, answer, answered = best
+        if is_checkmate(answered):
+            lines.append(f"{indent}{defence} {answer} #")
+        else:
+            lines.append(f"{indent}{defence} {answer}")
+            lines += _defence_lines(answered, depth, level + 1)
+    return lines
+
+
+@dataclass
+class _Line:
+    """One parsed line of a solution: its level, its moves and whether it claims mate."""
+
+    number: int
+    level: int
+    moves: list[str]
+    mate: bool
+    children: list[_Line] = field(default_factory=list)
+
+
+def _parse_solution(text: str) -> tuple[list[_Line], list[str]]:
+    """Read a solution into a tree of lines; return the keys' lines and the format problems."""
+    problems: list[str] = []
+    roots: list[_Line] = []
+    stack: list[_Line] = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip():
+            problems.append(f"line {number}: empty")
+            continue
+        stripped = raw.lstrip(" ")
+        spaces = len(raw) - len(stripped)
+        if spaces % 2:
+            problems.append(f"line {number}: odd indentation {raw!r}")
+            continue
+        words = stripped.split(" ")
+        mate = words[-1] == "#"
+        if mate:
+            words = words[:-1]
+        line = _Line(number, spaces // 2, words, mate)
+        if line.level == 0:
+            if len(words) != 1:
+                problems.append(f"line {number}: a key line holds one move: {raw!r}")
+            roots.append(line)
+            stack = [line]
+            continue
+        if len(words) != 2:
+            problems.append(f"line {number}: a defence line holds two moves: {raw!r}")
+        if line.level > len(stack):
+            problems.append(f"line {number}: indented too deep: {raw!r}")
+            continue
+        del stack[line.level :]
+        stack[-1].children.append(line)
+        stack.append(line)
+    return roots, problems
+
+
+def check_solution(pos: Position, n: int, text: str) -> list[str]:
+    """List what is wrong with a `solution n` text, checked move by move; empty when sound.
+
+    The keys must be exactly mate_in(pos, n); under each key every legal defence must be
+    listed once with a legal answer, each line claiming mate (` #`) must checkmate, each line
+    that does not must go on, and no line may run past n moves of the attacker.
+    """
+    roots, problems = _parse_solution(text) if text else ([], [])
+    keys = [root.moves[0] for root in roots if root.moves]
+    expected = mate_in(pos, n)
+    if keys != expected:
+        problems.append(f"keys {keys} differ from mate_in {expected}")
+    moves = dict(successors(pos))
+    for root in roots:
+        if not root.moves or root.moves[0] not in moves:
+            problems.append(f"line {root.number}: key {root.moves} is not a legal move")
+            continue
+        problems += _check_node(moves[root.moves[0]], root, n, root.moves[0])
+    return problems
+
+
+def _check_node(after: Position, line: _Line, n: int, path: str) -> list[str]:
+    """Check the subtree under one attacker move that led to `after` with n moves allowed."""
+    if line.mate:
+        if line.children:
+            return [f"line {line.number}: mate claimed but the line goes on ({path})"]
+        if not is_checkmate(after):
+            return [f"line {line.number}: {path} claims mate but does not checkmate"]
+        return []
+    if n < 2:
+        return [f"line {line.number}: {path} needs more moves than allowed"]
+    defences = dict(successors(after))
+    if not defences:
+        return [f"line {line.number}: {path} leaves the defender without moves but not mated"]
+    problems: list[str] = []
+    listed = [child.moves[0] for child in line.children if child.moves]
+    if sorted(listed) != sorted(defences) or len(set(listed)) != len(listed):
+        missing = sorted(set(defences) - set(listed))
+        extra = sorted(set(listed) - set(defences))
+        problems.append(
+            f"line {line.number}: defences after {path}: missing {missing}, "
+            f"not legal {extra}, listed {len(listed)} for {len(defences)}"
+        )
+    for child in line.children:
+        if len(child.moves) != 2 or child.moves[0] not in defences:
+            continue
+        defence, answer = child.moves
+        answers = dict(successors(defences[defence]))
+        if answer not in answers:
+            problems.append(f"line {child.number}: {answer} is not legal after {path} {defence}")
+            continue
+        problems += _check_node(answers[answer], child, n - 1, f"{path} {defence} {answer}")
+    return problems
