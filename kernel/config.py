@@ -23,26 +23,41 @@ class EngineConfig:
     board_size: int = 3
     max_board_size: int = 64
     max_line_bytes: int = 1 << 20
+    comments: str = "line-start"
     log_dir: str = "logs"
     console_log: str = "cubemate.log"
     json_log: str = "cubemate.jsonl"
     echo_stderr: bool = False
+    max_nodes: int = 5_000_000
 
     def __post_init__(self) -> None:
         check_config(self)
+
+    @property
+    def empty_cell(self) -> str:
+        """Return the letter boards are written with for an empty cell.
+
+        `#` in the default mode; `.` when `#` starts a comment anywhere, so that a board the
+        engine writes can be sent back to it.
+        """
+        return "." if self.comments == "anywhere" else "#"
 
 
 #: The TOML layout: table -> key -> the EngineConfig field it fills.
 _LAYOUT: dict[str, dict[str, str]] = {
     "engine": {"name": "name", "board_size": "board_size", "max_board_size": "max_board_size"},
-    "protocol": {"max_line_bytes": "max_line_bytes"},
+    "protocol": {"max_line_bytes": "max_line_bytes", "comments": "comments"},
     "log": {
         "dir": "log_dir",
         "console_file": "console_log",
         "json_file": "json_log",
         "echo_stderr": "echo_stderr",
     },
+    "search": {"max_nodes": "max_nodes"},
 }
+
+#: The values of `protocol.comments`: where a `#` starts a comment.
+COMMENT_MODES = ("line-start", "anywhere")
 
 _FIELD_TYPES: dict[str, type] = {field.name: type(field.default) for field in fields(EngineConfig)}
 
@@ -67,6 +82,13 @@ def check_config(config: EngineConfig) -> None:
         raise ConfigError(
             f"engine.board_size: {config.board_size} is outside 2 ... {config.max_board_size}"
         )
+    if config.comments not in COMMENT_MODES:
+        raise ConfigError(
+            f"protocol.comments: {config.comments!r} is not one of "
+            + ", ".join(repr(mode) for mode in COMMENT_MODES)
+        )
+    if config.max_nodes < 1:
+        raise ConfigError(f"search.max_nodes: {config.max_nodes} must be 1 or more")
     # The largest board must fit on one line, with room for the command and its size.
     needed = notation_length(config.max_board_size) + 64
     if config.max_line_bytes < needed:

@@ -48,8 +48,15 @@ def clean_line(line: str) -> str:
     return line.replace("\t", " ")
 
 
-def parse_command(line: str) -> Command | None:
-    """Split a cleaned line into id, name and arguments; None for a blank or comment line."""
+def parse_command(line: str, comments: str = "line-start") -> Command | None:
+    """Split a cleaned line into id, name and arguments; None for a blank or comment line.
+
+    `comments` is the config's `protocol.comments`: with "line-start" only a line whose first
+    word starts with `#` is a comment (boards use `#` for empty cells); with "anywhere" a `#`
+    starts a comment wherever it stands, as GTP says.
+    """
+    if comments == "anywhere":
+        line = line.partition("#")[0]
     words = line.split()
     if not words or words[0].startswith("#"):
         return None
