@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from functools import partial
 
 from bench.workloads import SEED, random_boards
-from kernel.board import Board
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
+from kernel.position import Position
 from kernel.rules import Analysis
 from tests import reference
 
@@ -71,7 +71,7 @@ def set_and_decide(kernel: Kernel, board: str) -> None:
     kernel.execute("checkmate", [])
 
 
-def decide(board: Board) -> bool:
+def decide(board: Position) -> bool:
     """Answer `checkmate` on a prepared board, as the kernel's handler does."""
     return Analysis(board).is_checkmate()
 
@@ -96,7 +96,7 @@ def measure_row(row: Row, count: int, repeats: int, reference_budget: float) -> 
         if not reply.ok:
             raise RuntimeError(f"set_board refused a generated board: {reply.text}")
         kernel_times.append(best_of(repeats, partial(set_and_decide, kernel, board)))
-        prepared = kernel.board
+        prepared = kernel.position
         mate_time = best_of(repeats, partial(decide, prepared))
         mate_times.append(mate_time)
         mate = decide(prepared)

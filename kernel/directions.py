@@ -77,19 +77,18 @@ def offset_of(step: Step, memory_width: int) -> int:
     return dx + memory_width * (dy + memory_width * dz)
 
 
-#: Which pieces slide along each kind of step (black letters; white are the upper case).
+#: Which pieces slide along each kind of step, as lower-case kinds (both colours use them).
 LINE_ATTACKERS = (
     (ROOK_STEPS, "rq"),
     (BISHOP_STEPS, "bq"),
     (FLAT_DIAGONAL_STEPS, "q"),
 )
-KING_LETTERS = "Kk"
-KNIGHT_LETTERS = "Nn"
 
 
 class Attack(NamedTuple):
     """What can attack across one difference of indices, and the unit step of its path.
 
+    `letters` holds both colours' letters: the caller asks about one side's pieces only.
     `step` is the unit offset of the line joining the two cells, and every cell from
     origin + step up to the target must be empty; it is 0 for a knight's leap, which has
     no line.
@@ -108,11 +107,6 @@ class Offsets(NamedTuple):
     knight: tuple[int, ...]
     #: The moving offsets of each piece letter, and whether it slides along them.
     moves: dict[str, tuple[tuple[int, ...], bool]]
-    #: Each of the 26 directions with the black (then the white) sliders that use it.
-    black_rays: tuple[tuple[int, str], ...]
-    white_rays: tuple[tuple[int, str], ...]
-    #: The black sliders that move along each of the 26 unit offsets.
-    black_sliders: dict[int, str]
     #: compact[target] - compact[origin] -> the pieces that attack across it, and their path.
     attacks: dict[int, Attack]
     #: The compact index of each memory index: x + C*y + C*C*z, C from compact_width_for.
@@ -135,11 +129,11 @@ def attack_table(size: int, memory_width: int) -> dict[int, Attack]:
         for step in steps:
             key = offset_of(step, compact_width)
             offset = offset_of(step, memory_width)
-            table[key] = Attack(both + KING_LETTERS, offset)
+            table[key] = Attack(both + "Kk", offset)
             for distance in range(2, size):
                 table[key * distance] = Attack(both, offset)
     for step in KNIGHT_STEPS:
-        table[offset_of(step, compact_width)] = Attack(KNIGHT_LETTERS, 0)
+        table[offset_of(step, compact_width)] = Attack("Nn", 0)
     return table
 
 
@@ -167,20 +161,12 @@ def offsets_for(size: int) -> Offsets:
     ):
         for letter in letters:
             moves[letter] = (offsets, slides)
-    rays = [
-        (offset_of(step, memory_width), sliders)
-        for steps, sliders in LINE_ATTACKERS
-        for step in steps
-    ]
     return Offsets(
         rook,
         bishop,
         queen,
         knight,
         moves,
-        tuple(rays),
-        tuple((offset, sliders.upper()) for offset, sliders in rays),
-        dict(rays),
         attack_table(size, memory_width),
         compact_indices(size, memory_width),
     )

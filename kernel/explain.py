@@ -2,35 +2,48 @@
 
 It asks the same questions as the verdict (kernel.rules: checkers, flights with the king
 lifted, pins, evasion cells), but writes down every answer instead of stopping at the first
-move that saves the king.
+move that saves the king. It speaks of the side to move, white or black.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from kernel.board import BLACK_PIECES, WALL, WHITE_PIECES, Board
-from kernel.rules import Analysis, Move, attack_between, cells_between, pieces_between
+from kernel.notation import (
+    PIECE_NAMES,
+    SIDE_LETTERS,
+    SIDE_NAMES,
+    WALL,
+    get_cell_name_from_point,
+    get_move_name,
+    piece_label,
+)
+from kernel.position import Move, Position
+from kernel.rules import Analysis, attackers, cells_between, compact_difference, pieces_between
 
-PIECE_NAMES = {"k": "king", "q": "queen", "r": "rook", "b": "bishop", "n": "knight"}
 SLIDERS = "qrbQRB"
 
 
 def explain(analysis: Analysis) -> str:
     """Explain the checkmate verdict of a position, one finding per line."""
-    board = analysis.board
-    king = board.geometry.get_cell_name_from_point(analysis.king)
+    position = analysis.position
+    side = SIDE_NAMES[analysis.side]
     saving = next(analysis.legal_moves(), None)
+    if analysis.king < 0:
+        lines = [f"not checkmate: {side} has no king, so it is never in check"]
+    elif not analysis.in_check:
+        king = cell_namer(position)(analysis.king)
+        lines = [f"not checkmate: the {side} king on {king} is not in check"]
     if not analysis.in_check:
-        lines = [f"not checkmate: the white king on {king} is not in check"]
         if saving is None:
-            lines.append("stalemate: white has no legal move")
+            lines.append(f"stalemate: {side} has no legal move")
         else:
-            lines.append(f"white can play, for example, {saving.name(board)}")
+            lines.append(f"{side} can play, for example, {get_move_name(position, saving)}")
         return "\n".join(lines)
+    king = cell_namer(position)(analysis.king)
     verdict = "checkmate" if saving is None else "not checkmate"
-    label = piece_label(board)
-    lines = [f"{verdict}: the white king on {king} is in check"]
+    label = labeller(position)
+    lines = [f"{verdict}: the {side} king on {king} is in check"]
     lines += [f"check from {label(c)} {line_kind(analysis, c)}" for c in analysis.checkers]
     lines += explain_flights(analysis)
     if len(analysis.checkers) > 1:
@@ -38,27 +51,28 @@ def explain(analysis: Analysis) -> str:
     else:
         lines += explain_captures_and_blocks(analysis)
     if saving is not None:
-        lines.append(f"saving move: {saving.name(board)} {what_it_does(analysis, saving)}")
+        move_name = get_move_name(position, saving)
+        lines.append(f"saving move: {move_name} {what_it_does(analysis, saving)}")
     return "\n".join(lines)
 
 
 def explain_flights(analysis: Analysis) -> list[str]:
     """Say, for each cell next to the king, whether the king may go there and why not."""
-    board = analysis.board
-    name = board.geometry.get_cell_name_from_point
-    label = piece_label(board)
+    position = analysis.position
+    name = cell_namer(position)
+    label = labeller(position)
     lines = []
-    for target in sorted(analysis.king + step for step in analysis.offsets.queen):
-        piece = board.cells[target]
+    for target in sorted(analysis.king + step for step in position.offsets.queen):
+        piece = position.cells[target]
         if piece == WALL:
             continue
-        if piece in WHITE_PIECES:
+        if piece in SIDE_LETTERS[analysis.side]:
             lines.append(f"flight {name(target)}: own piece {label(target)} stands there")
             continue
         head = f"flight {name(target)}"
-        if piece in BLACK_PIECES:
+        if piece in SIDE_LETTERS[analysis.enemy]:
             head += f" (capture of {label(target)})"
-        guards = sorted(analysis.attackers(target, by_black=True, lifted=analysis.king))
+        guards = enemy_guards(analysis, target)
         if guards:
             named = ", ".join(guard_name(analysis, guard, target) for guard in guards)
             lines.append(f"{head}: guarded by {named}")
@@ -69,94 +83,104 @@ def explain_flights(analysis: Analysis) -> list[str]:
 
 def guard_name(analysis: Analysis, guard: int, target: int) -> str:
     """Name a guard of a flight cell, marking a line that runs through the king's cell."""
-    board = analysis.board
-    text = piece_label(board)(guard)
-    if board.cells[guard] in SLIDERS and analysis.king in cells_between(board, guard, target):
+    position = analysis.position
+    text = piece_label(position, guard)
+    if position.cells[guard] in SLIDERS and analysis.king in cells_between(position, guard, target):
         text += " (through the king's cell)"
     return text
 
 
 def explain_captures_and_blocks(analysis: Analysis) -> list[str]:
-    """Say, for the checker's cell and each cell of its line, which white piece could go there."""
-    board = analysis.board
-    name = board.geometry.get_cell_name_from_point
-    label = piece_label(board)
+    """Say, for the checker's cell and each cell of its line, which own piece could go there."""
+    position = analysis.position
+    name = cell_namer(position)
+    label = labeller(position)
+    side = SIDE_NAMES[analysis.side]
     checker = analysis.checkers[0]
     lines = []
     for target in analysis.evasion_cells():
         what = f"capture of {label(target)}" if target == checker else f"block on {name(target)}"
-        reachers = list(analysis.attackers(target, by_black=False))
+        reachers = list(attackers(position, target, analysis.side))
         helpers = [origin for origin in reachers if origin != analysis.king]
         # The king blocks nothing (that is a flight), but it may take a checker next to it.
         king_takes = target == checker and analysis.king in reachers
         if king_takes:
             lines.append(f"{what}: {king_capture(analysis, target)}")
         for origin in helpers:
-            pin = analysis.pin_of(origin)
-            if pin is not None and target not in pin.line:
-                lines.append(f"{what}: {label(origin)} is pinned by {label(pin.pinner)}")
+            line = analysis.pin_of(origin)
+            if line is not None and target not in line:
+                lines.append(f"{what}: {label(origin)} is pinned by {label(line.start)}")
             else:
                 lines.append(f"{what}: {label(origin)} can do it")
         blocked = [pair for pair in blocked_sliders(analysis, target) if pair[1] not in helpers]
         for slider, blocker in blocked:
             lines.append(f"{what}: {label(slider)} is blocked by {label(blocker)}")
         if not helpers and not blocked and not king_takes:
-            lines.append(f"{what}: no white piece can reach it")
+            lines.append(f"{what}: no {side} piece can reach it")
     return lines
 
 
 def king_capture(analysis: Analysis, target: int) -> str:
     """Say whether the king may take the piece next to it, or who would guard it there."""
-    guards = sorted(analysis.attackers(target, by_black=True, lifted=analysis.king))
+    guards = enemy_guards(analysis, target)
     if not guards:
         return "the king can take it"
     named = ", ".join(guard_name(analysis, guard, target) for guard in guards)
     return f"the king would be guarded there by {named}"
 
 
+def enemy_guards(analysis: Analysis, target: int) -> list[int]:
+    """List the enemy pieces that would attack the king on target, seeing through its cell."""
+    return sorted(attackers(analysis.position, target, analysis.enemy, analysis.king))
+
+
 def blocked_sliders(analysis: Analysis, target: int) -> Iterator[tuple[int, int]]:
-    """Yield white sliders that would reach target but for one piece in between."""
-    for origin, letter, _ in analysis.white_pieces:
-        attack = attack_between(analysis.board, origin, target)
+    """Yield own sliders that would reach target but for one piece in between."""
+    position = analysis.position
+    attacks = position.offsets.attacks
+    for origin, letter in position.pieces[analysis.side]:
+        attack = attacks.get(compact_difference(position, origin, target))
         if attack is None or not attack.step or letter not in attack.letters:
             continue
-        between = pieces_between(analysis.board, origin, target)
+        between = pieces_between(position, origin, target)
         if len(between) == 1:
             yield origin, between[0]
 
 
 def what_it_does(analysis: Analysis, move: Move) -> str:
     """Describe how a legal move answers the check."""
-    name = analysis.board.geometry.get_cell_name_from_point
-    if move.piece == "K":
-        if move.captured is not None:
-            return f"(the king takes the {PIECE_NAMES[move.captured]}, and no piece guards it)"
-        return f"(the king steps to {name(move.target)}, which no black piece attacks)"
-    if move.captured is not None:
-        return f"(captures the checking {PIECE_NAMES[move.captured]})"
+    name = cell_namer(analysis.position)
+    enemy = SIDE_NAMES[analysis.enemy]
+    captured = move.captured.lower()
+    if move.origin == analysis.king:
+        if captured in PIECE_NAMES:
+            return f"(the king takes the {PIECE_NAMES[captured]}, and no piece guards it)"
+        return f"(the king steps to {name(move.target)}, which no {enemy} piece attacks)"
+    if captured in PIECE_NAMES:
+        return f"(captures the checking {PIECE_NAMES[captured]})"
     return f"(blocks the line of the check on {name(move.target)})"
 
 
-def piece_label(board: Board) -> Callable[[int], str]:
+def labeller(position: Position) -> Callable[[int], str]:
     """Return a function naming the piece on a cell as letter and cell, as `rc1(III)`."""
-    name = board.geometry.get_cell_name_from_point
+    return lambda point: piece_label(position, point)
 
-    def label(point: int) -> str:
-        return board.cells[point] + name(point)
 
-    return label
+def cell_namer(position: Position) -> Callable[[int], str]:
+    """Return a function naming a cell of this position, as `c2(II)`."""
+    return lambda point: get_cell_name_from_point(position.geometry, point)
 
 
 def line_kind(analysis: Analysis, checker: int) -> str:
     """Describe the line along which a piece gives check."""
-    board = analysis.board
-    piece = board.cells[checker]
+    position = analysis.position
+    piece = position.cells[checker].lower()
     if piece == "n":
         return "(knight, a leap)"
     if piece == "k":
         return "(king, from the next cell)"
-    king_xyz = board.geometry.get_xyz_from_point(analysis.king)
-    checker_xyz = board.geometry.get_xyz_from_point(checker)
+    king_xyz = position.geometry.get_xyz_from_point(analysis.king)
+    checker_xyz = position.geometry.get_xyz_from_point(checker)
     moved = [axis for axis, a, b in zip("xyz", king_xyz, checker_xyz, strict=True) if a != b]
     line = {
         "x": "along the rank",

@@ -8,17 +8,31 @@ position only after every check has passed, so a refused command changes nothing
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
-from kernel.board import Board
 from kernel.config import EngineConfig
-from kernel.notation import NotationError, format_board, parse_board
+from kernel.notation import (
+    EMPTY,
+    SIDE_NAMES,
+    SIDE_WORDS,
+    NotationError,
+    format_board,
+    get_move_name,
+    get_point_from_cell_name,
+    parse_board,
+    parse_move_text,
+    piece_label,
+    piece_name,
+)
+from kernel.position import WHITE, Move, Position, owner
 from kernel.protocol import Command, CommandError, Reply, frame, parse_command, shorten
-from kernel.rules import Analysis, InvalidPosition, analyse_position
+from kernel.rules import Analysis, InvalidPosition, check_position, destinations, is_game_position
+from kernel.search import Budget, MateSearch, Progress, SearchLimitReached, perft
 
 Handler = Callable[["Kernel", list[str]], str]
+Result = TypeVar("Result")
 
 #: More digits than any size or coordinate could need; int() of far more is slow or refused.
 MAX_DIGITS = 9
@@ -33,29 +47,53 @@ class Exchange(NamedTuple):
 
 
 class Kernel:
-    """Hold the position and answer commands about it."""
+    """Hold the position and the moves played since it was set, and answer commands."""
 
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
-        self.board = Board.empty(config.board_size)
+        self.position = Position.empty(config.board_size)
+        #: The positions before each move played since the position was set, oldest first.
+        self.history: list[Position] = []
         self.quit_requested = False
         self._analysis: Analysis | None = None
 
     # --- the position -------------------------------------------------------------------
 
-    def set_position(self, board: Board, analysis: Analysis | None = None) -> None:
-        """Replace the position, with what is already worked out about it, if anything."""
-        self.board = board
+    def set_position(self, position: Position, analysis: Analysis | None = None) -> None:
+        """Set up a new position, forgetting the moves played; keep what is known about it."""
+        self.history.clear()
+        self.position = position
         self._analysis = analysis
+
+    def push(self, position: Position) -> None:
+        """Make the position after a move the current one, remembering the one before."""
+        self.history.append(self.position)
+        self.position = position
+        self._analysis = None
+
+    def pop(self) -> None:
+        """Go back to the position before the last move; the caller checked there is one."""
+        self.position = self.history.pop()
+        self._analysis = None
 
     def analysis(self) -> Analysis:
         """Work out the position's checkers (and, when asked, pins) once, for every command."""
+        if self.position.kings[WHITE] < 0:
+            raise CommandError("no white king on the board")
         if self._analysis is None:
-            try:
-                self._analysis = Analysis(self.board)
-            except ValueError as error:
-                raise CommandError(str(error)) from None
+            self._analysis = Analysis(self.position)
         return self._analysis
+
+    def game_analysis(self) -> Analysis:
+        """Return the analysis of a position that can arise in play, or refuse."""
+        analysis = self.analysis()
+        if not is_game_position(self.position):
+            raise CommandError("the side not to move is in check")
+        return analysis
+
+    def budget(self, depth: int) -> Budget:
+        """Make the position budget of one search, with progress shown at a terminal."""
+        return Budget(self.config.max_nodes, depth, terminal_progress())
 
     # --- answering lines ----------------------------------------------------------------
 
@@ -105,25 +143,23 @@ def cmd_boardsize(kernel: Kernel, args: list[str]) -> str:
     size = parse_int(args[0], "N", "unacceptable size")
     if not 2 <= size <= kernel.config.max_board_size:
         raise CommandError("unacceptable size")
-    kernel.set_position(Board.empty(size))
+    kernel.set_position(Position.empty(size))
     return ""
 
 
 def cmd_checkers(kernel: Kernel, args: list[str]) -> str:
-    """List the black pieces giving check.
+    """List the pieces giving check to the side to move.
 
     Arguments: none.
     Fails: there is no white king.
     Returns: each checker as letter and cell, sorted, space-separated; empty when none.
     """
     analysis = kernel.analysis()
-    name = kernel.board.geometry.get_cell_name_from_point
-    cells = kernel.board.cells
-    return " ".join(sorted(cells[point] + name(point) for point in analysis.checkers))
+    return " ".join(sorted(piece_label(kernel.position, point) for point in analysis.checkers))
 
 
 def cmd_checkmate(kernel: Kernel, args: list[str]) -> str:
-    """Tell whether white, to move, is checkmated.
+    """Tell whether the side to move is checkmated.
 
     Arguments: none.
     Fails: there is no white king.
@@ -137,7 +173,7 @@ def cmd_clear_board(kernel: Kernel, args: list[str]) -> str:
 
     Arguments: none. Fails: never. Returns: nothing.
     """
-    kernel.set_position(Board.empty(kernel.board.size))
+    kernel.set_position(Position.empty(kernel.position.size))
     return ""
 
 
@@ -158,7 +194,8 @@ def cmd_get_board(kernel: Kernel, args: list[str]) -> str:
 
     Arguments: none. Fails: never. Returns: one line of notation.
     """
-    return format_board(kernel.board)
+    board = format_board(kernel.position, kernel.config.empty_cell)
+    return board if kernel.position.side == WHITE else board + " b"
 
 
 def cmd_help(kernel: Kernel, args: list[str]) -> str:
@@ -185,14 +222,14 @@ def cmd_known_command(kernel: Kernel, args: list[str]) -> str:
 
 
 def cmd_legal_moves(kernel: Kernel, args: list[str]) -> str:
-    """List every legal white move.
+    """List every legal move of the side to move.
 
     Arguments: none.
     Fails: there is no white king.
-    Returns: moves as Kc1(I)-c2(II) or, capturing, Nb2(II)xa1(III), sorted, space-separated.
+    Returns: moves as Kc1(I)-c2(II) or, capturing, Nb2(II)xa1(III) (black's in lower case),
+    sorted, space-separated.
     """
-    board = kernel.board
-    return " ".join(sorted(move.name(board) for move in kernel.analysis().legal_moves()))
+    return move_list(kernel.position, kernel.analysis().legal_moves())
 
 
 def cmd_list_commands(kernel: Kernel, args: list[str]) -> str:
@@ -203,12 +240,57 @@ def cmd_list_commands(kernel: Kernel, args: list[str]) -> str:
     return "\n".join(spec.name for spec in COMMANDS)
 
 
+def cmd_mate_in(kernel: Kernel, args: list[str]) -> str:
+    """List the moves that mate in N.
+
+    Arguments: N >= 1, the most moves of the side to move (the attacker) to mate in.
+    Fails: N is not a whole number from 1 on; no white king; the side not to move is in check;
+    the search would visit more than search.max_nodes positions.
+    Returns: every key (mates in N or fewer), sorted, space-separated; empty when none.
+    """
+    search = mate_search(kernel, args[0])
+    keys = within_budget(lambda: search.keys(kernel.position, search.budget.depth))
+    return move_list(kernel.position, keys)
+
+
 def cmd_name(kernel: Kernel, args: list[str]) -> str:
     """Name the engine.
 
     Arguments: none. Fails: never. Returns: the engine name from the config.
     """
     return kernel.config.name
+
+
+def cmd_perft(kernel: Kernel, args: list[str]) -> str:
+    """Count the leaves of the legal move tree D plies deep.
+
+    Arguments: D >= 0.
+    Fails: D is not a whole number from 0 on; no white king; the side not to move is in check;
+    the count would visit more than search.max_nodes positions.
+    Returns: the count, a whole number.
+    """
+    depth = parse_int(args[0], "D", "D is too large")
+    if depth < 0:
+        raise CommandError(f"D must be 0 or more, got {depth}")
+    kernel.game_analysis()
+    budget = kernel.budget(depth)
+    return str(within_budget(lambda: perft(kernel.position, depth, budget)))
+
+
+def cmd_play(kernel: Kernel, args: list[str]) -> str:
+    """Play a move for the side to move, which then passes to the other side.
+
+    Arguments: MOVE as legal_moves writes it; the letter may be left out, `-` and `x` are
+    interchangeable, and levels may be decimal.
+    Fails: the move cannot be read, names a cell off the board, or is not legal (no piece of
+    the side to move there, the piece cannot move so, the king would be left in check, the
+    letter does not match the piece); no white king; the side not to move is in check.
+    Returns: nothing.
+    """
+    analysis = kernel.game_analysis()
+    move = find_move(kernel.position, analysis, args[0])
+    kernel.push(kernel.position.play(move))
+    return ""
 
 
 def cmd_protocol_version(kernel: Kernel, args: list[str]) -> str:
@@ -229,23 +311,28 @@ def cmd_quit(kernel: Kernel, args: list[str]) -> str:
 
 
 def cmd_set_board(kernel: Kernel, args: list[str]) -> str:
-    """Set up a position from the board notation.
+    """Set up a position from the board notation, and clear the moves played.
 
-    Arguments: an optional size N, then the board (white space inside is allowed).
+    Arguments: an optional size N, the board (white space inside is allowed), then optionally
+    the side to move: w, b, white or black (white when left out), after a closing bracket.
     Fails: the text cannot be read (size, rows, characters) or the position is impossible
     (king counts, kings on neighbouring cells, both kings in check); the old position stays.
     Returns: nothing.
     """
+    side = WHITE
+    if len(args) > 1 and args[-1] in SIDE_WORDS and args[-2][-1] in "]\"'":
+        side = SIDE_WORDS[args[-1]]
+        args = args[:-1]
     try:
-        text = parse_board(" ".join(args), kernel.config.max_board_size)
+        text = parse_board(" ".join(args), kernel.config.max_board_size, kernel.config.comments)
     except NotationError as error:
         raise CommandError(f"invalid board: {error}") from None
-    board = Board.from_rows(text.size, text.rows)
+    position = Position.from_rows(text.size, text.rows, side)
     try:
-        analysis = analyse_position(board)
+        analysis = check_position(position)
     except InvalidPosition as error:
         raise CommandError(f"invalid board: {error}") from None
-    kernel.set_position(board, analysis)
+    kernel.set_position(position, analysis)
     return ""
 
 
@@ -253,15 +340,29 @@ def cmd_showboard(kernel: Kernel, args: list[str]) -> str:
     """Draw the board for people.
 
     Arguments: none. Fails: never.
-    Returns: every layer, top first, with its level, ranks and files; `.` is an empty cell.
+    Returns: every layer, top first, with its level, ranks and files (`.` is an empty cell),
+    then whose move it is.
     """
     from kernel.picture import draw_board  # imported when first used, to start faster
 
-    return "\n" + draw_board(kernel.board)
+    position = kernel.position
+    return f"\n{draw_board(position)}\n{SIDE_NAMES[position.side]} to move"
+
+
+def cmd_solution(kernel: Kernel, args: list[str]) -> str:
+    """Show how each key mates in N, for people.
+
+    Arguments: N >= 1, as for mate_in.
+    Fails: as mate_in.
+    Returns: each key of mate_in N, sorted, and under it, indented, each defence with a mating
+    answer, down to the mate, which is marked `#`; one move per line; empty when no key.
+    """
+    search = mate_search(kernel, args[0])
+    return "\n".join(within_budget(lambda: search.solution(kernel.position, search.budget.depth)))
 
 
 def cmd_status(kernel: Kernel, args: list[str]) -> str:
-    """Name the state of white, to move.
+    """Name the state of the side to move.
 
     Arguments: none.
     Fails: there is no white king.
@@ -277,15 +378,29 @@ def cmd_test_get_point_from_xy(kernel: Kernel, args: list[str]) -> str:
     Fails: a coordinate is not a whole number or is outside 0 ... W-1, W = size + 4.
     Returns: X + W*Y + W*W*Z.
     """
-    width = kernel.board.geometry.memory_width
+    geometry = kernel.position.geometry
+    width = geometry.memory_width
     x, y, z = (
         parse_int(arg, axis, f"{axis.lower()} = {shorten(arg)} is outside 0 ... {width - 1}")
         for arg, axis in zip([*args, "0"], "XYZ", strict=False)
     )
     try:
-        return str(kernel.board.geometry.get_point_from_xyz(x, y, z))
+        return str(geometry.get_point_from_xyz(x, y, z))
     except ValueError as error:
         raise CommandError(str(error)) from None
+
+
+def cmd_undo(kernel: Kernel, args: list[str]) -> str:
+    """Take back the last move played.
+
+    Arguments: none.
+    Fails: no move was played since the position was set ("cannot undo").
+    Returns: nothing.
+    """
+    if not kernel.history:
+        raise CommandError("cannot undo")
+    kernel.pop()
+    return ""
 
 
 def cmd_version(kernel: Kernel, args: list[str]) -> str:
@@ -310,6 +425,92 @@ def parse_int(text: str, what: str, out_of_range: str) -> int:
     if len(text.lstrip("+-0")) > MAX_DIGITS:
         raise CommandError(out_of_range)
     return int(text)
+
+
+def move_list(position: Position, moves: Iterable[Move]) -> str:
+    """Write moves sorted by name, space-separated."""
+    return " ".join(sorted(get_move_name(position, move) for move in moves))
+
+
+def mate_search(kernel: Kernel, text: str) -> MateSearch:
+    """Read N for mate_in or solution, check the position, and make the search."""
+    moves = parse_int(text, "N", "N is too large")
+    if moves < 1:
+        raise CommandError(f"N must be 1 or more, got {moves}")
+    kernel.game_analysis()
+    return MateSearch(kernel.budget(moves))
+
+
+def within_budget(search: Callable[[], Result]) -> Result:
+    """Run a search; past search.max_nodes, refuse the command with the count reached."""
+    try:
+        return search()
+    except SearchLimitReached as error:
+        raise CommandError(str(error)) from None
+
+
+def find_move(position: Position, analysis: Analysis, text: str) -> Move:
+    """Find the legal move a text names, or refuse it saying why it is not one."""
+    try:
+        readings = parse_move_text(text)
+    except ValueError as error:
+        raise CommandError(f"illegal move: {error}") from None
+    problems: list[str] = []
+    for reading in readings:
+        try:
+            return resolve_move(position, analysis, reading.letter, reading.origin, reading.target)
+        except CommandError as error:
+            problems.append(str(error))
+    raise CommandError(problems[0])
+
+
+def resolve_move(
+    position: Position, analysis: Analysis, letter: str, origin_name: str, target_name: str
+) -> Move:
+    """Find the legal move from one cell to another, or refuse it naming the first reason."""
+    geometry = position.geometry
+    try:
+        origin = get_point_from_cell_name(geometry, origin_name)
+        target = get_point_from_cell_name(geometry, target_name)
+    except ValueError as error:
+        raise CommandError(f"illegal move: {error}") from None
+    side = SIDE_NAMES[position.side]
+    piece = position.cells[origin]
+    if piece == EMPTY or owner(piece) != position.side:
+        held = "nothing" if piece == EMPTY else f"a {piece_name(piece)}"
+        raise CommandError(f"illegal move: no {side} piece on {origin_name} ({held} there)")
+    if letter and letter != piece:
+        raise CommandError(
+            f"illegal move: the letter {letter} does not match the {piece_name(piece)} "
+            f"on {origin_name}"
+        )
+    if target not in destinations(position, origin):
+        raise CommandError(
+            f"illegal move: the {piece_name(piece)} on {origin_name} cannot move to {target_name}"
+        )
+    for move in analysis.legal_moves():
+        if move.origin == origin and move.target == target:
+            return move
+    move = Move(piece, origin, target, position.cells[target])
+    raise CommandError(
+        f"illegal move: {get_move_name(position, move)} would leave the {side} king in check"
+    )
+
+
+def terminal_progress() -> Progress | None:
+    """Return a progress reporter writing to stderr when it is a terminal, else None."""
+    import sys
+
+    if sys.stderr is None or not sys.stderr.isatty():
+        return None
+
+    def report(depth: int, nodes: int, seconds: float) -> None:
+        from kernel.logger import write_stderr
+
+        rate = nodes / seconds if seconds else 0.0
+        write_stderr(f"cubemate: searching depth {depth}: {nodes:,} positions, {rate:,.0f}/s")
+
+    return report
 
 
 def package_version() -> str:
@@ -368,13 +569,18 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("known_command", "NAME", cmd_known_command),
     CommandSpec("legal_moves", "", cmd_legal_moves),
     CommandSpec("list_commands", "", cmd_list_commands),
+    CommandSpec("mate_in", "N", cmd_mate_in),
     CommandSpec("name", "", cmd_name),
+    CommandSpec("perft", "D", cmd_perft),
+    CommandSpec("play", "MOVE", cmd_play),
     CommandSpec("protocol_version", "", cmd_protocol_version),
     CommandSpec("quit", "", cmd_quit),
-    CommandSpec("set_board", "[N] BOARD...", cmd_set_board),
+    CommandSpec("set_board", "[N] BOARD... [SIDE]", cmd_set_board),
     CommandSpec("showboard", "", cmd_showboard),
+    CommandSpec("solution", "N", cmd_solution),
     CommandSpec("status", "", cmd_status),
     CommandSpec("test_get_point_from_xy", "X Y [Z]", cmd_test_get_point_from_xy),
+    CommandSpec("undo", "", cmd_undo),
     CommandSpec("version", "", cmd_version),
 )
 COMMANDS_BY_NAME = {spec.name: spec for spec in COMMANDS}

@@ -1,7 +1,9 @@
-"""The board notation, in and out.
+"""Every text the engine reads or writes about a position: letters, cells, moves and boards.
 
-Out: the canonical form `[row,row,...],[...]`, layers top first, rows back first, `#` empty.
-In: the same with the slack people need when they paste boards: an optional size first
+Letters: `KQRBN` white, `kqrbn` black, `#` an empty cell, `+` the wall. Cells: `c2(II)`, file
+letters, rank number, level numeral. Moves: `Kc1(I)-c2(II)`, `nb2(II)xa1(III)`.
+Boards: out in the canonical form `[row,row,...],[...]`, layers top first, rows back first;
+in, the same with the slack people need when they paste boards: an optional size first
 (`3`, `n=3`, `n = 3,`), white space anywhere, quotes around rows, outer brackets, rows
 bracketed one by one, and `.` as another empty cell.
 """
@@ -10,10 +12,25 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from kernel.board import BLACK_PIECES, EMPTY, WHITE_PIECES, Board
 from kernel.protocol import shorten
+
+if TYPE_CHECKING:
+    from kernel.board import Geometry
+    from kernel.position import Move, Position
+
+EMPTY = "#"
+WALL = "+"
+#: The piece letters of each side, indexed by the side (kernel.position.WHITE, BLACK).
+SIDE_LETTERS = ("KQRBN", "kqrbn")
+WHITE_PIECES, BLACK_PIECES = SIDE_LETTERS
+PIECE_LETTERS = WHITE_PIECES + BLACK_PIECES
+#: The names of the sides, indexed like SIDE_LETTERS.
+SIDE_NAMES = ("white", "black")
+#: What `set_board` accepts as its SIDE word, and the side each names.
+SIDE_WORDS = {"w": 0, "white": 0, "b": 1, "black": 1}
+PIECE_NAMES = {"k": "king", "q": "queen", "r": "rook", "b": "bishop", "n": "knight"}
 
 CELL_LETTERS = WHITE_PIECES + BLACK_PIECES + EMPTY
 ALTERNATIVE_EMPTY = "."
@@ -22,9 +39,14 @@ MAX_SIZE_DIGITS = 9
 
 # Patterns stay strings: `re` compiles and caches them on first use, not at start-up.
 SIZE_PREFIX = r"\s*(?:n\s*=\s*)?([+-]?[0-9]+)\s*,?"
-#: The canonical form: only cell letters, commas and brackets; checked before the slow path.
 #: Brackets, and runs of anything that is not a separator (a row, or garbage to report).
 TOKEN = r"[\[\]]|[^\[\],\s\"']+"
+#: The same where commas separate the rows: white space inside a row is then only space,
+#: so `# q` is the row `#q` ("white space anywhere").
+TOKEN_SPACED = r"[\[\]]|[^\[\],\s\"']+(?:\s+[^\[\],\s\"']+)*"
+#: The two comment modes of the protocol (config `protocol.comments`).
+COMMENTS_LINE_START = "line-start"
+COMMENTS_ANYWHERE = "anywhere"
 
 
 class NotationError(ValueError):
@@ -38,17 +60,22 @@ class BoardText(NamedTuple):
     rows: list[str]
 
 
-def format_board(board: Board) -> str:
-    """Write a board in the canonical notation."""
+def format_board(board: Position, empty: str = EMPTY) -> str:
+    """Write a board in the canonical notation, with `empty` for an empty cell."""
     size = board.size
     rows = board.rows()
-    return ",".join(
+    text = ",".join(
         "[" + ",".join(rows[layer : layer + size]) + "]" for layer in range(0, len(rows), size)
     )
+    return text if empty == EMPTY else text.replace(EMPTY, empty)
 
 
-def parse_board(text: str, max_size: int) -> BoardText:
-    """Read board text in any accepted form; raise NotationError naming the problem."""
+def parse_board(text: str, max_size: int, comments: str = COMMENTS_LINE_START) -> BoardText:
+    """Read board text in any accepted form; raise NotationError naming the problem.
+
+    `comments` is the protocol's comment mode; it only words the hint given when a board
+    looks cut short at a `#` taken for a comment.
+    """
     declared: int | None = None
     prefix = re.match(SIZE_PREFIX, text)
     if prefix is not None:
@@ -58,6 +85,7 @@ def parse_board(text: str, max_size: int) -> BoardText:
         declared = int(digits)
         text = text[prefix.end() :]
         check_size(declared, max_size)
+    written = text
     text = text.strip().replace(ALTERNATIVE_EMPTY, EMPTY)
     if not text:
         raise NotationError("no rows given")
@@ -70,10 +98,13 @@ def parse_board(text: str, max_size: int) -> BoardText:
         and re.fullmatch(canonical_pattern(first_row_size), text) is not None
     ):
         return BoardText(first_row_size, text.replace("[", "").replace("]", "").split(","))
-    rows, layer_sizes = _read_loose(text)
-    size = declared if declared is not None else _infer_size(rows)
+    try:
+        rows, groups = _read_loose(text)
+    except UnclosedBracket as error:
+        raise NotationError(f"{error}{_cut_hint(written, comments)}") from None
+    size = declared if declared is not None else _infer_size(rows, max_size)
     check_size(size, max_size)
-    _check_shape(rows, layer_sizes, size, declared is not None)
+    _check_shape(rows, groups, size, declared is not None)
     return BoardText(size, rows)
 
 
@@ -91,30 +122,75 @@ def check_size(size: int, max_size: int) -> None:
         raise NotationError(f"size {size} is outside 2 ... {max_size}")
 
 
-def _read_loose(text: str) -> tuple[list[str], list[int]]:
-    """Split free-form text into rows, and count the rows of each bracketed layer."""
+class UnclosedBracket(NotationError):
+    """The text ends inside an open bracket (perhaps cut short on its way)."""
+
+
+class Group(NamedTuple):
+    """One bracket pair of board text: the rows it holds and what it holds them as."""
+
+    column: int  # of its opening bracket, counted from 1
+    start: int  # index of its first row
+    end: int  # index after its last row
+    holds_layers: bool  # it holds a bracket group of several rows (a layer, or more)
+    top_level: bool  # no bracket encloses it
+
+
+class _Open(NamedTuple):
+    """An opening bracket not yet closed, while the text is read."""
+
+    column: int
+    start: int
+    # Filled in as the group is read: whether it holds a group of several rows.
+    holds_layers: list[bool]
+
+
+def _read_loose(text: str) -> tuple[list[str], list[Group]]:
+    """Split free-form text into rows, and list its bracket groups of more than one row.
+
+    Where commas separate the rows, white space inside a row is dropped; elsewhere it
+    separates rows, as in `### n## #rr` or `[[Bq] [##]]`.
+    """
     rows: list[str] = []
-    layer_sizes: list[int] = []
-    # Rows directly inside each open bracket; a group of two or more rows is a layer.
-    open_groups: list[int] = []
-    for match in re.finditer(TOKEN, text):
+    groups: list[Group] = []
+    opened: list[_Open] = []
+    spaced = "," in text
+    for match in re.finditer(TOKEN_SPACED if spaced else TOKEN, text):
         token = match.group()
         if token == "[":
-            open_groups.append(0)
+            opened.append(_Open(match.start() + 1, len(rows), [False]))
         elif token == "]":
-            if not open_groups:
+            if not opened:
                 raise NotationError(f"unbalanced brackets: ']' at column {match.start() + 1}")
-            count = open_groups.pop()
-            if count > 1:
-                layer_sizes.append(count)
+            group = opened.pop()
+            count = len(rows) - group.start
+            if count != 1:  # a row bracketed alone says nothing about layers
+                groups.append(
+                    Group(group.column, group.start, len(rows), group.holds_layers[0], not opened)
+                )
+                if opened and count > 1:
+                    opened[-1].holds_layers[0] = True
         else:
-            _check_letters(token, len(rows) + 1)
-            rows.append(token)
-            if open_groups:
-                open_groups[-1] += 1
-    if open_groups:
-        raise NotationError(f"unbalanced brackets: {len(open_groups)} '[' not closed")
-    return rows, layer_sizes
+            row = "".join(token.split()) if spaced else token
+            _check_letters(row, len(rows) + 1)
+            rows.append(row)
+    if opened:
+        raise UnclosedBracket(f"unbalanced brackets: {len(opened)} '[' not closed")
+    groups.sort()
+    return rows, groups
+
+
+def _cut_hint(text: str, comments: str) -> str:
+    """Explain a board left inside an open bracket, when a `#` may have been cut from it."""
+    if comments == COMMENTS_ANYWHERE:
+        return (
+            " ('#' starts a comment, as protocol.comments is \"anywhere\"; "
+            "write '.' for empty cells)"
+        )
+    # A GTP layer on the way cuts a line at its first '#'; any '#' left shows none was cut.
+    if EMPTY in text:
+        return ""
+    return " ('#' may have been stripped as a GTP comment on the way; write '.' for empty cells)"
 
 
 def _check_letters(row: str, number: int) -> None:
@@ -127,26 +203,211 @@ def _check_letters(row: str, number: int) -> None:
             )
 
 
-def _infer_size(rows: list[str]) -> int:
+def _infer_size(rows: list[str], max_size: int) -> int:
     """Take the size from the first row's length when the text gives none."""
     if not rows or not rows[0]:
         raise NotationError("no rows given")
-    return len(rows[0])
+    first = rows[0]
+    if len(first) < 2:
+        # Never "size 1 is outside ...": the row is what is wrong (often split by a space).
+        raise NotationError(
+            f"row 1 {shorten(first)} has {_cells(len(first))}; a row has 2 ... {max_size}"
+            " (where no comma separates the rows, white space does)"
+        )
+    return len(first)
 
 
-def _check_shape(rows: list[str], layer_sizes: list[int], size: int, declared: bool) -> None:
-    """Refuse rows of the wrong length or count, and layers of the wrong height."""
-    expected = size * size
+def _check_shape(rows: list[str], groups: list[Group], size: int, declared: bool) -> None:
+    """Refuse rows of the wrong length, bracket groups that are not layers, a wrong count."""
     if set(map(len, rows)) != {size}:  # at C speed; only a refusal needs the loop below
         for number, row in enumerate(rows, start=1):
             if len(row) != size:
                 if declared and number == 1:
-                    raise NotationError(f"size {size} does not match rows of {len(row)} cells")
+                    raise NotationError(
+                        f"size {size} does not match row 1 {shorten(row)} of {_cells(len(row))}"
+                    )
                 raise NotationError(
-                    f"row {number} {shorten(row)} has {len(row)} cells, expected {size}"
+                    f"row {number} {shorten(row)} has {_cells(len(row))}, expected {size}"
                 )
+    for group in groups:
+        _check_group(group, size, len(rows))
+    expected = size * size
     if len(rows) != expected:
         raise NotationError(f"expected {expected} rows of {size} cells, got {len(rows)}")
-    for layer, count in enumerate(layer_sizes, start=1):
-        if count != size:
-            raise NotationError(f"layer {layer} has {count} rows, expected {size}")
+
+
+def _cells(count: int) -> str:
+    """Count cells in words: `1 cell`, `3 cells`."""
+    return f"{count} cell" if count == 1 else f"{count} cells"
+
+
+def _check_group(group: Group, size: int, row_count: int) -> None:
+    """Refuse a bracket group that is empty or does not hold whole layers (numbered top first)."""
+    start, end = group.start, group.end
+    first_layer, last_layer = start // size + 1, max(end - 1, start) // size + 1
+    where = f"at column {group.column}"
+    if start == end:
+        if start % size:
+            place = f"inside layer {first_layer}"
+        elif start == 0:
+            place = "before layer 1"
+        elif start >= row_count:
+            place = f"after layer {start // size}"
+        else:
+            place = f"between layers {start // size} and {first_layer}"
+        raise NotationError(f"empty brackets {where}, {place}")
+    aligned = start % size == 0
+    if group.holds_layers:
+        # Outer brackets: they must hold whole layers.
+        if aligned and end % size == 0:
+            return
+    elif aligned and (end - start == size or (group.top_level and end - start == row_count)):
+        return  # one layer, or outer brackets round a plain list of rows
+    elif aligned:
+        raise NotationError(f"layer {first_layer} has {end - start} rows, expected {size}")
+    rows_held = f"it holds rows {start + 1} to {end}, and a layer is {size} rows"
+    if first_layer == last_layer:
+        raise NotationError(
+            f"bracket group {where} holds part of layer {first_layer} ({rows_held})"
+        )
+    raise NotationError(
+        f"bracket group {where} straddles layers {first_layer} and {last_layer} ({rows_held})"
+    )
+
+
+# --- cells ---------------------------------------------------------------------------------
+
+_ROMAN = (
+    (1000, "M"),
+    (900, "CM"),
+    (500, "D"),
+    (400, "CD"),
+    (100, "C"),
+    (90, "XC"),
+    (50, "L"),
+    (40, "XL"),
+    (10, "X"),
+    (9, "IX"),
+    (5, "V"),
+    (4, "IV"),
+    (1, "I"),
+)
+CELL_NAME = r"([a-z]+)([1-9][0-9]*)\(([IVXLCDM]+|[1-9][0-9]*)\)"
+
+
+def get_file_name_from_x(x: int) -> str:
+    """Name a board file spreadsheet style: 0 -> a, 25 -> z, 26 -> aa."""
+    name = ""
+    x += 1
+    while x:
+        x, digit = divmod(x - 1, 26)
+        name = chr(ord("a") + digit) + name
+    return name
+
+
+def get_x_from_file_name(name: str) -> int:
+    """Invert get_file_name_from_x: a -> 0, aa -> 26."""
+    x = 0
+    for letter in name:
+        x = x * 26 + ord(letter) - ord("a") + 1
+    return x - 1
+
+
+@cache
+def get_roman_from_level(level: int) -> str:
+    """Write a level number (1 = the bottom board) in Roman numerals."""
+    numeral = ""
+    for value, letters in _ROMAN:
+        count, level = divmod(level, value)
+        numeral += letters * count
+    return numeral
+
+
+@cache
+def get_level_from_roman(numeral: str) -> int:
+    """Read a Roman numeral, or a decimal level; raise ValueError if it is malformed."""
+    if numeral.isdigit():
+        return int(numeral)
+    level = 0
+    rest = numeral
+    for value, letters in _ROMAN:
+        while rest.startswith(letters):
+            level += value
+            rest = rest[len(letters) :]
+    # Only the canonical spelling counts: "IIII" or "IL" would name a level ambiguously.
+    if rest or get_roman_from_level(level) != numeral:
+        raise ValueError(f"bad level numeral {numeral!r}")
+    return level
+
+
+def get_cell_name_from_point(geometry: Geometry, point: int) -> str:
+    """Name the board cell at a point of the padded array: file, rank, level, as `c2(II)`."""
+    x, y, z = geometry.get_cell_from_point(point)
+    return f"{get_file_name_from_x(x)}{y + 1}({get_roman_from_level(z + 1)})"
+
+
+def get_point_from_cell_name(geometry: Geometry, name: str) -> int:
+    """Invert get_cell_name_from_point; the level may also be decimal, as `c2(2)`."""
+    match = re.fullmatch(CELL_NAME, name)
+    if match is None:
+        raise ValueError(f"bad cell name {shorten(name)}: expected file, rank and level as c2(II)")
+    file_name, rank, level_text = match.groups()
+    size = geometry.size
+    if len(rank) > MAX_SIZE_DIGITS or len(level_text) > MAX_SIZE_DIGITS:
+        raise ValueError(f"cell {shorten(name)} is off the {size}x{size}x{size} board")
+    x = get_x_from_file_name(file_name) if len(file_name) <= MAX_SIZE_DIGITS else size
+    y = int(rank) - 1
+    z = get_level_from_roman(level_text) - 1
+    if not (0 <= x < size and 0 <= y < size and 0 <= z < size):
+        raise ValueError(f"cell {shorten(name)} is off the {size}x{size}x{size} board")
+    return geometry.get_point_from_cell(x, y, z)
+
+
+def piece_name(letter: str) -> str:
+    """Name a piece by its colour and kind, as `black rook`."""
+    return f"{SIDE_NAMES[letter.islower()]} {PIECE_NAMES[letter.lower()]}"
+
+
+def piece_label(position: Position, point: int) -> str:
+    """Name the piece on a cell as its letter and cell, as `rc1(III)`."""
+    return position.cells[point] + get_cell_name_from_point(position.geometry, point)
+
+
+# --- moves ---------------------------------------------------------------------------------
+
+class MoveText(NamedTuple):
+    """A move as written: the letter (empty when left out) and the two cell names."""
+
+    letter: str
+    origin: str
+    target: str
+
+
+def get_move_name(position: Position, move: Move) -> str:
+    """Write a move as `Kc1(I)-c2(II)`, or with `x` for a capture."""
+    name = get_cell_name_from_point
+    sign = "-" if move.captured == EMPTY else "x"
+    geometry = position.geometry
+    return f"{move.piece}{name(geometry, move.origin)}{sign}{name(geometry, move.target)}"
+
+
+#: A move as `play` reads it: an optional letter, a cell, `-` or `x`, a cell.
+MOVE_TEXT = r"([KQRBNkqrbn]?)([a-z]+[0-9]+\([0-9A-Z]+\))[-x]([a-z]+[0-9]+\([0-9A-Z]+\))"
+
+
+def parse_move_text(text: str) -> list[MoveText]:
+    """Read a move's letter and cells; raise ValueError when it is not written as a move.
+
+    A lower-case letter may be a black piece or the start of a file (`bb2(I)` is a bishop on
+    b2(I), or whatever stands on bb2(I)): both readings are returned, the letter's first.
+    """
+    match = re.fullmatch(MOVE_TEXT, text)
+    if match is None:
+        raise ValueError(
+            f"cannot read {shorten(text)}: write a move as Kc1(I)-c2(II) or Nb2(II)xa1(III)"
+        )
+    letter, origin, target = match.groups()
+    readings = [MoveText(letter, origin, target)]
+    if letter.islower():
+        readings.append(MoveText("", letter + origin, target))
+    return readings

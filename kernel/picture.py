@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from kernel.board import EMPTY, Board, get_file_name_from_x, get_roman_from_level
+from kernel.notation import EMPTY, get_file_name_from_x, get_roman_from_level
+from kernel.position import Position
 
 #: The widest picture a terminal is expected to show.
 MAX_WIDTH = 100
@@ -10,7 +11,7 @@ GAP = "   "
 SHOWN_EMPTY = "."
 
 
-def draw_layer(board: Board, z: int) -> list[str]:
+def draw_layer(board: Position, z: int) -> list[str]:
     """Draw one layer: a title, ranks back first with their numbers, files along the bottom."""
     size = board.size
     cell_width = len(get_file_name_from_x(size - 1))
@@ -31,7 +32,7 @@ def draw_layer(board: Board, z: int) -> list[str]:
     return lines
 
 
-def draw_board(board: Board) -> str:
+def draw_board(board: Position) -> str:
     """Draw every layer, top first, putting layers side by side while they fit in 100 columns."""
     layers = [draw_layer(board, z) for z in reversed(range(board.size))]
     # Titles differ in width (level III, level IV), so pad every layer to the widest.

@@ -1,113 +1,32 @@
-"""Attacks, pins, legal moves and checkmate, for white to move.
+"""Attacks, pins, legal moves, check and checkmate, for the side to move, whichever it is.
 
-Everything walks the precomputed offsets of kernel.directions over the padded array of
-kernel.board; a ray stops at the first occupied cell, and the wall stops it at the edge.
-"Who attacks this cell?" has two exact answers, and each position takes the cheaper:
-
-- walk the 26 rays and 24 knight leaps out from the cell (crowded boards: rays are short);
-- ask each enemy piece, through the attack table, whether it attacks the cell, and walk
-  only that one path (sparse boards: few pieces, long rays).
-
-The tests check that both answer alike on thousands of positions.
+Everything walks the precomputed offsets of kernel.directions over the padded cells of
+kernel.position; the wall stops every ray at the edge. "Who attacks this cell?" has one
+answer, `attackers`: ask each piece of the attacking side, through the attack table, whether
+it could reach the cell on an empty board, and walk only that one path. The cost is one table
+look-up per piece, whatever the board's size, and the paths walked are the few that matter.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cached_property
-from typing import NamedTuple
 
-from kernel.board import BLACK_PIECES, EMPTY, WHITE_PIECES, Board
-from kernel.directions import Attack
-
-#: A piece: where it stands, its letter, and its compact index for the attack table.
-Piece = tuple[int, str, int]
-
-#: No cell: the default of `lifted`, which then lifts nothing.
-NO_POINT = -1
+from kernel.notation import EMPTY, SIDE_LETTERS, get_cell_name_from_point
+from kernel.position import KING_LETTERS, NO_POINT, Move, Position
 
 
-class Move(NamedTuple):
-    """A white move: the piece, where it stands, where it goes, and what it captures."""
+def attackers(position: Position, target: int, side: int, lifted: int = NO_POINT) -> Iterator[int]:
+    """Yield where each piece of `side` stands that attacks `target`.
 
-    piece: str
-    origin: int
-    target: int
-    captured: str | None
-
-    def name(self, board: Board) -> str:
-        """Write the move as `Kc1(I)-c2(II)`, or with `x` for a capture."""
-        cell_name = board.geometry.get_cell_name_from_point
-        sign = "-" if self.captured is None else "x"
-        return f"{self.piece}{cell_name(self.origin)}{sign}{cell_name(self.target)}"
-
-
-def attack_between(board: Board, origin: int, target: int) -> Attack | None:
-    """Say which pieces on origin could attack target on an empty board, and along what step."""
-    compact = board.offsets.compact
-    return board.offsets.attacks.get(compact[target] - compact[origin])
-
-
-def line_step(board: Board, origin: int, target: int) -> int:
-    """Return the unit offset from origin towards target if a slider's line joins them, else 0."""
-    attack = attack_between(board, origin, target)
-    return attack.step if attack is not None else 0
-
-
-def cells_between(board: Board, origin: int, target: int) -> range:
-    """Return the cells strictly between two cells on one line; empty when there are none."""
-    step = line_step(board, origin, target)
-    return range(origin + step, target, step) if step else range(0)
-
-
-def pieces_between(board: Board, origin: int, target: int) -> list[int]:
-    """Return the occupied cells strictly between two cells on one line."""
-    cells = board.cells
-    return [point for point in cells_between(board, origin, target) if cells[point] != EMPTY]
-
-
-def attackers_by_rays(
-    board: Board, target: int, by_black: bool, lifted: int = NO_POINT
-) -> Iterator[int]:
-    """Yield where each piece of one side stands that attacks `target`, walking out from it.
-
-    `lifted` is a cell to see through as if it were empty: the white king's own cell when
-    asking whether it may step to `target`, so that a slider's line goes on behind the king.
+    `lifted` is a cell to see through as if it were empty: the king's own cell when asking
+    whether it may step to `target`, so that a slider's line goes on behind the king.
     """
-    cells = board.cells
-    offsets = board.offsets
-    if by_black:
-        rays, king, knight = offsets.black_rays, "k", "n"
-    else:
-        rays, king, knight = offsets.white_rays, "K", "N"
-    for step, sliders in rays:
-        point = target + step
-        piece = cells[point]
-        if piece == king:
-            yield point
-            continue
-        while piece == EMPTY or point == lifted:
-            point += step
-            piece = cells[point]
-        if piece in sliders:
-            yield point
-    for step in offsets.knight:
-        if cells[target + step] == knight:
-            yield target + step
-
-
-def attackers_by_table(
-    board: Board, target: int, pieces: list[Piece], lifted: int = NO_POINT
-) -> Iterator[int]:
-    """Yield where each of `pieces` stands that attacks `target`, asking the attack table.
-
-    The same answer as attackers_by_rays for the pieces of one side; `lifted` likewise.
-    """
-    cells = board.cells
-    attacks = board.offsets.attacks
-    compact_target = board.offsets.compact[target]
-    for origin, letter, compact_origin in pieces:
-        attack = attacks.get(compact_target - compact_origin)
+    cells = position.cells
+    attacks = position.offsets.attacks
+    compact = position.offsets.compact
+    compact_target = compact[target]
+    for origin, letter in position.pieces[side]:
+        attack = attacks.get(compact_target - compact[origin])
         if attack is None or letter not in attack.letters:
             continue
         step = attack.step
@@ -120,22 +39,35 @@ def attackers_by_table(
         yield origin
 
 
-def prefers_table(board: Board, pieces_per_side: float) -> bool:
-    """Tell whether asking every piece of a side beats walking the rays from a cell.
-
-    A ray walk probes the 24 knight cells and each of 26 rays up to the first piece: about
-    the mean free path (cells per piece), at most half the board. The table costs one look-up
-    per piece of the side.
-    """
-    size = board.size
-    free_path = min(size / 2, size**3 / max(1.0, 2 * pieces_per_side))
-    return pieces_per_side < 24 + 26 * free_path
+def is_attacked(position: Position, target: int, side: int, lifted: int = NO_POINT) -> bool:
+    """Tell whether any piece of `side` attacks target."""
+    return next(attackers(position, target, side, lifted), None) is not None
 
 
-def destinations(board: Board, origin: int) -> Iterator[int]:
+def line_step(position: Position, origin: int, target: int) -> int:
+    """Return the unit offset from origin towards target if a line joins them, else 0."""
+    attack = position.offsets.attacks.get(compact_difference(position, origin, target))
+    return attack.step if attack is not None else 0
+
+
+def cells_between(position: Position, origin: int, target: int) -> range:
+    """Return the cells strictly between two cells on one line; empty when there are none."""
+    step = line_step(position, origin, target)
+    return range(origin + step, target, step) if step else range(0)
+
+
+def pieces_between(position: Position, origin: int, target: int) -> list[int]:
+    """Return the occupied cells strictly between two cells on one line."""
+    cells = position.cells
+    return [point for point in cells_between(position, origin, target) if cells[point] != EMPTY]
+
+
+def destinations(position: Position, origin: int) -> Iterator[int]:
     """Yield every cell the piece on origin could move to, ignoring its own king's safety."""
-    cells = board.cells
-    steps, slides = board.offsets.moves[cells[origin]]
+    cells = position.cells
+    letter = cells[origin]
+    steps, slides = position.offsets.moves[letter]
+    enemies = SIDE_LETTERS[letter.isupper()]  # white's enemies are black's letters
     for step in steps:
         target = origin + step
         piece = cells[target]
@@ -145,183 +77,228 @@ def destinations(board: Board, origin: int) -> Iterator[int]:
                 break
             target += step
             piece = cells[target]
-        if piece in BLACK_PIECES:
+        if piece in enemies:
             yield target
 
 
-class Pin(NamedTuple):
-    """A white piece that may not leave the line between its king and a black slider."""
+def in_check(position: Position, side: int) -> bool:
+    """Tell whether `side`'s king is attacked; a side without a king never is."""
+    king = position.kings[side]
+    return king != NO_POINT and is_attacked(position, king, 1 - side)
 
-    piece: int
-    pinner: int
-    #: The cells it may still go to: up to its king, and the pinner itself.
-    line: frozenset[int]
+
+def gives_check(position: Position, move: Move) -> bool:
+    """Tell whether a move of the side to move checks the other king, without playing it."""
+    king = position.kings[position.enemy]
+    if king == NO_POINT:
+        return False
+    return checks_directly(position, move, king) or discovers_check(position, move, king)
+
+
+def checks_directly(position: Position, move: Move, king: int) -> bool:
+    """Tell whether the moved piece attacks the king from its target cell."""
+    attack = position.offsets.attacks.get(compact_difference(position, move.target, king))
+    if attack is None or move.piece not in attack.letters:
+        return False
+    cells = position.cells
+    step = attack.step
+    point = move.target + step
+    # The origin is empty once the piece has left it.
+    while step and point != king and (cells[point] == EMPTY or point == move.origin):
+        point += step
+    return not step or point == king
+
+
+def discovers_check(position: Position, move: Move, king: int) -> bool:
+    """Tell whether leaving the origin opens a line from one of the mover's sliders to the king."""
+    step = line_step(position, king, move.origin)
+    if not step:
+        return False
+    cells = position.cells
+    point = king + step
+    while point != move.origin:
+        if cells[point] != EMPTY or point == move.target:
+            return False  # the line was shut before the origin, or the mover shuts it
+        point += step
+    point += step
+    while cells[point] == EMPTY and point != move.target:
+        point += step
+    letter = cells[point]
+    if point == move.target or letter not in SIDE_LETTERS[position.side]:
+        return False
+    # Every cell between that slider and the king is empty now: only its kind matters.
+    return letter in position.offsets.attacks[compact_difference(position, point, king)].letters
+
+
+def compact_difference(position: Position, origin: int, target: int) -> int:
+    """Return the attack table's key for a piece on origin reaching target."""
+    compact = position.offsets.compact
+    return compact[target] - compact[origin]
 
 
 class Analysis:
-    """What white faces in a position: checkers, pins, and the legal moves that follow."""
+    """What the side to move faces: its king, the checkers, pins, and the legal moves."""
 
-    def __init__(self, board: Board, kings: list[int] | None = None) -> None:
-        if kings is None:
-            kings = board.find("K")
-        if len(kings) != 1:
-            raise ValueError("no white king on the board" if not kings else "two white kings")
-        self.board = board
-        self.offsets = board.offsets
-        self.king = kings[0]
-        self.by_table = prefers_table(board, board.piece_count() / 2)
-        self._pins: dict[int, Pin | None] = {}
-        self.checkers = list(self.attackers(self.king, by_black=True))
+    __slots__ = ("_pins", "checkers", "enemy", "king", "position", "side")
 
-    def attackers(self, target: int, by_black: bool, lifted: int = NO_POINT) -> Iterator[int]:
-        """Yield the pieces of one side attacking target, by the cheaper search here."""
-        if self.by_table:
-            pieces = self.black_pieces if by_black else self.white_pieces
-            return attackers_by_table(self.board, target, pieces, lifted)
-        return attackers_by_rays(self.board, target, by_black, lifted)
-
-    def is_attacked(self, target: int, by_black: bool, lifted: int = NO_POINT) -> bool:
-        """Tell whether any piece of one side attacks target."""
-        return next(self.attackers(target, by_black, lifted), None) is not None
-
-    @cached_property
-    def black_pieces(self) -> list[Piece]:
-        """Every black piece."""
-        return self.pieces_of(BLACK_PIECES)
-
-    @cached_property
-    def white_pieces(self) -> list[Piece]:
-        """Every white piece, the king too."""
-        return self.pieces_of(WHITE_PIECES)
-
-    def pieces_of(self, letters: str) -> list[Piece]:
-        """List the pieces with these letters, with their compact indices."""
-        compact = self.board.offsets.compact
-        return [(point, letter, compact[point]) for point, letter in self.board.pieces(letters)]
+    def __init__(self, position: Position) -> None:
+        self.position = position
+        self.side = position.side
+        self.enemy = 1 - position.side
+        #: The king of the side to move, or NO_POINT: a side without a king is never in check.
+        self.king = position.kings[self.side]
+        self.checkers: list[int] = (
+            list(attackers(position, self.king, self.enemy)) if self.king != NO_POINT else []
+        )
+        self._pins: dict[int, range] | None = None
 
     @property
     def in_check(self) -> bool:
-        """White is in check: some black piece attacks the king."""
+        """The side to move is in check: some enemy piece attacks its king."""
         return bool(self.checkers)
 
-    def pin_of(self, origin: int) -> Pin | None:
-        """Say whether the white piece on origin is pinned to its king, and along what line.
+    def is_attacked(self, target: int, lifted: int = NO_POINT) -> bool:
+        """Tell whether any enemy piece attacks target."""
+        return is_attacked(self.position, target, self.enemy, lifted)
 
-        Only one line can pin it, the one from the king through it: walk that, no other.
+    def pins(self) -> dict[int, range]:
+        """Map each pinned piece of the side to move to the cells it may still go to.
+
+        A piece is pinned when it alone stands between its king and an enemy slider that
+        moves along that line; it may go to the pinner's cell or any cell up to its king.
         """
-        if origin in self._pins:
-            return self._pins[origin]
-        board = self.board
-        cells = board.cells
-        step = line_step(board, self.king, origin)
-        pin = None
-        if step:
-            point = self.king + step
-            while cells[point] == EMPTY:
-                point += step
-            if point == origin:  # nothing shields it from the king's side
-                point += step
-                while cells[point] == EMPTY:
+        if self._pins is not None:
+            return self._pins
+        pins: dict[int, range] = {}
+        king = self.king
+        if king != NO_POINT:
+            position = self.position
+            cells = position.cells
+            mine = SIDE_LETTERS[self.side]
+            attacks = position.offsets.attacks
+            compact = position.offsets.compact
+            compact_king = compact[king]
+            for origin, letter in position.pieces[self.enemy]:
+                attack = attacks.get(compact_king - compact[origin])
+                if attack is None or not attack.step or letter not in attack.letters:
+                    continue
+                step = attack.step
+                shield = NO_POINT
+                point = origin + step
+                while point != king:
+                    if cells[point] != EMPTY:
+                        if shield != NO_POINT:
+                            break  # two pieces shield the king: neither is pinned
+                        shield = point
                     point += step
-                if cells[point] in self.offsets.black_sliders[step]:
-                    pin = Pin(origin, point, frozenset(range(self.king + step, point + step, step)))
-        self._pins[origin] = pin
-        return pin
+                else:
+                    if shield != NO_POINT and cells[shield] in mine:
+                        pins[shield] = range(origin, king, step)
+        self._pins = pins
+        return pins
+
+    def pin_of(self, origin: int) -> range | None:
+        """Return the line a pinned piece must stay on, or None when it is free."""
+        return self.pins().get(origin)
 
     def evasion_cells(self) -> list[int]:
         """Return where a single check can be met: the checker's cell, then its line."""
         checker = self.checkers[0]
-        return [checker, *cells_between(self.board, checker, self.king)]
+        return [checker, *cells_between(self.position, checker, self.king)]
 
     def king_moves(self) -> Iterator[Move]:
-        """Yield the king's steps to cells no black piece attacks once the king has left."""
-        board = self.board
-        cells = board.cells
-        for step in self.offsets.queen:
-            target = self.king + step
+        """Yield the king's steps to cells no enemy piece attacks once the king has left."""
+        king = self.king
+        if king == NO_POINT:
+            return
+        position = self.position
+        cells = position.cells
+        letter = KING_LETTERS[self.side]
+        enemies = SIDE_LETTERS[self.enemy]
+        for step in position.offsets.queen:
+            target = king + step
             piece = cells[target]
-            if piece != EMPTY and piece not in BLACK_PIECES:
-                continue  # the wall, or a white piece
-            if not self.is_attacked(target, by_black=True, lifted=self.king):
-                yield Move("K", self.king, target, None if piece == EMPTY else piece)
-
-    def allowed_by_pin(self, origin: int, target: int) -> bool:
-        """Tell whether a pin, if any, lets the piece on origin go to target."""
-        pin = self.pin_of(origin)
-        return pin is None or target in pin.line
+            if piece != EMPTY and piece not in enemies:
+                continue  # the wall, or a piece of its own
+            if not self.is_attacked(target, lifted=king):
+                yield Move(letter, king, target, piece)
 
     def piece_moves(self) -> Iterator[Move]:
         """Yield the legal moves of every piece but the king."""
-        board = self.board
-        cells = board.cells
+        position = self.position
+        cells = position.cells
+        king = self.king
         if len(self.checkers) > 1:
             return  # against a double check only the king can move
+        pins = self.pins()
         if self.checkers:
             # Only a capture of the checker or a block on its line can help: ask, for each
-            # such cell, which white pieces reach it.
+            # such cell, which pieces of the side to move reach it.
             for target in self.evasion_cells():
                 piece = cells[target]
-                for origin in self.attackers(target, by_black=False):
-                    if origin != self.king and self.allowed_by_pin(origin, target):
-                        yield Move(cells[origin], origin, target, None if piece == EMPTY else piece)
+                for origin in attackers(position, target, self.side):
+                    if origin != king and (origin not in pins or target in pins[origin]):
+                        yield Move(cells[origin], origin, target, piece)
             return
-        for origin, letter, _ in self.white_pieces:
-            if letter == "K":
+        for origin, letter in position.pieces[self.side]:
+            if origin == king:
                 continue  # its moves came first, from king_moves
-            for target in destinations(board, origin):
-                if self.allowed_by_pin(origin, target):
-                    piece = cells[target]
-                    yield Move(letter, origin, target, None if piece == EMPTY else piece)
+            line = pins.get(origin)
+            for target in destinations(position, origin):
+                if line is None or target in line:
+                    yield Move(letter, origin, target, cells[target])
 
     def legal_moves(self) -> Iterator[Move]:
-        """Yield every legal white move, the king's first."""
+        """Yield every legal move of the side to move, the king's first."""
         yield from self.king_moves()
         yield from self.piece_moves()
 
     def has_legal_move(self) -> bool:
-        """Tell whether white has any legal move, stopping at the first."""
+        """Tell whether the side to move has any legal move, stopping at the first."""
         return next(self.legal_moves(), None) is not None
 
     def is_checkmate(self) -> bool:
-        """White is mated: in check, and no legal move."""
+        """The side to move is mated: in check, and no legal move."""
         return self.in_check and not self.has_legal_move()
 
     def status(self) -> str:
-        """Name the state of white: checkmate, stalemate, check or normal."""
+        """Name the state of the side to move: checkmate, stalemate, check or normal."""
         if self.has_legal_move():
             return "check" if self.in_check else "normal"
         return "checkmate" if self.in_check else "stalemate"
 
 
 class InvalidPosition(ValueError):
-    """A position that cannot arise in a game; the message says why."""
+    """A position that cannot be asked about; the message says why."""
 
 
-def analyse_position(board: Board) -> Analysis:
+def check_position(position: Position) -> Analysis:
     """Analyse a position once it is known to be one that can be asked about.
 
     Raise InvalidPosition for a wrong number of kings, kings side by side, or both in check.
     """
-    white_kings = board.find("K")
-    black_kings = board.find("k")
-    name = board.geometry.get_cell_name_from_point
+    white_kings = position.find("K")
+    black_kings = position.find("k")
+
+    def name(point: int) -> str:
+        return get_cell_name_from_point(position.geometry, point)
+
     if not white_kings:
         raise InvalidPosition("no white king")
-    if len(white_kings) > 1:
-        raise InvalidPosition(
-            f"{len(white_kings)} white kings ({', '.join(map(name, white_kings))})"
-        )
-    if len(black_kings) > 1:
-        raise InvalidPosition(
-            f"{len(black_kings)} black kings ({', '.join(map(name, black_kings))})"
-        )
-    analysis = Analysis(board, white_kings)
+    for kings, colour in ((white_kings, "white"), (black_kings, "black")):
+        if len(kings) > 1:
+            raise InvalidPosition(f"{len(kings)} {colour} kings ({', '.join(map(name, kings))})")
     if black_kings:
         white_king, black_king = white_kings[0], black_kings[0]
-        if black_king - white_king in board.offsets.queen:
+        if black_king - white_king in position.offsets.queen:
             raise InvalidPosition(
                 f"the kings stand on neighbouring cells {name(white_king)} and {name(black_king)}"
             )
-        if analysis.in_check and analysis.is_attacked(black_king, by_black=False):
+        if in_check(position, 0) and in_check(position, 1):
             raise InvalidPosition("both kings are in check")
-    return analysis
+    return Analysis(position)
+
+
+def is_game_position(position: Position) -> bool:
+    """Tell whether the side not to move is out of check, as after any legal move."""
+    return not in_check(position, position.enemy)

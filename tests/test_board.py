@@ -1,4 +1,4 @@
-"""The padded board, its converters and the offset tables."""
+"""The padded board, its converters, cell names, positions and the offset tables."""
 
 from __future__ import annotations
 
@@ -6,17 +6,7 @@ import random
 
 import pytest
 
-from kernel.board import (
-    EMPTY,
-    WALL,
-    Board,
-    Geometry,
-    empty_cells,
-    get_file_name_from_x,
-    get_level_from_roman,
-    get_roman_from_level,
-    get_x_from_file_name,
-)
+from kernel.board import Geometry, empty_cells
 from kernel.directions import (
     BISHOP_STEPS,
     FLAT_DIAGONAL_STEPS,
@@ -25,6 +15,17 @@ from kernel.directions import (
     ROOK_STEPS,
     offsets_for,
 )
+from kernel.notation import (
+    EMPTY,
+    WALL,
+    get_cell_name_from_point,
+    get_file_name_from_x,
+    get_level_from_roman,
+    get_point_from_cell_name,
+    get_roman_from_level,
+    get_x_from_file_name,
+)
+from kernel.position import BLACK, WHITE, Position
 
 SMALL_SIZES = (2, 3, 4, 5)
 
@@ -106,13 +107,13 @@ def test_point_converters_are_inverse_pairs() -> None:
     for cell in board_cells(geometry):
         point = geometry.get_point_from_cell(*cell)
         assert geometry.get_cell_from_point(point) == cell
-        name = geometry.get_cell_name_from_point(point)
-        assert geometry.get_point_from_cell_name(name) == point
+        name = get_cell_name_from_point(geometry, point)
+        assert get_point_from_cell_name(geometry, name) == point
 
 
 def test_a1_of_level_one_is_memory_two_two_two() -> None:
     geometry = Geometry(3)
-    assert geometry.get_point_from_cell_name("a1(I)") == geometry.get_point_from_xyz(2, 2, 2)
+    assert get_point_from_cell_name(geometry, "a1(I)") == geometry.get_point_from_xyz(2, 2, 2)
     assert geometry.get_point_from_xyz(2, 2, 2) == 2 + 7 * 2 + 49 * 2
 
 
@@ -162,21 +163,26 @@ def test_roman_levels_invert_and_accept_decimals() -> None:
 )
 def test_bad_cell_names_are_refused(name: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        Geometry(3).get_point_from_cell_name(name)
+        get_point_from_cell_name(Geometry(3), name)
 
 
 def test_cell_names_accept_decimal_levels() -> None:
     geometry = Geometry(3)
-    assert geometry.get_point_from_cell_name("c2(2)") == geometry.get_point_from_cell_name("c2(II)")
+    assert get_point_from_cell_name(geometry, "c2(2)") == get_point_from_cell_name(
+        geometry, "c2(II)"
+    )
 
 
 def test_board_from_rows_places_pieces_top_layer_and_back_row_first() -> None:
-    board = Board.from_rows(2, ["#q", "##", "##", "K#"])
-    name = board.geometry.get_cell_name_from_point
-    assert {name(point): piece for point, piece in board.pieces()} == {
-        "b2(II)": "q",
-        "a1(I)": "K",
-    }
+    board = Position.from_rows(2, ["#q", "##", "##", "K#"])
+
+    def name(point: int) -> str:
+        return get_cell_name_from_point(board.geometry, point)
+
+    assert {name(point): piece for point, piece in board.pieces[WHITE]} == {"a1(I)": "K"}
+    assert {name(point): piece for point, piece in board.pieces[BLACK]} == {"b2(II)": "q"}
+    assert name(board.kings[WHITE]) == "a1(I)"
+    assert board.kings[BLACK] == -1
     assert board.rows() == ["#q", "##", "##", "K#"]
 
 
@@ -184,8 +190,10 @@ def test_board_from_rows_places_pieces_top_layer_and_back_row_first() -> None:
 def test_padded_cells_put_every_row_where_the_converters_say(size: int) -> None:
     rng = random.Random(size)
     rows = ["".join(rng.choice("#KQRBNkqrbn") for _ in range(size)) for _ in range(size**2)]
-    board = Board.from_rows(size, rows)
+    board = Position.from_rows(size, rows)
     geometry = board.geometry
+    found = {point: letter for side in (WHITE, BLACK) for point, letter in board.pieces[side]}
+    assert found == {point: letter for point, letter in enumerate(board.cells) if letter.isalpha()}
     assert len(board.cells) == geometry.memory_area
     for index, row in enumerate(rows):
         # Rows come top layer first, back row first.

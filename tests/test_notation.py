@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kernel.config import EngineConfig
+from kernel.config import ConfigError, EngineConfig, config_from_document
 from kernel.kernel import Kernel
+from kernel.protocol import Command, parse_command
 
 CASE_1 = "[###,n##,#rr],[#b#,###,###],[###,###,bRK]"
 SMALL = "[Bq,##],[Bn,KQ]"
@@ -38,6 +39,13 @@ def answer(kernel: Kernel, name: str, *args: str) -> tuple[bool, str]:
         (["n", "=", "2,", "[[Bq]", "[##]]", "[[Bn]", "[KQ]]"], SMALL),
         (["Bq", "##", "Bn", "KQ"], SMALL),
         (["2", "[Bq,##]", "[Bn,KQ]"], SMALL),
+        # White space inside a row where commas separate the rows is only space.
+        (["[#", "q,##],[##,K#]"], "[#q,##],[##,K#]"),
+        (["[", "#", "#", "#,", "n", "##,#rr],[#b#,###,###],[###,###,bRK]"], CASE_1),
+        # Outer brackets round a plain list of rows, bracketed one by one or not.
+        (["[[Bq]", "[##]", "[Bn]", "[KQ]]"], SMALL),
+        (["[Bq,##,Bn,KQ]"], SMALL),
+        (["[[[Bq],[##]],[[Bn],[KQ]]]"], SMALL),
     ],
 )
 def test_every_accepted_form_reads_back_canonical(
@@ -50,11 +58,12 @@ def test_every_accepted_form_reads_back_canonical(
 @pytest.mark.parametrize(
     "words, message",
     [
-        (["4", CASE_1], "invalid board: size 4 does not match rows of 3 cells"),
+        (["4", CASE_1], "invalid board: size 4 does not match row 1 '###' of 3 cells"),
         (["1", "[K]"], "invalid board: size 1 is outside 2 ... 64"),
         (["65", CASE_1], "invalid board: size 65 is outside 2 ... 64"),
         (["-3", CASE_1], "invalid board: size -3 is outside 2 ... 64"),
-        (["[###,n##,#rr],[#b#,###,###],[###,###]"], "expected 9 rows of 3 cells, got 8"),
+        (["[###,n##,#rr],[#b#,###,###],[###,###]"], "layer 3 has 2 rows, expected 3"),
+        (["###,n##,#rr,#b#,###,###,###,###"], "expected 9 rows of 3 cells, got 8"),
         (["[###,n##,#rr],[#b#,##,###],[###,###,bRK]"], "row 5 '##' has 2 cells, expected 3"),
         (["[###,n##,#rr],[#b#,###,###],[###,###,bRK#]"], "row 9 'bRK#' has 4 cells"),
         (["[###,n#x,#rr],[#b#,###,###],[###,###,bRK]"], "unknown character 'x' in row 2"),
@@ -69,6 +78,31 @@ def test_every_accepted_form_reads_back_canonical(
         (["[###,###,###],[###,k##,###],[###,###,K##]"], "neighbouring cells a1(I) and a2(II)"),
         (["[k#R,###,###],[###,###,###],[q##,###,K##]"], "both kings are in check"),
         (["3"], "invalid board: no rows given"),
+        # Bracket groups are read as what they are; layers are numbered top first.
+        (["[##],[rq,##],[K#]"], "bracket group at column 6 straddles layers 1 and 2"),
+        (["[rq,##],[],[##,K#]"], "empty brackets at column 9, between layers 1 and 2"),
+        (["[],[rq,##],[##,K#]"], "empty brackets at column 1, before layer 1"),
+        (["[rq,##],[##,K#],[]"], "empty brackets at column 17, after layer 2"),
+        (["[rq,[],##],[##,K#]"], "empty brackets at column 5, inside layer 1"),
+        (
+            ["[[###]", "[n##]", "[#rr]", "[#b#]]", "[[###]", "[###]]", "[[###]", "[###]", "[bRK]]"],
+            "layer 1 has 4 rows, expected 3",
+        ),
+        (
+            ["[[###]", "[n##]", "[#rr]]", "[[#b#]", "[###]]", "[[###]", "[###]", "[###]", "[bRK]]"],
+            "layer 2 has 2 rows, expected 3",
+        ),
+        (
+            ["[###,n##,#rr],[#b#,###,###],[###],[###,bRK]"],
+            "bracket group at column 35 holds part of layer 3 (it holds rows 8 to 9",
+        ),
+        (["[[Bq,##],Bn],[KQ]"], "bracket group at column 1 straddles layers 1 and 2"),
+        # A row split by white space where no comma separates rows: the row is named.
+        (["[[#", "q]", "[##]]", "[[##]", "[K#]]"], "row 1 '#' has 1 cell; a row has 2 ... 64"),
+        (
+            ["2", "[[#", "q]", "[##]]", "[[##]", "[K#]]"],
+            "size 2 does not match row 1 '#' of 1 cell",
+        ),
     ],
 )
 def test_refusals_name_the_problem_and_keep_the_old_position(
@@ -141,7 +175,8 @@ def test_showboard_draws_every_layer_top_first_side_by_side(kernel: Kernel) -> N
         "3 . . .       3 . b .       3 . . .\n"
         "2 n . .       2 . . .       2 . . .\n"
         "1 . r r       1 . . .       1 b R K\n"
-        "  a b c         a b c         a b c",
+        "  a b c         a b c         a b c\n"
+        "white to move",
     )
 
 
@@ -151,6 +186,90 @@ def test_showboard_stacks_layers_that_do_not_fit_in_100_columns(kernel: Kernel) 
     lines = text.split("\n")[1:]
     assert ok and all(len(line) <= 100 for line in lines)
     assert "" not in lines
-    assert lines[0].strip() == "level XXX" and lines[-1].strip().endswith("ad")
+    assert lines[0].strip() == "level XXX" and lines[-2].strip().endswith("ad")
+    assert lines[-1] == "white to move"
     assert sum(1 for line in lines if "level" in line) == 30
     assert lines[1].startswith("30 ") and lines[30].startswith(" 1 ")
+
+
+# --- a board cut short, and the strict-GTP comment mode --------------------------------------
+
+HINT = "('#' may have been stripped as a GTP comment on the way; write '.' for empty cells)"
+
+
+@pytest.mark.parametrize("words", [["["], ["3", "["], ["[Kq,"], ["[[K.]", "[.."]])
+def test_a_board_cut_at_a_hash_gets_the_hint(kernel: Kernel, words: list[str]) -> None:
+    ok, text = answer(kernel, "set_board", *words)
+    assert not ok
+    assert text.startswith("invalid board: unbalanced brackets: ")
+    assert text.endswith(HINT)
+
+
+@pytest.mark.parametrize("words", [["[###,n##,#rr],[#b#"], ["[Bq,##],[Bn,KQ]]"], ["[Kq,##],[]"]])
+def test_no_hint_where_no_hash_can_have_been_cut(kernel: Kernel, words: list[str]) -> None:
+    ok, text = answer(kernel, "set_board", *words)
+    assert not ok
+    assert "GTP comment" not in text
+
+
+@pytest.fixture
+def strict() -> Kernel:
+    return Kernel(EngineConfig(comments="anywhere"))
+
+
+def test_strict_mode_reads_and_writes_dots(strict: Kernel) -> None:
+    dotted = CASE_1.replace("#", ".")
+    assert answer(strict, "set_board", dotted) == (True, "")
+    assert answer(strict, "get_board") == (True, dotted)
+    assert answer(strict, "checkmate") == (True, "true")
+    assert answer(strict, "boardsize", "2") == (True, "")
+    assert answer(strict, "get_board") == (True, "[..,..],[..,..]")
+
+
+def test_strict_mode_hint_names_the_mode(strict: Kernel) -> None:
+    ok, text = answer(strict, "set_board", "[")
+    assert not ok
+    assert text.endswith(
+        "('#' starts a comment, as protocol.comments is \"anywhere\"; write '.' for empty cells)"
+    )
+
+
+@pytest.mark.xfail(
+    strict=True, reason="wiring: Kernel.respond must call parse_command(line, config.comments)"
+)
+def test_strict_mode_cuts_comments_anywhere_on_the_line(strict: Kernel) -> None:
+    exchange = strict.respond("7 set_board [..,..],[..,K.] # an empty board but for the king")
+    assert exchange is not None and exchange.response == "=7 \n\n"
+    exchange = strict.respond("8 get_board#comment")
+    assert exchange is not None and exchange.response == "=8 [..,..],[..,K.]\n\n"
+    assert strict.respond("# a comment line") is None
+    assert strict.respond("   #") is None
+    # A board written with '#' is cut at its first one, and the hint says why.
+    exchange = strict.respond("set_board [#q,##],[##,K#]")
+    assert exchange is not None
+    assert exchange.response.startswith("? invalid board: unbalanced brackets")
+    assert "protocol.comments" in exchange.response
+
+
+@pytest.mark.parametrize(
+    "line, mode, command",
+    [
+        ("5 name # why", "anywhere", Command("5", "name", [])),
+        ("5 name # why", "line-start", Command("5", "name", ["#", "why"])),
+        ("set_board [#q,##]", "line-start", Command(None, "set_board", ["[#q,##]"])),
+        ("set_board [#q,##]", "anywhere", Command(None, "set_board", ["["])),
+        ("12#", "anywhere", Command("12", "", [])),
+    ],
+)
+def test_parse_command_in_each_comment_mode(line: str, mode: str, command: Command) -> None:
+    assert parse_command(line, mode) == command
+
+
+def test_the_comment_mode_is_checked_and_read_from_the_config() -> None:
+    assert EngineConfig().comments == "line-start"
+    assert EngineConfig().empty_cell == "#"
+    assert config_from_document({"protocol": {"comments": "anywhere"}}).empty_cell == "."
+    with pytest.raises(ConfigError, match=r"protocol\.comments: 'everywhere' is not one of"):
+        config_from_document({"protocol": {"comments": "everywhere"}})
+    with pytest.raises(ConfigError, match=r"protocol\.comments: expected str, got bool"):
+        config_from_document({"protocol": {"comments": True}})

@@ -161,7 +161,7 @@ def test_parse_command_blank_and_comment(line: str) -> None:
         ("known_command", "? wrong number of arguments, usage: known_command NAME\n\n"),
         ("known_command a b", "? wrong number of arguments, usage: known_command NAME\n\n"),
         ("help a b", "? wrong number of arguments, usage: help [COMMAND]\n\n"),
-        ("set_board", "? wrong number of arguments, usage: set_board [N] BOARD...\n\n"),
+        ("set_board", "? wrong number of arguments, usage: set_board [N] BOARD... [SIDE]\n\n"),
         (
             "test_get_point_from_xy 1",
             "? wrong number of arguments, usage: test_get_point_from_xy X Y [Z]\n\n",

@@ -1,0 +1,123 @@
+"""The one attackers function, the pins and the check test, against the brute force.
+
+Each is compared with tests/reference.py on random positions of many sizes, for both sides,
+with and without the king's own cell seen through.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import product
+
+import pytest
+
+from kernel.directions import KNIGHT_STEPS, compact_width_for, offset_of
+from kernel.notation import get_cell_name_from_point, parse_board
+from kernel.position import BLACK, NO_POINT, WHITE, Position
+from kernel.rules import Analysis, attackers, gives_check, in_check
+from tests import reference
+from tests.positions import random_position
+
+
+def position_of(board: str, side: int = WHITE) -> Position:
+    text = parse_board(board, 64)
+    return Position.from_rows(text.size, text.rows, side)
+
+
+def cell_of(position: Position, point: int) -> reference.Cell:
+    return reference.parse_cell(get_cell_name_from_point(position.geometry, point))
+
+
+@pytest.mark.parametrize("size", range(2, 13))
+def test_every_difference_between_cells_has_its_own_compact_key(size: int) -> None:
+    width = compact_width_for(size)
+    reach = range(-(size - 1), size)
+    keys = {offset_of(step, width): step for step in product(reach, reach, reach)}
+    assert len(keys) == len(reach) ** 3
+    for step in KNIGHT_STEPS:
+        assert keys.get(offset_of(step, width), step) == step
+
+
+@pytest.mark.parametrize("size", [2, 3, 4, 5, 6, 8, 12, 16])
+def test_attackers_are_the_pieces_the_reference_finds(size: int) -> None:
+    rng = random.Random(size)
+    for _ in range(30):
+        board = random_position(rng, size)
+        position = position_of(board)
+        slow = reference.parse_board(board)
+        cells = [(x, y, z) for x in range(size) for y in range(size) for z in range(size)]
+        for cell in rng.sample(cells, min(len(cells), 25)):
+            target = position.geometry.get_point_from_cell(*cell)
+            for side, is_side in ((WHITE, reference.is_white), (BLACK, reference.is_black)):
+                found = {cell_of(position, p) for p in attackers(position, target, side)}
+                expected = {
+                    origin
+                    for origin, piece in slow.pieces.items()
+                    if is_side(piece) and origin != cell and reference.attacks(slow, origin, cell)
+                }
+                assert found == expected, (board, cell, side)
+
+
+@pytest.mark.parametrize("size", [2, 3, 4, 6, 8])
+def test_a_lifted_king_is_seen_through(size: int) -> None:
+    """With the king's cell lifted, lines run on behind it: the reference without the king."""
+    rng = random.Random(100 + size)
+    for _ in range(30):
+        board = random_position(rng, size)
+        position = position_of(board)
+        king = position.kings[WHITE]
+        slow = reference.parse_board(board)
+        without_king = reference.Position(
+            size, {c: p for c, p in slow.pieces.items() if c != cell_of(position, king)}
+        )
+        for step in position.offsets.queen:
+            target = king + step
+            if position.cells[target] == "+":
+                continue
+            cell = cell_of(position, target)
+            found = {cell_of(position, p) for p in attackers(position, target, BLACK, king)}
+            expected = {
+                origin
+                for origin, piece in without_king.pieces.items()
+                if reference.is_black(piece)
+                and origin != cell
+                and reference.attacks(without_king, origin, cell)
+            }
+            assert found == expected, (board, cell)
+
+
+@pytest.mark.parametrize("size", [2, 3, 4, 5, 8])
+def test_pinned_pieces_are_the_ones_the_reference_finds(size: int) -> None:
+    rng = random.Random(200 + size)
+    for _ in range(60):
+        board = random_position(rng, size)
+        position = position_of(board)
+        pinned = {cell_of(position, point) for point in Analysis(position).pins()}
+        assert pinned == set(reference.pinned_pieces(reference.parse_board(board))), board
+
+
+@pytest.mark.parametrize("size", [2, 3, 4, 5, 6])
+def test_gives_check_says_what_playing_the_move_shows(size: int) -> None:
+    """Direct and discovered checks, found without playing, match the position after it."""
+    rng = random.Random(300 + size)
+    checked = checks = 0
+    for _ in range(120):
+        side = rng.choice((WHITE, BLACK))
+        position = position_of(random_position(rng, size), side)
+        if in_check(position, position.enemy):
+            continue  # not a game position: the enemy king could be taken
+        for move in Analysis(position).legal_moves():
+            after = position.play(move)
+            check = in_check(after, after.side)
+            assert gives_check(position, move) == check, move
+            checked += 1
+            checks += check
+    assert checked > 60 and 0 < checks < checked
+
+
+def test_a_side_without_a_king_is_never_in_check() -> None:
+    position = position_of("[#q,##],[##,K#]", BLACK)
+    assert position.kings[BLACK] == NO_POINT
+    analysis = Analysis(position)
+    assert not analysis.in_check and analysis.checkers == []
+    assert {move.piece for move in analysis.legal_moves()} == {"q"}
