@@ -109,8 +109,25 @@ class Position:
         theirs = self.pieces[1 - side]
         if move.captured != EMPTY:
             theirs = tuple(piece for piece in theirs if piece[0] != target)
-        pieces = (mine, theirs) if side == WHITE else (theirs, mine)
-        return Position(self.size, cells, 1 - side, pieces)
+        # Built field by field: the size's tables and the kings carry over, nothing is searched.
+        after = Position.__new__(Position)
+        after.size = self.size
+        after.cells = cells
+        after.side = 1 - side
+        after.geometry = self.geometry
+        after.offsets = self.offsets
+        king, their_king = self.kings[side], self.kings[1 - side]
+        if origin == king:
+            king = target
+        if target == their_king:
+            their_king = NO_POINT
+        if side == WHITE:
+            after.pieces = (mine, theirs)
+            after.kings = (king, their_king)
+        else:
+            after.pieces = (theirs, mine)
+            after.kings = (their_king, king)
+        return after
 
     def rows(self) -> list[str]:
         """Return the n*n rows in notation order: top layer first, back row first."""

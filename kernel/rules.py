@@ -248,6 +248,40 @@ class Analysis:
                 if line is None or target in line:
                     yield Move(letter, origin, target, cells[target])
 
+    def count_legal_moves(self) -> int:
+        """Count the legal moves without making them: perft's last ply."""
+        if self.checkers:
+            return sum(1 for _ in self.legal_moves())  # few moves: no need to hurry
+        count = sum(1 for _ in self.king_moves())
+        position = self.position
+        cells = position.cells
+        moves = position.offsets.moves
+        enemies = SIDE_LETTERS[self.enemy]
+        pins = self.pins()
+        king = self.king
+        for origin, letter in position.pieces[self.side]:
+            if origin == king:
+                continue
+            line = pins.get(origin)
+            if line is not None:
+                count += sum(1 for target in destinations(position, origin) if target in line)
+                continue
+            steps, slides = moves[letter]
+            for step in steps:
+                target = origin + step
+                piece = cells[target]
+                if slides:
+                    while piece == EMPTY:
+                        count += 1
+                        target += step
+                        piece = cells[target]
+                elif piece == EMPTY:
+                    count += 1
+                    continue
+                if piece in enemies:
+                    count += 1
+        return count
+
     def legal_moves(self) -> Iterator[Move]:
         """Yield every legal move of the side to move, the king's first."""
         yield from self.king_moves()

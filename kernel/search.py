@@ -74,10 +74,13 @@ def perft(position: Position, depth: int, budget: Budget) -> int:
     """
     if depth == 0:
         return 1
-    moves = list(Analysis(position).legal_moves())
-    budget.spend(len(moves))
+    analysis = Analysis(position)
     if depth == 1:
-        return len(moves)
+        count = analysis.count_legal_moves()
+        budget.spend(count)
+        return count
+    moves = list(analysis.legal_moves())
+    budget.spend(len(moves))
     return sum(perft(position.play(move), depth - 1, budget) for move in moves)
 
 
