@@ -25,6 +25,7 @@ pytest: $(STAMP)
 	$(BIN)/pytest -q
 
 bench: $(STAMP)
+	@$(BIN)/python -m pip install --quiet -e '.[bench]' >&2
 	$(BIN)/python -m bench
 
 # `make gui PORT=N` picks the port; PORT=0 takes any free one (the address is printed).

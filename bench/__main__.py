@@ -1,9 +1,9 @@
 """cubemate benchmarks: python -m bench [--quick]
 
 Throughput and latency through the engine process against a floor that only reads, answers
-and logs; checkmate in process against the brute force of tests/reference.py; start-up
-against a bare `import structlog`. Each goal is reported PASS or MISS; a timing never makes
-the run fail. Progress goes to stderr, the tables to stdout.
+and logs; checkmate in process against the brute force of tests/reference.py; perft against
+python-chess; start-up against a bare `import structlog`. Each goal is reported PASS or MISS;
+a timing never makes the run fail. Progress goes to stderr, the tables to stdout.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from bench import compare, inprocess, report, startup
+from bench import compare, inprocess, perft, report, startup
 from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
 
 
@@ -95,10 +95,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(report.inprocess_section(timings, settings.repeats), end="\n\n", flush=True)
 
+    progress("perft")
+    perft_text, perft_ratio = perft.section(
+        perft.engine_perft(repeats=settings.repeats), perft.python_chess_perft(settings.repeats)
+    )
+    print(perft_text, end="\n\n", flush=True)
+
     progress("start-up")
     launches = startup.measure(settings.startup_runs)
     print(report.startup_section(launches), end="\n\n")
-    print(report.goals_section(report.goals(comparisons, launches)), end="\n\n")
+    found = report.goals(comparisons, launches)
+    found.append(report.perft_goal(perft_ratio))
+    print(report.goals_section(found), end="\n\n")
     print(f"total time {time.perf_counter() - began:.0f} s")
     return 0
 

@@ -15,6 +15,8 @@ from bench.startup import StartUp
 FLOOR_GOAL = 1.5
 #: set_board + checkmate on n = 64 with 300 pieces, in seconds per position.
 LATENCY_GOAL = 0.010
+#: Perft leaves per second, as a multiple of python-chess's on Kiwipete.
+PERFT_GOAL = 1.0
 #: Start-up may take at most this many times a bare `import structlog`.
 STARTUP_GOAL = 1.3
 
@@ -108,6 +110,17 @@ def startup_goal(startup: StartUp) -> Goal:
         f"{startup.ratio:.2f}×",
         f"≤ {STARTUP_GOAL}×",
         startup.ratio <= STARTUP_GOAL,
+    )
+
+
+def perft_goal(ratio: float | None) -> Goal:
+    """Perft leaves per second at least python-chess's on Kiwipete."""
+    measured = "python-chess missing" if ratio is None else f"{ratio:.2f}×"
+    return Goal(
+        "perft leaves/s vs python-chess",
+        measured,
+        f"≥ {PERFT_GOAL:.1f}×",
+        (ratio or 0) >= PERFT_GOAL,
     )
 
 
