@@ -6,13 +6,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench gui clean
+.PHONY: run test lint typecheck pytest regress bench gui clean
 
 # Silent, so that stdout carries nothing but the engine's responses.
 run: $(STAMP)
 	@$(BIN)/python main.py
 
-test: $(STAMP) lint typecheck pytest
+test: $(STAMP) lint typecheck pytest regress
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -23,6 +23,10 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/pytest -q
+
+# Every suite in regress/, or only those named: make regress SUITES="a.tst b.tst".
+regress: $(STAMP)
+	$(BIN)/python -m regress $(SUITES)
 
 bench: $(STAMP)
 	@$(BIN)/python -m pip install --quiet -e '.[bench]' >&2

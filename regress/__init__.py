@@ -1,0 +1,1 @@
+"""Regression suites in the GTP `.tst` format (GNU Go, gogui-regress), and their runner."""

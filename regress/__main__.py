@@ -1,0 +1,10 @@
+"""python -m regress [--engine CMD] [--timeout S] [SUITE.tst ...]: run regression suites."""
+
+from __future__ import annotations
+
+import sys
+
+from regress.runner import main
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,344 @@
+"""Run regression suites in the GTP `.tst` format, as GNU Go's scripts and gogui-regress do.
+
+A suite is a text file of protocol lines. A line starting with a number and a space is a
+test; any other command sets up. The line right after a test may hold its expected answer,
+`#? [REGEX]`: the test passes when the whole trimmed response text (after `=` and the id)
+matches REGEX, which may span lines; `#? [!REGEX]` passes when it does not match; a trailing
+`*` (`#? [REGEX]*`) marks an expected failure. A `?` response always fails. A test without a
+`#?` line passes unless it is answered with `?`. Other lines starting with `#` are comments.
+
+Each suite gets a fresh engine. Every unexpected result is printed on one line, then a
+summary; the exit status is 0 only when nothing unexpected happened.
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE_FOLDER = ROOT / "regress"
+#: Seconds to wait for one response; generous, as the machine may be loaded.
+DEFAULT_TIMEOUT = 120.0
+#: A test line: its number, a space, the command.
+TEST_LINE = re.compile(r"([0-9]+) ")
+#: What may follow `#?`: `[REGEX]`, then an optional `*`.
+PATTERN_LINE = re.compile(r"\[(.*)\](\*?)", re.DOTALL)
+
+
+class SuiteError(Exception):
+    """A suite file that cannot be read as a suite; the message names the line."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One command of a suite, with what its answer must look like if it is a test."""
+
+    line: int  # in the file, counted from 1
+    command: str  # as sent: trimmed, tabs turned to spaces
+    number: int | None  # the test number, None for a set-up command
+    pattern: str | None = None  # the expected answer, as written between the brackets
+    expected_failure: bool = False
+
+    def matches(self, response: str) -> bool:
+        """Tell whether a successful response's text is the answer this test expects."""
+        if self.pattern is None:
+            return True
+        negated = self.pattern.startswith("!")
+        regex = self.pattern[1:] if negated else self.pattern
+        found = re.fullmatch(regex, response, re.MULTILINE | re.DOTALL) is not None
+        return found != negated
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one test."""
+
+    step: Step
+    ok: bool  # the engine answered `=`
+    text: str  # the response text after `=`/`?` and the id, trimmed
+    passed: bool
+
+    @property
+    def unexpected(self) -> bool:
+        """Tell whether the result differs from what the suite expects."""
+        return self.passed == self.step.expected_failure
+
+    def describe(self) -> str:
+        """Write the one line reporting an unexpected result."""
+        number = self.step.number
+        if self.passed:
+            return f"{number} PASSED unexpectedly"
+        got = one_line(self.text if self.ok else f"? {self.text}")
+        if self.step.pattern is not None:
+            return f"{number} FAILED: expected '{self.step.pattern}', got '{got}'"
+        return f"{number} FAILED: got '{got}'"
+
+
+@dataclass
+class SuiteResult:
+    """Everything that happened while one suite ran."""
+
+    path: Path
+    outcomes: list[Outcome] = field(default_factory=list)
+    #: Set-up commands refused, an engine that died or hung: each one line.
+    errors: list[str] = field(default_factory=list)
+
+    def count(self, *, passed: bool, expected_failure: bool) -> int:
+        """Count the tests with this result and this expectation."""
+        return sum(
+            1
+            for outcome in self.outcomes
+            if outcome.passed == passed and outcome.step.expected_failure == expected_failure
+        )
+
+    @property
+    def clean(self) -> bool:
+        """Tell whether nothing unexpected happened."""
+        return not self.errors and not any(outcome.unexpected for outcome in self.outcomes)
+
+    def report_lines(self) -> list[str]:
+        """Return one line per unexpected result and per error, in file order."""
+        lines = [outcome.describe() for outcome in self.outcomes if outcome.unexpected]
+        return lines + self.errors
+
+
+def one_line(text: str) -> str:
+    """Show a possibly multi-line response on one line."""
+    return text.replace("\n", "\\n")
+
+
+def parse_suite(text: str, name: str = "suite") -> list[Step]:
+    """Read a suite's text into its commands; raise SuiteError naming a malformed line."""
+    steps: list[Step] = []
+    # The test a `#?` line may still attach to: only the line right after it.
+    open_test: Step | None = None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("#?"):
+            if open_test is None:
+                raise SuiteError(
+                    f"{name} line {number}: '#?' must come right after a numbered test"
+                )
+            steps[-1] = _with_pattern(open_test, line[2:].strip(), f"{name} line {number}")
+            open_test = None
+            continue
+        open_test = None
+        if not line or line.startswith("#"):
+            continue
+        command = line.replace("\t", " ")
+        test = TEST_LINE.match(command)
+        step = Step(number, command, int(test.group(1)) if test else None)
+        steps.append(step)
+        if test:
+            open_test = step
+    return steps
+
+
+def _with_pattern(step: Step, text: str, where: str) -> Step:
+    """Attach the expected answer of a `#?` line to its test."""
+    if not text:
+        return step
+    match = PATTERN_LINE.fullmatch(text)
+    if match is None:
+        raise SuiteError(f"{where}: write the expected answer as '#? [REGEX]', got {text!r}")
+    pattern, star = match.group(1).strip(), match.group(2)
+    regex = pattern[1:] if pattern.startswith("!") else pattern
+    try:
+        re.compile(regex)
+    except re.error as error:
+        raise SuiteError(f"{where}: bad regular expression {regex!r}: {error}") from None
+    return Step(step.line, step.command, step.number, pattern, bool(star))
+
+
+class EngineDied(Exception):
+    """The engine closed its output or stopped answering; the message says which."""
+
+
+class Engine:
+    """One engine process, spoken to one command at a time."""
+
+    def __init__(self, command: Sequence[str], timeout: float) -> None:
+        self.timeout = timeout
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
+        # A reader thread, so that a hung engine costs a timeout rather than the whole run.
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        assert self.process.stdout is not None
+        threading.Thread(target=_pump, args=(self.process.stdout, self.lines), daemon=True).start()
+
+    def ask(self, command: str) -> tuple[bool, str, int | None]:
+        """Send one command; return whether it succeeded, the response text and the id echoed."""
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            stdin.write(command.encode() + b"\n")
+            stdin.flush()
+        except OSError:
+            raise EngineDied("the engine stopped reading its input") from None
+        lines = list(self._response_lines())
+        first = lines[0]
+        if not first or first[0] not in "=?":
+            raise EngineDied(f"the engine answered {first!r}, not '=' or '?'")
+        full = "\n".join(lines)
+        # As gogui-regress: the text after the first space, trimmed (`=12 true` -> `true`).
+        head, _, text = full.partition(" ")
+        digits = head[1:].split("\n")[0]
+        echoed = int(digits) if digits.isascii() and digits.isdigit() else None
+        return first[0] == "=", text.strip(), echoed
+
+    def _response_lines(self) -> Iterator[str]:
+        """Yield the lines of one response, up to the empty line that ends it."""
+        started = False
+        while True:
+            try:
+                raw = self.lines.get(timeout=self.timeout)
+            except queue.Empty:
+                raise EngineDied(f"no answer within {self.timeout:g} s") from None
+            if raw is None:
+                raise EngineDied("the engine closed its output")
+            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            if not line and not started:
+                continue  # tolerate stray empty lines between responses
+            if not line:
+                return
+            started = True
+            yield line
+
+    def close(self) -> None:
+        """Ask the engine to quit, and make sure it is gone."""
+        try:
+            if self.process.stdin is not None:
+                self.process.stdin.close()
+            self.process.wait(timeout=self.timeout)
+        except (OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+
+
+def _pump(stream: IO[bytes], lines: queue.Queue[bytes | None]) -> None:
+    """Copy an engine's output lines into a queue; None marks its end."""
+    for line in iter(stream.readline, b""):
+        lines.put(line)
+    lines.put(None)
+
+
+def default_engine(log_dir: str) -> list[str]:
+    """Return the command that starts this project's engine, logging into log_dir."""
+    return [sys.executable, str(ROOT / "main.py"), "--log-dir", log_dir]
+
+
+def run_suite(path: Path, engine: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> SuiteResult:
+    """Run one suite file on a fresh engine."""
+    result = SuiteResult(path)
+    try:
+        steps = parse_suite(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError) as error:
+        result.errors.append(f"{path}: cannot read: {error}")
+        return result
+    except SuiteError as error:
+        result.errors.append(str(error))
+        return result
+    process = Engine(engine, timeout)
+    try:
+        for step in steps:
+            try:
+                ok, text, echoed = process.ask(step.command)
+            except EngineDied as error:
+                result.errors.append(f"line {step.line}: {step.command!r}: {error}")
+                break
+            if echoed != step.number:
+                # GTP: a response carries the id of its command, and no id when it had none.
+                result.errors.append(
+                    f"line {step.line}: {step.command!r} was answered with id {echoed}, "
+                    f"expected {step.number}"
+                )
+            if step.number is None:
+                if not ok:
+                    result.errors.append(
+                        f"line {step.line}: set-up command {step.command!r} failed: "
+                        f"'? {one_line(text)}'"
+                    )
+                continue
+            passed = ok and step.matches(text)
+            result.outcomes.append(Outcome(step, ok, text, passed))
+    finally:
+        process.close()
+    return result
+
+
+def summary(results: Sequence[SuiteResult]) -> str:
+    """Write the summary line: passed, failed, expected failures, unexpected passes, errors."""
+    passed = sum(
+        result.count(passed=True, expected_failure=expected)
+        for result in results
+        for expected in (False, True)
+    )
+    failed = sum(result.count(passed=False, expected_failure=False) for result in results)
+    expected_failures = sum(result.count(passed=False, expected_failure=True) for result in results)
+    unexpected_passes = sum(result.count(passed=True, expected_failure=True) for result in results)
+    errors = sum(len(result.errors) for result in results)
+    files = "file" if len(results) == 1 else "files"
+    return (
+        f"{passed} passed, {failed} failed, {_plural(expected_failures, 'expected failure')}, "
+        f"{_plural(unexpected_passes, 'unexpected pass', 'unexpected passes')}, "
+        f"{_plural(errors, 'error')}, in {len(results)} {files}"
+    )
+
+
+def _plural(count: int, one: str, many: str | None = None) -> str:
+    """Count things in words: `1 error`, `2 errors`."""
+    return f"{count} {one if count == 1 else many or one + 's'}"
+
+
+def shipped_suites() -> list[Path]:
+    """Return every suite shipped with the engine, in name order."""
+    return sorted(SUITE_FOLDER.glob("*.tst"))
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run the suites named (every shipped one when none is); return the exit status."""
+    parser = argparse.ArgumentParser(
+        prog="python -m regress", description="Run GTP regression suites (.tst files)."
+    )
+    parser.add_argument("suites", nargs="*", type=Path, help="suite files (default: regress/*.tst)")
+    parser.add_argument("--engine", help="the engine's command line (default: this project's)")
+    parser.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds to wait for an answer"
+    )
+    options = parser.parse_args(argv)
+    paths: list[Path] = options.suites or shipped_suites()
+    missing = [str(path) for path in paths if not path.is_file()]
+    if missing:
+        print(f"regress: no such suite: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    if not paths:
+        print("regress: no suites to run", file=sys.stderr)
+        return 2
+    results: list[SuiteResult] = []
+    with tempfile.TemporaryDirectory(prefix="cubemate-regress-") as log_dir:
+        engine = shlex.split(options.engine) if options.engine else default_engine(log_dir)
+        for path in paths:
+            result = run_suite(path, engine, options.timeout)
+            results.append(result)
+            # As gogui-regress: with several files, each line names its file.
+            prefix = f"{path} " if len(paths) > 1 else ""
+            for line in result.report_lines():
+                print(prefix + line, flush=True)
+    print(summary(results))
+    return 0 if all(result.clean for result in results) else 1
