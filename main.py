@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import select
 import signal
 import sys
 from collections.abc import Iterator
@@ -54,33 +55,65 @@ class TooLong(NamedTuple):
 def pipe_lines(fd: int, limit: int) -> Iterator[bytes | TooLong]:
     """Yield input lines without their newline, holding at most about `limit` bytes.
 
-    It reads with os.read, not a buffered readline: a signal then interrupts the read and its
-    handler runs at once, even while a line is only half there.
+    A signal always interrupts the wait for input at once, even one that lands just before
+    the read would block: the wait is a select on the input and on a wakeup pipe that the
+    C-level signal handler writes to, so no signal can slip in between Python's check for
+    signals and the blocking call and sit there until more input comes.
     """
     pending = bytearray()
     dropped = 0  # bytes of a too-long line thrown away so far
     prefix = b""
-    while True:
-        chunk = os.read(fd, READ_CHUNK)
-        if not chunk:
-            break
-        pieces = chunk.split(b"\n")
-        for index, piece in enumerate(pieces):
-            if dropped:
-                dropped += len(piece)
-            else:
-                pending += piece
-                # One byte of slack: a CR before the newline is not part of the line.
-                if len(pending) > limit + 1:
-                    prefix, dropped = bytes(pending[:LOGGED_PREFIX]), len(pending)
-                    pending.clear()
-            if index == len(pieces) - 1:
-                break  # no newline yet: the line goes on in the next chunk
-            yield finish_line(pending, dropped, prefix, limit)
-            pending.clear()
-            dropped = 0
+    with signal_wakeup() as wakeup:
+        while True:
+            ready, _, _ = select.select([fd, wakeup], [], [])
+            if wakeup in ready:
+                # The signal's Python handler runs at the next bytecode boundary, which
+                # raises if the signal ends the engine; other signals just wait again.
+                drain(wakeup)
+                if fd not in ready:
+                    continue
+            chunk = os.read(fd, READ_CHUNK)
+            if not chunk:
+                break
+            pieces = chunk.split(b"\n")
+            for index, piece in enumerate(pieces):
+                if dropped:
+                    dropped += len(piece)
+                else:
+                    pending += piece
+                    # One byte of slack: a CR before the newline is not part of the line.
+                    if len(pending) > limit + 1:
+                        prefix, dropped = bytes(pending[:LOGGED_PREFIX]), len(pending)
+                        pending.clear()
+                if index == len(pieces) - 1:
+                    break  # no newline yet: the line goes on in the next chunk
+                yield finish_line(pending, dropped, prefix, limit)
+                pending.clear()
+                dropped = 0
     if pending or dropped:
         yield finish_line(pending, dropped, prefix, limit)
+
+
+@contextlib.contextmanager
+def signal_wakeup() -> Iterator[int]:
+    """Have every signal write a byte to a pipe while inside; yield the pipe's read end."""
+    read_end, write_end = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        previous = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+        try:
+            yield read_end
+        finally:
+            signal.set_wakeup_fd(previous)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def drain(fd: int) -> None:
+    """Read a non-blocking pipe empty."""
+    with contextlib.suppress(BlockingIOError):
+        while os.read(fd, 256):
+            pass
 
 
 def finish_line(pending: bytearray, dropped: int, prefix: bytes, limit: int) -> bytes | TooLong:
