@@ -460,22 +460,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: --engine is empty", file=sys.stderr)
         return 2
     engine = Engine(command, REPO_ROOT, args.timeout)
+    # Take the port first: a busy one should fail at once, before an engine is started.
+    try:
+        server = GuiServer(args.port, engine, args.verbose)
+    except OSError as exc:
+        print(f"error: {listen_problem(args.port, exc)}", file=sys.stderr)
+        return 1
     try:
         engine.start()
         # Fail now, not on the first click, if the command is not a working engine.
         hello = engine.send("protocol_version")
     except EngineError as exc:
         engine.close()
+        server.server_close()
         print(f"error: {exc}", file=sys.stderr)
         return 1
     if not hello.raw.startswith("="):
         print(f"warning: engine answered protocol_version with {hello.raw!r}", file=sys.stderr)
-    try:
-        server = GuiServer(args.port, engine, args.verbose)
-    except OSError as exc:
-        engine.close()
-        print(f"error: {listen_problem(args.port, exc)}", file=sys.stderr)
-        return 1
     # Stop cleanly on SIGTERM, and on SIGINT even when a launcher started us with it ignored.
     signal.signal(signal.SIGTERM, _raise_exit)
     signal.signal(signal.SIGINT, _raise_exit)

@@ -1,11 +1,16 @@
-"""Drive the board editor in a real headless Chromium against the real engine.
+"""Drive the GUI in a real headless Chromium against the real engine.
 
 The module starts ``python -m gui.server --port 0`` itself, with the engine's logs in a temporary
-folder, and stops it at the end. It is skipped when ``/usr/bin/chromium`` is missing.
+folder, and stops it at the end; one browser serves every test, each test gets a fresh page. It
+is skipped when ``/usr/bin/chromium`` is missing. The tests wait for page states (the page counts
+its engine jobs in ``body[data-pending]``), never for fixed times; where a race must be provoked,
+the engine's answers are held back with a route, and where the edit pause matters, the page's
+clock is paused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import re
@@ -29,12 +34,12 @@ if not CHROMIUM.exists():
         allow_module_level=True,
     )
 
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page, Request, Route, sync_playwright  # noqa: E402
 
 from tests.cases import REFERENCE_CASES, ReferenceCase  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-SCREENSHOT = REPO_ROOT / "docs" / "gui.png"
+DOCS = REPO_ROOT / "docs"
 BROWSER_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -46,17 +51,21 @@ BROWSER_ARGS = [
 ]
 EMPTY_3 = "[###,###,###],[###,###,###],[###,###,###]"
 TWO_WHITE_KINGS = "[K#,##],[##,K#]"
+# rules.md, "Both sides": black to move mates in 2 by exactly two keys.
+MATE_IN_2 = "[###,#k#,#b#],[##b,###,###],[r##,##K,###] b"
+MATE_IN_2_KEYS = ["bb1(III)-a2(II)", "bb1(III)-c2(II)"]
+MATE_IN_2_EXAMPLE = "11"  # its value in the examples menu
+SETTLE_MS = 30_000  # generous: two cores shared with other work
 
 
-@pytest.fixture(scope="module")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Start the GUI server on a free port with a real engine; yield its URL; stop it."""
-    logs = tmp_path_factory.mktemp("engine-logs")
+def start_server(logs: Path, port: int = 0) -> tuple[subprocess.Popen[str], str]:
+    """Start the GUI server with a real engine; return the process and the URL it prints."""
     engine = f"{shlex.quote(sys.executable)} main.py --log-dir {shlex.quote(str(logs))}"
     process = subprocess.Popen(
-        [sys.executable, "-m", "gui.server", "--port", "0", "--engine", engine],
+        [sys.executable, "-m", "gui.server", "--port", str(port), "--engine", engine],
         cwd=REPO_ROOT,
         stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
     )
     stdout = process.stdout
@@ -64,26 +73,41 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     lines: queue.Queue[str] = queue.Queue()
     # Read in a thread so a server that never prints fails the test instead of hanging it.
     threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
+    first = lines.get(timeout=30)
+    match = re.search(r"http://127\.0\.0\.1:(\d+)/", first)
+    if not match:
+        process.kill()
+        _, err = process.communicate(timeout=10)
+        raise AssertionError(f"server did not print its address: {first!r} {err!r}")
+    return process, match.group(0)
+
+
+def stop_server(process: subprocess.Popen[str]) -> int:
+    """Stop the server with SIGTERM and return its exit code."""
+    process.send_signal(signal.SIGTERM)
     try:
-        first = lines.get(timeout=20)
-        match = re.search(r"http://127\.0\.0\.1:(\d+)/", first)
-        assert match, f"server did not print its address: {first!r}"
-        yield match.group(0)
+        process.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+    return process.returncode
+
+
+@pytest.fixture(scope="module")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start the GUI server on a free port with a real engine; yield its URL; stop it."""
+    process, url = start_server(tmp_path_factory.mktemp("engine-logs"))
+    try:
+        yield url
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        stdout.close()
+        code = stop_server(process)
     # SIGTERM must end in a clean exit, which is where the server stops its engine.
-    assert process.returncode == 0
+    assert code == 0
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Launch the system Chromium headless, offline-minded."""
+    """Launch the system Chromium headless, once for the module."""
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS
@@ -92,23 +116,57 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
-@pytest.fixture()
-def page(browser: Browser, server_url: str) -> Iterator[Page]:
-    """Open the editor in a fresh page and fail the test on any script error."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
+@contextlib.contextmanager
+def open_page(browser: Browser, url: str, width: int = 1280, height: int = 800) -> Iterator[Page]:
+    """Open the GUI in a fresh context of the given viewport; fail on any script error."""
+    context = browser.new_context(viewport={"width": width, "height": height})
     tab = context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda exc: errors.append(str(exc)))
-    tab.goto(server_url)
+    tab.goto(url)
     tab.wait_for_selector('[data-cell="a1(I)"]')
-    yield tab
-    context.close()
+    try:
+        yield tab
+    finally:
+        context.close()
     assert errors == [], f"script errors on the page: {errors}"
+
+
+@pytest.fixture()
+def page(browser: Browser, server_url: str) -> Iterator[Page]:
+    """Open the GUI in a fresh 1280 × 800 page."""
+    with open_page(browser, server_url) as tab:
+        yield tab
+
+
+class Holder:
+    """Hold the page's engine requests back until released, to provoke races on purpose."""
+
+    def __init__(self, page: Page) -> None:
+        """Start holding every request to /engine."""
+        self.page = page
+        self.held: list[Route] = []
+        self.holding = True
+        page.route("**/engine", self._route)
+
+    def _route(self, route: Route) -> None:
+        """Keep a request while holding, else let it through."""
+        if self.holding:
+            self.held.append(route)
+        else:
+            route.continue_()
+
+    def release(self) -> None:
+        """Let the held requests and every later one through."""
+        self.holding = False
+        for route in self.held:
+            route.continue_()
+        self.held.clear()
 
 
 def settle(page: Page) -> None:
     """Wait until every engine exchange the page started has been answered."""
-    page.wait_for_selector('body[data-pending="0"]', timeout=15_000)
+    page.wait_for_selector('body[data-pending="0"]', state="attached", timeout=SETTLE_MS)
 
 
 def load(page: Page, board: str) -> None:
@@ -125,6 +183,17 @@ def piece(page: Page, cell: str) -> str:
     return value
 
 
+def classes(page: Page, cell: str) -> str:
+    """Return the class list of ``cell``."""
+    return page.get_attribute(f'[data-cell="{cell}"]', "class") or ""
+
+
+def names(page: Page, selector: str) -> list[str]:
+    """Return the sorted cell names matching ``selector``."""
+    found = page.locator(selector)
+    return sorted(found.nth(i).get_attribute("data-cell") or "" for i in range(found.count()))
+
+
 def post_line(url: str, line: str) -> tuple[int, dict[str, Any]]:
     """POST one protocol line to the server's relay and return the status and JSON answer."""
     request = urllib.request.Request(
@@ -134,12 +203,20 @@ def post_line(url: str, line: str) -> tuple[int, dict[str, Any]]:
         method="POST",
     )
     try:
-        with urllib.request.urlopen(request, timeout=15) as response:
+        with urllib.request.urlopen(request, timeout=30) as response:
             status, body = response.status, response.read()
     except urllib.error.HTTPError as exc:
         status, body = exc.code, exc.read()
     answer: dict[str, Any] = json.loads(body)
     return status, answer
+
+
+def engine_board(url: str) -> str:
+    """Return the engine's ``get_board`` through the server (the page must be settled)."""
+    status, answer = post_line(url, "get_board")
+    assert status == 200 and answer["ok"], answer
+    text: str = answer["text"]
+    return text
 
 
 def engine_answer(line: str, logs: Path) -> str:
@@ -150,10 +227,57 @@ def engine_answer(line: str, logs: Path) -> str:
         input=line + "\n",
         capture_output=True,
         text=True,
-        timeout=20,
+        timeout=30,
         check=True,
     )
     return result.stdout
+
+
+def watch_verdict(page: Page) -> None:
+    """Record, from now on, every moment the verdict names a board other than the one shown."""
+    page.evaluate(
+        """() => {
+        window.verdictFaults = [];
+        const v = document.getElementById("verdict");
+        const check = () => {
+          const state = v.dataset.state, shown = document.body.dataset.board;
+          if (state !== "pending" && state !== "none" && v.dataset.for !== shown) {
+            window.verdictFaults.push(`${state} for ${v.dataset.for} on ${shown}`);
+          }
+        };
+        const all = { attributes: true, childList: true, subtree: true };
+        new MutationObserver(check).observe(v, all);
+        new MutationObserver(check).observe(document.body, { attributes: true });
+      }"""
+    )
+
+
+def watch_refusals(page: Page) -> None:
+    """Record every refusal the message box shows from now on."""
+    page.evaluate(
+        """() => {
+        window.refusals = [];
+        const m = document.getElementById("message");
+        new MutationObserver(() => {
+          if (m.className === "refused") window.refusals.push(m.textContent);
+        }).observe(m, { attributes: true, childList: true, subtree: true, characterData: true });
+      }"""
+    )
+
+
+def engine_lines(page: Page) -> list[str]:
+    """Start recording the protocol lines the page sends; return the (growing) list."""
+    sent: list[str] = []
+
+    def record(request: Request) -> None:
+        if request.url.endswith("/engine") and request.method == "POST":
+            sent.append(json.loads(request.post_data or "{}").get("line", ""))
+
+    page.on("request", record)
+    return sent
+
+
+# ---------------------------------------------------------------- the board and the verdict
 
 
 @pytest.mark.parametrize("case", REFERENCE_CASES, ids=[f"case{c.number}" for c in REFERENCE_CASES])
@@ -162,6 +286,7 @@ def test_reference_case_verdict(page: Page, case: ReferenceCase) -> None:
     number, size, board, _, verdict = case
     load(page, board)
     assert page.inner_text("#verdict") == verdict, f"case {number}"
+    assert page.get_attribute("#verdict", "data-for") == board
     assert page.input_value("#notation") == board
     assert page.input_value("#size") == str(size)
     assert page.locator("#boards [data-cell]").count() == size**3
@@ -196,9 +321,7 @@ def test_clicks_place_pieces_and_update_notation(page: Page) -> None:
     assert page.inner_text("#verdict") == "normal"
     assert page.inner_text("#message") == ""
     # The new king is selected: its corner moves are marked, except b2(II) next to the black king.
-    targets = page.locator(".cell.target")
-    names = sorted(targets.nth(i).get_attribute("data-cell") or "" for i in range(targets.count()))
-    assert names == ["b1(I)", "b1(II)", "b2(I)", "c1(II)", "c2(I)", "c2(II)"]
+    assert names(page, ".cell.target") == ["b1(I)", "b1(II)", "b2(I)", "c1(II)", "c2(I)", "c2(II)"]
 
     for _ in range(11):  # a full cycle comes back to the king
         page.click('[data-cell="c1(I)"]')
@@ -226,10 +349,8 @@ def test_right_click_shows_legal_moves(page: Page) -> None:
     load(page, "[###,###,###],[###,###,###],[###,###,bRK]")
     page.click('[data-cell="b1(I)"]', button="right")
     # The rook's legal moves: a1(I) capture, b2(I), b3(I), b1(II), b1(III).
-    targets = page.locator(".cell.target")
-    names = sorted(targets.nth(i).get_attribute("data-cell") or "" for i in range(targets.count()))
-    assert names == ["a1(I)", "b1(II)", "b1(III)", "b2(I)", "b3(I)"]
-    assert "capture" in (page.get_attribute('[data-cell="a1(I)"]', "class") or "")
+    assert names(page, ".cell.target") == ["a1(I)", "b1(II)", "b1(III)", "b2(I)", "b3(I)"]
+    assert "capture" in classes(page, "a1(I)")
     assert piece(page, "b1(I)") == "R"  # selecting does not change the board
 
 
@@ -244,6 +365,376 @@ def test_refused_board_shows_engine_message(
     assert page.inner_text("#message").strip() == expected.strip()
     assert page.input_value("#size") == "3"
     assert page.inner_text("#verdict") == "checkmate"
+
+
+# ---------------------------------------------------------------- no stale or lost state
+
+
+def test_verdict_never_shows_another_boards(page: Page) -> None:
+    """Fast successive loads, examples and clicks: the verdict is pending or the board's own."""
+    watch_verdict(page)
+    for case in REFERENCE_CASES[:4]:
+        page.fill("#notation", case.board)
+        page.click("#load")  # no waiting in between
+    for k in ("4", "0", "7"):
+        page.select_option("#examples", k)
+    page.click('#palette [data-palette="R"]')
+    page.click('[data-cell="a1(II)"]')
+    page.click('[data-cell="b1(II)"]')
+    settle(page)
+    assert page.evaluate("window.verdictFaults") == []
+    # Case 8 with two white rooks added on level II: still check, but the rook can take.
+    assert page.input_value("#notation") == "[#q,RR],[##,K#]"
+    assert page.get_attribute("#verdict", "data-for") == "[#q,RR],[##,K#]"
+    assert page.inner_text("#verdict") == "check"
+
+
+def test_typing_during_a_load_is_kept(page: Page) -> None:
+    """Text typed while an earlier load is answered is neither overwritten nor refused."""
+    holder = Holder(page)
+    page.fill("#notation", REFERENCE_CASES[0].board)
+    with page.expect_request("**/engine"):
+        page.click("#load")
+    mine = "[#q,##],[##,K#"  # half typed: the user is still at it
+    page.fill("#notation", mine)
+    holder.release()
+    settle(page)
+    assert page.input_value("#notation") == mine
+    assert "invalid" not in page.inner_text("#message")
+    assert page.inner_text("#verdict") == "checkmate"  # the first load did land
+    assert page.inner_text("#notation-state") == "edited, not loaded"
+    page.click("#revert")
+    assert page.input_value("#notation") == REFERENCE_CASES[0].board
+
+
+def test_edits_during_a_load_apply_to_the_loaded_board(page: Page) -> None:
+    """A click made while a pasted board loads is applied to that board, not dropped."""
+    holder = Holder(page)
+    page.fill("#notation", REFERENCE_CASES[4].board)  # case 5: c3(III) is empty
+    with page.expect_request("**/engine"):
+        page.click("#load")
+    page.click('#palette [data-palette="n"]')
+    page.click('[data-cell="c3(III)"]')  # still the empty board on screen
+    holder.release()
+    settle(page)
+    assert page.input_value("#notation") == "[##n,##b,r#r],[###,###,###],[#k#,###,#K#]"
+    assert engine_board(page.url) == "[##n,##b,r#r],[###,###,###],[#k#,###,#K#]"
+
+
+def test_click_right_after_choosing_an_example(page: Page) -> None:
+    """An example shows at once, so a click that follows goes to it and the example stays."""
+    holder = Holder(page)
+    with page.expect_request("**/engine"):
+        page.select_option("#examples", "0")
+    page.click('#palette [data-palette="q"]')
+    page.click('[data-cell="a3(III)"]')
+    holder.release()
+    settle(page)
+    assert page.input_value("#notation") == "[q##,n##,#rr],[#b#,###,###],[###,###,bRK]"
+    assert page.inner_text("#verdict") == "checkmate"
+
+
+def test_deleted_checker_loses_its_mark_at_once(page: Page) -> None:
+    """Removing a checker clears the marks and the verdict before the engine answers."""
+    load(page, REFERENCE_CASES[7].board)  # case 8: qb2(II) checks
+    assert names(page, ".cell.checker") == ["b2(II)"]
+    holder = Holder(page)
+    page.focus('[data-cell="b2(II)"]')
+    page.keyboard.press("Delete")
+    assert names(page, ".cell.checker") == []
+    assert page.get_attribute("#verdict", "data-state") == "pending"
+    assert page.inner_text("#verdict") == "thinking…"
+    holder.release()
+    settle(page)
+    assert page.inner_text("#verdict") == "normal"
+
+
+def test_answer_is_cleared_by_clear_and_size(page: Page) -> None:
+    """The answer of a button belongs to its board: Clear board and a new size remove it."""
+    for action in ("clear", "size"):
+        load(page, REFERENCE_CASES[0].board)
+        page.click("#btn-checkmate")
+        settle(page)
+        assert page.inner_text("#answer") == "checkmate → true"
+        if action == "clear":
+            page.click("#clear")
+        else:
+            page.select_option("#size", "4")
+        assert page.inner_text("#answer") == ""
+        settle(page)
+        assert page.inner_text("#answer") == ""
+
+
+def test_console_keeps_the_users_refused_board(page: Page) -> None:
+    """A console command does not swap the user's refused edit for the engine's last board."""
+    load(page, REFERENCE_CASES[0].board)
+    page.click('#palette [data-palette="K"]')
+    page.click('[data-cell="a3(III)"]')  # a second white king: refused
+    settle(page)
+    mine = "[K##,n##,#rr],[#b#,###,###],[###,###,bRK]"
+    assert page.input_value("#notation") == mine
+    assert "2 white kings" in page.inner_text("#message")
+    page.click("#console-box summary")
+    page.fill("#command", "showboard")
+    page.press("#command", "Enter")
+    settle(page)
+    assert page.input_value("#notation") == mine
+    assert piece(page, "a3(III)") == "K"
+    assert "2 white kings" in page.inner_text("#message")
+    assert "level III" in page.inner_text("#console")
+
+
+def test_console_play_is_adopted(page: Page) -> None:
+    """A console command that changes the engine's position (play) is shown on the board."""
+    load(page, "[k##,###,###],[###,###,###],[###,###,R#K]")
+    page.click("#console-box summary")
+    page.fill("#command", "play Ra1(I)-a2(I)")
+    page.press("#command", "Enter")
+    settle(page)
+    assert page.input_value("#notation") == "[k##,###,###],[###,###,###],[###,R##,##K] b"
+    assert page.inner_text("#moves") == "Ra1(I)-a2(I)"
+
+
+def test_restarted_engine_gets_the_page_board(page: Page, server_url: str) -> None:
+    """After the engine dies the page sends its own board to the new one, never adopts its."""
+    load(page, REFERENCE_CASES[0].board)
+    status, answer = post_line(server_url, "quit")  # the engine exits
+    assert (status, answer["ok"]) == (200, True)
+    page.click("#console-box summary")
+    page.fill("#command", "showboard")
+    page.press("#command", "Enter")
+    settle(page)
+    assert page.input_value("#notation") == REFERENCE_CASES[0].board
+    assert engine_board(server_url) == REFERENCE_CASES[0].board
+    assert "new one" in page.inner_text("#message")
+    page.click("#btn-checkmate")
+    settle(page)
+    assert page.inner_text("#answer") == "checkmate → true"
+
+
+# ---------------------------------------------------------------- play, undo, solve
+
+
+def play(page: Page, origin: str, target: str) -> None:
+    """Click a piece, then its target, and wait for the engine."""
+    page.click(f'[data-cell="{origin}"]')
+    page.click(f'[data-cell="{target}"]')
+    settle(page)
+
+
+def test_play_a_line_by_clicks_and_take_back(page: Page, server_url: str) -> None:
+    """Three moves by clicks, the page and the engine agreeing after each; undo twice."""
+    load(page, "[k##,###,###],[###,###,###],[###,###,R#K]")
+    page.check('#mode input[value="play"]')
+    assert page.inner_text("#turn") == "White to move"
+    line = [
+        ("a1(I)", "a2(I)", "[k##,###,###],[###,###,###],[###,R##,##K] b", "Black to move"),
+        ("a3(III)", "b3(III)", "[#k#,###,###],[###,###,###],[###,R##,##K]", "White to move"),
+        ("c1(I)", "c2(I)", "[#k#,###,###],[###,###,###],[###,R#K,###] b", "Black to move"),
+    ]
+    page.click('[data-cell="a1(I)"]')
+    assert "a2(I)" in names(page, ".cell.target")  # the rook's targets light up
+    page.click('[data-cell="a1(I)"]')  # and a second click puts it down again
+    assert names(page, ".cell.target") == []
+    for origin, target, board, turn in line:
+        play(page, origin, target)
+        assert page.input_value("#notation") == board
+        assert engine_board(server_url) == board
+        assert page.inner_text("#turn") == turn
+        assert page.inner_text("#message") == ""
+        assert page.get_attribute("#verdict", "data-for") == board
+    assert page.locator("#moves li").all_inner_texts() == [
+        "Ra1(I)-a2(I)",
+        "ka3(III)-b3(III)",
+        "Kc1(I)-c2(I)",
+    ]
+    page.click("#undo")
+    settle(page)
+    page.keyboard.press("Control+z")
+    settle(page)
+    assert page.input_value("#notation") == line[0][2]
+    assert engine_board(server_url) == line[0][2]
+    assert page.locator("#moves li").all_inner_texts() == ["Ra1(I)-a2(I)"]
+    assert page.inner_text("#turn") == "Black to move"
+
+
+def test_illegal_move_shows_the_engine_message(page: Page, server_url: str) -> None:
+    """A move the engine refuses shows its own message and changes nothing."""
+    board = "[k##,###,###],[###,###,###],[###,###,R#K]"
+    load(page, board)
+    page.check('#mode input[value="play"]')
+    play(page, "a1(I)", "b2(I)")  # a rook does not move on a diagonal
+    message = page.inner_text("#message")
+    assert message.startswith("? illegal move"), message
+    assert page.input_value("#notation") == board
+    assert engine_board(server_url) == board
+    assert page.locator("#moves li").count() == 0
+
+
+def test_side_to_move_switch(page: Page, server_url: str) -> None:
+    """Switching the side to move sends it to the engine and judges black's king."""
+    load(page, "[###,#k#,###],[###,###,###],[###,###,R#K]")
+    page.check('#side input[value="b"]')
+    settle(page)
+    assert page.inner_text("#turn") == "Black to move"
+    assert page.input_value("#notation").endswith(" b")
+    assert engine_board(server_url) == "[###,#k#,###],[###,###,###],[###,###,R#K] b"
+    assert "king" in classes(page, "b2(III)")  # the king to move is the black one
+
+
+def test_solve_mate_in_2(page: Page) -> None:
+    """Solve the rules.md example: exactly its two keys, marked, listed and with their tree."""
+    page.select_option("#examples", MATE_IN_2_EXAMPLE)
+    settle(page)
+    assert page.input_value("#notation") == MATE_IN_2
+    page.fill("#mate-depth", "1")
+    page.click("#solve")
+    settle(page)
+    assert page.inner_text("#solve-status") == "no mate in 1 for black"
+    page.fill("#mate-depth", "2")
+    page.click("#solve")
+    settle(page)
+    assert page.locator("#keys button").all_inner_texts() == MATE_IN_2_KEYS
+    assert page.inner_text("#solve-status") == "Black mates in 2: 2 keys"
+    tree = page.inner_text("#solution")
+    keys = [row for row in tree.splitlines() if row and not row.startswith(" ")]
+    assert keys == MATE_IN_2_KEYS
+    assert all(row.endswith(" #") for row in tree.splitlines() if row.startswith("  "))
+    assert names(page, ".cell.key-from") == ["b1(III)"]
+    assert names(page, ".cell.key-to") == ["a2(II)", "c2(II)"]
+    # Any edit makes the solution stale: it goes.
+    page.click('[data-cell="c3(III)"]')
+    assert page.locator("#keys button").count() == 0
+    assert names(page, ".cell.key-from") == []
+    settle(page)
+
+
+def test_playing_a_key_from_the_solution(page: Page) -> None:
+    """A key in the list plays on click; the move list and the turn follow."""
+    page.select_option("#examples", MATE_IN_2_EXAMPLE)
+    page.click("#solve")
+    settle(page)
+    page.click(f'#keys button[data-move="{MATE_IN_2_KEYS[0]}"]')
+    settle(page)
+    assert page.locator("#moves li").all_inner_texts() == [MATE_IN_2_KEYS[0]]
+    assert page.inner_text("#turn") == "White to move"
+    assert page.is_checked('#mode input[value="play"]')
+
+
+# ---------------------------------------------------------------- usability
+
+
+def test_keyboard_reaches_every_cell_and_places(page: Page) -> None:
+    """Arrows move along file and rank, PageUp/PageDown between levels; letters place."""
+    page.click("#clear")
+    settle(page)
+    page.focus('#boards .cell[tabindex="0"]')
+    start = page.evaluate("document.activeElement.dataset.cell")
+    assert start == "a1(I)"
+    for key in ("ArrowRight", "ArrowRight", "ArrowRight", "ArrowUp", "PageUp", "PageUp", "PageUp"):
+        page.keyboard.press(key)  # the extra presses stop at the edge
+    assert page.evaluate("document.activeElement.dataset.cell") == "c2(III)"
+    assert page.evaluate("document.activeElement.matches(':focus-visible')")
+    page.keyboard.press("K")
+    page.keyboard.press("PageDown")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("q")
+    settle(page)
+    assert page.input_value("#notation") == "[###,##K,###],[###,#q#,###],[###,###,###]"
+    label = page.get_attribute('[data-cell="c2(III)"]', "aria-label") or ""
+    assert label.startswith("c2(III), white king")
+    page.keyboard.press("Delete")
+    settle(page)
+    assert piece(page, "b2(II)") == ""
+    assert (page.get_attribute('[data-cell="b2(II)"]', "aria-label") or "").startswith(
+        "b2(II), empty"
+    )
+
+
+def test_keyboard_plays_with_enter(page: Page) -> None:
+    """In Play mode Enter selects a piece and Enter on a target moves it."""
+    load(page, "[k##,###,###],[###,###,###],[###,###,R#K]")
+    page.check('#mode input[value="play"]')
+    page.focus('[data-cell="a1(I)"]')
+    page.keyboard.press("Enter")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Enter")
+    settle(page)
+    assert page.input_value("#notation") == "[k##,###,###],[###,###,###],[###,R##,##K] b"
+
+
+def test_one_click_per_piece(page: Page) -> None:
+    """With a piece picked, one click places it and the engine hears about it once."""
+    load(page, "[###,###,###],[###,###,###],[###,###,##K]")
+    sent = engine_lines(page)
+    page.click('#palette [data-palette="q"]')
+    assert page.get_attribute('#palette [data-palette="q"]', "aria-pressed") == "true"
+    page.click('[data-cell="a3(III)"]')
+    settle(page)
+    assert piece(page, "a3(III)") == "q"
+    assert [line for line in sent if line.startswith("set_board")] == [
+        "set_board [q##,###,###],[###,###,###],[###,###,##K]"
+    ]
+    assert page.inner_text("#verdict") == "check"  # along the triagonal through b2(II)
+
+
+def test_no_refusal_flashes_while_cycling(page: Page) -> None:
+    """Clicks that cycle through impossible boards send nothing until the user pauses."""
+    load(page, REFERENCE_CASES[0].board)
+    page.clock.install()
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+    watch_refusals(page)
+    sent = engine_lines(page)
+    for _ in range(7):  # K Q R B N k q on a3(III): two white kings, then two black ones (fine)
+        page.click('[data-cell="a3(III)"]')
+    assert sent == []  # nothing reached the engine while the user clicked
+    assert page.get_attribute("#verdict", "data-state") == "pending"
+    page.clock.run_for(2000)
+    settle(page)
+    assert page.evaluate("window.refusals") == []
+    assert [line for line in sent if line.startswith("set_board")] == [
+        "set_board [q##,n##,#rr],[#b#,###,###],[###,###,bRK]"
+    ]
+    assert page.inner_text("#verdict") == "checkmate"
+
+
+def test_examples_menu_shows_the_loaded_case(page: Page) -> None:
+    """The menu names the loaded case until the board is edited."""
+    page.select_option("#examples", "2")
+    settle(page)
+    assert page.input_value("#examples") == "2"
+    assert page.inner_text("#verdict") == REFERENCE_CASES[2].status
+    page.click('[data-cell="a3(III)"]', button="right")  # selecting is not editing
+    assert page.input_value("#examples") == "2"
+    page.click('[data-cell="a3(III)"]')
+    assert page.input_value("#examples") == ""
+    settle(page)
+
+
+def test_big_board_keeps_the_verdict_in_view(browser: Browser, server_url: str) -> None:
+    """At n = 10 scrolled to the bottom, the verdict is still on screen; layers wrap; zoom."""
+    with open_page(browser, server_url, 1400, 800) as tab:
+        tab.select_option("#size", "10")
+        tab.click('[data-cell="a1(I)"]')
+        settle(tab)
+        assert tab.inner_text("#verdict") == "normal"
+        tab.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        tab.wait_for_function("window.scrollY > 0")
+        box = tab.locator("#verdict").bounding_box()
+        assert box is not None
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 800
+        # Three layers of ten fit next to each other at 1400 px.
+        tops = tab.evaluate(
+            "[...document.querySelectorAll('.layer')].slice(0, 3).map((l) => l.offsetTop)"
+        )
+        assert len(set(tops)) == 1
+        width = tab.evaluate("document.querySelector('.cell').offsetWidth")
+        tab.fill("#zoom", "200")
+        assert tab.evaluate("document.querySelector('.cell').offsetWidth") == 2 * width
+        assert tab.evaluate("document.documentElement.scrollWidth") <= 1400  # they wrap
+
+
+# ---------------------------------------------------------------- the server
 
 
 def test_server_refuses_smuggled_lines(server_url: str) -> None:
@@ -290,10 +781,59 @@ def test_server_listens_on_loopback_only(server_url: str) -> None:
     assert listening == ["0100007F"]  # 127.0.0.1, little-endian hex
 
 
-def test_screenshot_of_reference_case_1(page: Page) -> None:
-    """Save the editor with reference case 1 loaded, for the README."""
-    load(page, REFERENCE_CASES[0].board)
-    assert page.inner_text("#verdict") == "checkmate"
-    SCREENSHOT.parent.mkdir(exist_ok=True)
-    page.screenshot(path=str(SCREENSHOT), full_page=True)
-    assert SCREENSHOT.stat().st_size > 10_000
+def test_busy_port_says_so(server_url: str, tmp_path: Path) -> None:
+    """A second server on a taken port stops with a hint to pick another, PORT=0 included."""
+    port = server_url.rstrip("/").rsplit(":", 1)[1]
+    result = subprocess.run(
+        [sys.executable, "-m", "gui.server", "--port", port, "--engine", "false"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert f"port {port} on 127.0.0.1 is already in use" in result.stderr
+    assert "PORT=0" in result.stderr
+    assert result.stdout == ""
+
+
+def test_server_sends_one_write_per_response(server_url: str) -> None:
+    """The handler sets TCP_NODELAY and buffers each response (the cause of 40 ms stalls)."""
+    from gui.server import Handler
+
+    assert Handler.disable_nagle_algorithm is True
+    assert Handler.wbufsize > 0
+
+
+# ---------------------------------------------------------------- screenshots for the README
+
+
+def test_screenshots(browser: Browser, server_url: str) -> None:
+    """Save the page solving the mate-in-2 example at 1400 px and on a 390 px phone, and a
+    board of eight at 1400 px scrolled to its bottom (the panel stays in view)."""
+    DOCS.mkdir(exist_ok=True)
+    for width, height, name in ((1400, 900, "gui.png"), (390, 844, "gui-390.png")):
+        with open_page(browser, server_url, width, height) as tab:
+            tab.select_option("#examples", MATE_IN_2_EXAMPLE)
+            tab.click("#solve")
+            settle(tab)
+            assert tab.locator("#keys button").count() == 2
+            if width < 1000:  # the phone shows a game under way instead
+                tab.click('#keys button[data-move="bb1(III)-a2(II)"]')
+                settle(tab)
+                tab.click('[data-cell="c2(I)"]')  # white's king: its escapes light up
+            path = DOCS / name
+            tab.screenshot(path=str(path), full_page=width < 1000)
+            assert path.stat().st_size > 10_000
+    with open_page(browser, server_url, 1400, 900) as tab:
+        tab.select_option("#size", "8")
+        for letter, cell in (("K", "d4(IV)"), ("q", "f6(VI)"), ("r", "d8(IV)"), ("k", "h8(VIII)")):
+            tab.click(f'#palette [data-palette="{letter}"]')
+            tab.click(f'[data-cell="{cell}"]')
+        settle(tab)
+        assert tab.inner_text("#verdict") == "check"
+        tab.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        tab.wait_for_function("window.scrollY > 0")
+        path = DOCS / "gui-1400.png"
+        tab.screenshot(path=str(path))
+        assert path.stat().st_size > 10_000
