@@ -1,4 +1,4 @@
-"""Slow, obviously-correct brute force for the rules of ../shared/rules.md.
+"""Slow, obviously-correct brute force for the rules of docs/rules.md.
 
 Written from the rules alone, independently of the kernel, so that the two can be compared.
 Every answer is computed the long way: try every move of the side to move on a copy of the
