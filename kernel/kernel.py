@@ -17,6 +17,7 @@ from kernel.notation import (
     EMPTY,
     SIDE_NAMES,
     SIDE_WORDS,
+    MoveText,
     NotationError,
     format_board,
     get_move_name,
@@ -287,8 +288,12 @@ def cmd_play(kernel: Kernel, args: list[str]) -> str:
     letter does not match the piece); no white king; the side not to move is in check.
     Returns: nothing.
     """
+    try:
+        readings = parse_move_text(args[0])
+    except ValueError as error:
+        raise CommandError(f"illegal move: {error}") from None
     analysis = kernel.game_analysis()
-    move = find_move(kernel.position, analysis, args[0])
+    move = find_move(kernel.position, analysis, readings)
     kernel.push(kernel.position.play(move))
     return ""
 
@@ -449,12 +454,8 @@ def within_budget(search: Callable[[], Result]) -> Result:
         raise CommandError(str(error)) from None
 
 
-def find_move(position: Position, analysis: Analysis, text: str) -> Move:
-    """Find the legal move a text names, or refuse it saying why it is not one."""
-    try:
-        readings = parse_move_text(text)
-    except ValueError as error:
-        raise CommandError(f"illegal move: {error}") from None
+def find_move(position: Position, analysis: Analysis, readings: list[MoveText]) -> Move:
+    """Find the legal move that one reading of a move's text names, or refuse saying why."""
     problems: list[str] = []
     for reading in readings:
         try:

@@ -13,7 +13,6 @@ has to scan the n³ cells to find them again.
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from kernel.board import Geometry, empty_cells, geometry_for, padded_cells
@@ -30,9 +29,6 @@ NO_POINT = -1
 
 #: A piece: where it stands and its letter.
 Piece = tuple[int, str]
-
-#: Any piece letter, for finding the pieces once when a position is read.
-_ANY_PIECE = re.compile(r"[KQRBNkqrbn]")
 
 
 class Move(NamedTuple):
@@ -147,13 +143,18 @@ class Position:
 
 
 def find_pieces(cells: str) -> tuple[tuple[Piece, ...], tuple[Piece, ...]]:
-    """Find every piece in the padded cells once, white's and black's apart."""
-    white: list[Piece] = []
-    black: list[Piece] = []
-    for match in _ANY_PIECE.finditer(cells):
-        letter = match.group()
-        (white if letter.isupper() else black).append((match.start(), letter))
-    return tuple(white), tuple(black)
+    """Find every piece in the padded cells once, white's and black's apart, kings first."""
+    # One str.find per piece and letter runs at C speed (memchr): far faster than a regex
+    # or a loop over the n³ cells, which matters at n = 64.
+    found: tuple[list[Piece], list[Piece]] = ([], [])
+    for side, letters in enumerate(SIDE_LETTERS):
+        pieces = found[side]
+        for letter in letters:
+            point = cells.find(letter)
+            while point >= 0:
+                pieces.append((point, letter))
+                point = cells.find(letter, point + 1)
+    return tuple(found[WHITE]), tuple(found[BLACK])
 
 
 def king_of(pieces: tuple[Piece, ...], letter: str) -> int:

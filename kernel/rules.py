@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kernel.notation import EMPTY, SIDE_LETTERS, get_cell_name_from_point
-from kernel.position import KING_LETTERS, NO_POINT, Move, Position
+from kernel.position import BLACK, KING_LETTERS, NO_POINT, Move, Position
 
 
 def attackers(position: Position, target: int, side: int, lifted: int = NO_POINT) -> Iterator[int]:
@@ -328,9 +328,10 @@ def check_position(position: Position) -> Analysis:
             raise InvalidPosition(
                 f"the kings stand on neighbouring cells {name(white_king)} and {name(black_king)}"
             )
-        if in_check(position, 0) and in_check(position, 1):
-            raise InvalidPosition("both kings are in check")
-    return Analysis(position)
+    analysis = Analysis(position)
+    if black_kings and analysis.in_check and in_check(position, BLACK):
+        raise InvalidPosition("both kings are in check")
+    return analysis
 
 
 def is_game_position(position: Position) -> bool:
