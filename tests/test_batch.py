@@ -1,0 +1,522 @@
+"""Batch work through real engine processes: order, ids, resume, dying engines, Dask, mining."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernel.batch import main as batch_main
+from kernel.batch_engine import Outcome
+from kernel.batch_generate import family, generate
+from kernel.batch_keep import FilterError, parse_filter
+from tests.cases import REFERENCE_CASES
+from tests.conftest import MAIN, REPO, TIMEOUT, Engine
+
+#: Generous: a batch of a few thousand positions takes seconds on a quiet machine.
+RUN_TIMEOUT = 8 * TIMEOUT
+#: rules.md's example: black to move mates in 2 by exactly two keys, and not in 1.
+MATE_IN_2 = "[###,#k#,#b#],[##b,###,###],[r##,##K,###]"
+MATE_IN_2_KEYS = "bb1(III)-a2(II) bb1(III)-c2(II)"
+
+
+def batch(*arguments: str, stdin: str = "", timeout: float = RUN_TIMEOUT) -> tuple[int, str, str]:
+    """Run `python -m kernel.batch` as a process; return its exit code, stdout and stderr."""
+    done = subprocess.run(
+        [sys.executable, "-m", "kernel.batch", *arguments],
+        input=stdin.encode(),
+        capture_output=True,
+        cwd=REPO,
+        timeout=timeout,
+        check=False,
+    )
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def records(text: str) -> list[dict[str, Any]]:
+    """Parse JSON lines; every line must be one whole object."""
+    assert text == "" or text.endswith("\n"), "output ends inside a line"
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def start_batch(*arguments: str) -> subprocess.Popen[bytes]:
+    """Start a batch in the background, stdin closed, outputs kept."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "kernel.batch", *arguments],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+    )
+
+
+def wait_for_lines(path: Path, count: int, process: subprocess.Popen[bytes]) -> int:
+    """Wait until `path` holds `count` lines (the batch is under way); return how many."""
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while time.monotonic() < deadline:
+        lines = path.read_bytes().count(b"\n") if path.exists() else 0
+        if lines >= count:
+            return lines
+        assert process.poll() is None, "the batch ended before it could be interrupted"
+        time.sleep(0.01)
+    raise TimeoutError(f"{path} did not reach {count} lines")
+
+
+# -- input, order and ids
+
+
+def test_order_ids_answers_and_refusals(tmp_path: Path) -> None:
+    """Bare and JSON lines, comments and blanks: ids, order and the engine's own answers."""
+    lines = ["# the ten reference cases, five times over, then oddities", ""]
+    for case in REFERENCE_CASES * 5:
+        lines.append(case.board)
+    lines.append('{"id": "eight", "board": "[#q,##],[##,K#]"}')
+    lines.append('{"board": "[rq,##],[##,K#]", "side": "white"}')
+    lines.append("[K#,##],[##,K#]")
+    lines.append(f"{MATE_IN_2} b")
+    source = tmp_path / "positions.txt"
+    source.write_text("\n".join(lines) + "\n")
+    code, out, err = batch(
+        str(source), "--jobs", "2", "--chunk", "1", "--ask", "status", "--ask", "checkmate"
+    )
+    assert (code, err) == (0, "")
+    got = records(out)
+    cases = list(REFERENCE_CASES * 5)
+    assert [record["id"] for record in got] == [*range(3, 53), "eight", 54, 55, 56]
+    for record, case in zip(got, cases, strict=False):
+        assert record["board"] == case.board
+        assert record["side"] == "w"
+        assert record["answers"] == {"status": case.status, "checkmate": str(case.mated).lower()}
+        assert record["errors"] == {}
+    assert got[50]["answers"]["status"] == "check"
+    assert got[51]["answers"]["checkmate"] == "true"
+    assert got[52]["answers"] == {}
+    assert got[52]["errors"]["set_board"].startswith("invalid board: 2 white kings")
+    assert got[53]["side"] == "b"
+    assert got[53]["board"] == MATE_IN_2
+
+
+def test_answers_are_the_engines(tmp_path: Path, log_dir: Path) -> None:
+    """Every answer equals what one engine says when asked by hand, multi-line ones included."""
+    jobs = list(generate(family("crowded"), 30, seed=7))
+    source = tmp_path / "positions.jsonl"
+    source.write_text("".join(json.dumps({"board": j.board, "side": j.side}) + "\n" for j in jobs))
+    asks = ["legal_moves", "showboard", "mate_in 1"]
+    code, out, _ = batch(str(source), "--jobs", "2", *[f"--ask={ask}" for ask in asks])
+    assert code == 0
+    engine = Engine(log_dir)
+    try:
+        for job, record in zip(jobs, records(out), strict=True):
+            assert engine.ask(f"set_board {job.board} {job.side}") == b"= \n\n"
+            for ask in asks:
+                expected = engine.ask(ask).decode()
+                assert expected == f"= {record['answers'][ask]}\n\n"
+    finally:
+        engine.kill()
+
+
+def test_stdin_to_stdout_with_sides() -> None:
+    """INPUT and OUTPUT default to stdin and stdout; SIDE is read after the closing bracket."""
+    stdin = f"{MATE_IN_2} b\n{MATE_IN_2} black\n{REFERENCE_CASES[0].board} w\n"
+    code, out, err = batch("--ask", "mate_in 2", stdin=stdin)
+    assert (code, err) == (0, "")
+    got = records(out)
+    assert [record["side"] for record in got] == ["b", "b", "w"]
+    assert got[0]["answers"] == {"mate_in 2": MATE_IN_2_KEYS}
+    assert got[1]["answers"] == {"mate_in 2": MATE_IN_2_KEYS}
+
+
+def test_same_output_whatever_the_workers(tmp_path: Path) -> None:
+    """One worker or two, chunks of 1 or 5: the same bytes, in input order."""
+    outputs = []
+    for jobs, chunk in (("1", "8"), ("2", "1"), ("2", "5")):
+        target = tmp_path / f"out-{jobs}-{chunk}.jsonl"
+        code, _, _ = batch(
+            "--generate", "sparse", "--count", "200", "--seed", "3",
+            "--jobs", jobs, "--chunk", chunk, "--ask", "legal_moves", "-o", str(target),
+        )  # fmt: skip
+        assert code == 0
+        outputs.append(target.read_text())
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert [record["id"] for record in records(outputs[0])] == list(range(1, 201))
+
+
+# -- long runs: resume, interruption, dying engines
+
+
+def test_resume_after_a_kill(tmp_path: Path) -> None:
+    """A batch killed mid-run, its last line cut in half, resumes to the uninterrupted bytes."""
+    arguments = ["--generate", "crowded", "--count", "1500", "--jobs", "1", "--chunk", "4",
+                 "--ask", "status", "--ask", "checkers"]  # fmt: skip
+    whole = tmp_path / "whole.jsonl"
+    assert batch(*arguments, "-o", str(whole))[0] == 0
+    expected = whole.read_text()
+    assert len(expected.splitlines()) == 1500
+
+    target = tmp_path / "out.jsonl"
+    process = start_batch(*arguments, "-o", str(target))
+    try:
+        wait_for_lines(target, 100, process)
+        process.kill()
+        process.wait(timeout=TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    written = target.read_text()
+    assert expected.startswith(written.rstrip("\n").rsplit("\n", 1)[0])
+    assert len(written.splitlines()) < 1500, "the batch ended before the kill"
+    # As if the kill had come in the middle of a write.
+    with target.open("a") as output:
+        output.write('{"id": 99999, "board": "[##')
+    code, out, err = batch(*arguments, "-o", str(target), "--resume")
+    assert (code, out, err) == (0, "", "")
+    assert target.read_text() == expected
+
+
+def test_sigint_stops_cleanly_and_resumes(tmp_path: Path) -> None:
+    """SIGINT: exit 130, whole lines only, a message on stderr; --resume finishes the job."""
+    arguments = ["--generate", "sparse", "--count", "2000", "--jobs", "2", "--chunk", "2"]
+    target = tmp_path / "out.jsonl"
+    process = start_batch(*arguments, "-o", str(target))
+    wait_for_lines(target, 50, process)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=RUN_TIMEOUT)
+    assert process.returncode == 130
+    assert "interrupted" in err.decode()
+    partial = records(target.read_text())
+    assert [record["id"] for record in partial] == list(range(1, len(partial) + 1))
+    assert len(partial) < 2000
+    code, _, _ = batch(*arguments, "-o", str(target), "--resume")
+    assert code == 0
+    ids = [record["id"] for record in records(target.read_text())]
+    assert ids == list(range(1, 2001))
+
+
+def test_resume_with_keep_writes_nothing_twice(tmp_path: Path) -> None:
+    """Positions dropped by --keep before the last written one are not examined again."""
+    arguments = ["--generate", "crowded", "--count", "400", "--keep", "legal_moves < 30 moves"]
+    whole = tmp_path / "whole.jsonl"
+    assert batch(*arguments, "-o", str(whole))[0] == 0
+    kept = whole.read_text().splitlines(keepends=True)
+    assert 5 < len(kept) < 400
+    target = tmp_path / "out.jsonl"
+    target.write_text("".join(kept[: len(kept) // 2]))
+    assert batch(*arguments, "-o", str(target), "--resume")[0] == 0
+    assert target.read_text() == whole.read_text()
+
+
+FAKE_ENGINE = """
+import os, subprocess, sys
+ALWAYS, ONCE, HANG, MARK = {always!r}, {once!r}, {hang!r}, {mark!r}
+child = subprocess.Popen([sys.executable, {main!r}, *sys.argv[1:]],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+for line in sys.stdin:
+    if ALWAYS in line:
+        sys.stderr.write("fake engine: crashing on purpose\\n")
+        os._exit(3)
+    if ONCE in line and not os.path.exists(MARK):
+        open(MARK, "w").close()
+        os._exit(4)
+    if HANG in line:
+        line = "hang"
+        sys.stdin.read()
+    child.stdin.write(line.encode())
+    child.stdin.flush()
+    response = b""
+    while not response.endswith(b"\\n\\n"):
+        response += child.stdout.read1(65536)
+    sys.stdout.buffer.write(response)
+    sys.stdout.flush()
+"""
+
+
+def fake_engine(tmp_path: Path, always: str, once: str, hang: str) -> str:
+    """Write an engine that forwards to main.py but dies or hangs on chosen boards."""
+    script = tmp_path / "fake_engine.py"
+    mark = tmp_path / "crashed-once"
+    script.write_text(
+        FAKE_ENGINE.format(always=always, once=once, hang=hang, mark=str(mark), main=str(MAIN))
+    )
+    return f"{sys.executable} {script}"
+
+
+def test_a_dying_engine_is_replaced(tmp_path: Path) -> None:
+    """An engine dying once: retried and answered; dying twice: reported failed, in its place."""
+    cases = [case.board for case in REFERENCE_CASES]
+    always, once = cases[7], cases[8]
+    engine = fake_engine(tmp_path, always=always, once=once, hang="no such board")
+    source = tmp_path / "positions.txt"
+    source.write_text("\n".join(cases) + "\n")
+    code, out, err = batch(str(source), "--engine", engine, "--jobs", "2", "--chunk", "3")
+    assert code == 1
+    assert "1 position(s) failed" in err
+    got = records(out)
+    assert [record["id"] for record in got] == list(range(1, 11))
+    for record, case in zip(got, REFERENCE_CASES, strict=True):
+        if case.board == always:
+            assert record["answers"] == {}
+            assert "died on this position twice" in record["failed"]
+            assert "exit code 3" in record["failed"]
+            assert "crashing on purpose" in record["failed"]
+        else:
+            assert "failed" not in record
+            assert record["answers"] == {"status": case.status}
+    assert (tmp_path / "crashed-once").exists()
+
+
+def test_a_hanging_engine_times_out(tmp_path: Path) -> None:
+    """An engine that stops answering is killed after --timeout; the position fails."""
+    cases = [case.board for case in REFERENCE_CASES[:4]]
+    engine = fake_engine(tmp_path, always="none", once="none", hang=cases[1])
+    code, out, _ = batch("--engine", engine, "--timeout", "3", stdin="\n".join(cases) + "\n")
+    assert code == 1
+    got = records(out)
+    assert "within 3 s" in got[1]["failed"]
+    assert [record["answers"] for record in got[::2]] == [
+        {"status": REFERENCE_CASES[0].status},
+        {"status": REFERENCE_CASES[2].status},
+    ]
+    assert got[3]["answers"] == {"status": REFERENCE_CASES[3].status}
+
+
+# -- Dask
+
+
+def test_local_cluster_gives_the_local_output(tmp_path: Path) -> None:
+    """The same generated batch through a Dask LocalCluster and through local workers."""
+    from distributed import LocalCluster
+
+    arguments = ["--generate", "crowded", "--count", "300", "--seed", "11",
+                 "--ask", "status", "--ask", "legal_moves", "--chunk", "7"]  # fmt: skip
+    local = tmp_path / "local.jsonl"
+    assert batch(*arguments, "--jobs", "2", "-o", str(local))[0] == 0
+    cluster = LocalCluster(  # type: ignore[no-untyped-call]
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    )
+    try:
+        remote = tmp_path / "dask.jsonl"
+        address = cluster.scheduler_address
+        assert batch_main([*arguments, "--dask", address, "-o", str(remote)]) == 0
+    finally:
+        cluster.close()
+    assert remote.read_text() == local.read_text()
+
+
+# -- mining
+
+
+def test_generated_positions_are_game_positions() -> None:
+    """Every position of both families is accepted for a mate search, for both sides."""
+    for name, side in (("crowded", "b"), ("sparse", "b"), ("crowded", "w"), ("sparse", "w")):
+        options = ["--generate", name, "--side", side, "--count", "150", "--seed", "5"]
+        code, out, _ = batch(*options, "--ask", "mate_in 1")
+        assert code == 0
+        got = records(out)
+        assert len(got) == 150
+        for record in got:
+            assert record["errors"] == {}, record
+            assert record["side"] == side
+
+
+def test_families_are_seeded_and_sized() -> None:
+    """The same seed gives the same positions; options set the size and the piece counts."""
+    chosen = family("crowded", size=5, attackers=3, defenders=1, radius=1)
+    first = [job.board for job in generate(chosen, 50, seed=1)]
+    assert first == [job.board for job in generate(chosen, 50, seed=1)]
+    assert first != [job.board for job in generate(chosen, 50, seed=2)]
+    for board in first:
+        assert board.count(",") == 5 * 5 - 1
+        assert board.count("K") == board.count("k") == 1
+        black = sum(character in "qrbn" for character in board)
+        white = sum(character in "QRBN" for character in board)
+        assert black <= 3 and white <= 1
+
+
+def test_mining_keeps_exactly_the_unique_keys(tmp_path: Path) -> None:
+    """--keep on mate in 2 keeps what a filter over the full output in Python keeps."""
+    every = tmp_path / "every.jsonl"
+    base = ["--generate", "crowded", "--count", "200", "--seed", "2"]
+    code, _, _ = batch(*base, "--ask", "mate_in 1", "--ask", "mate_in 2", "-o", str(every))
+    assert code == 0
+    wanted = [
+        record
+        for record in records(every.read_text())
+        if record["answers"].get("mate_in 1") == ""
+        and len(record["answers"].get("mate_in 2", "").split()) == 1
+    ]
+    code, out, _ = batch(*base, "--keep", "mate_in 1 = no key and mate_in 2 = one key")
+    assert code == 0
+    assert records(out) == wanted
+    assert wanted, "no unique-key mate in 2 among 200 crowded positions"
+
+
+def test_keep_on_a_solution() -> None:
+    """A filter on a multi-line answer counts its keys (lines at column 0)."""
+    stdin = f"{MATE_IN_2} b\n{REFERENCE_CASES[0].board}\n"
+    code, out, _ = batch("--keep", "solution 2 = two keys", stdin=stdin)
+    assert code == 0
+    (record,) = records(out)
+    assert record["id"] == 1
+    lines = record["answers"]["solution 2"].split("\n")
+    assert [line for line in lines if not line.startswith(" ")] == MATE_IN_2_KEYS.split()
+
+
+@pytest.mark.parametrize(
+    ("source", "answers", "kept"),
+    [
+        ("status == checkmate", {"status": "checkmate"}, True),
+        ("status = checkmate", {"status": "check"}, False),
+        ("status != checkmate", {"status": "check"}, True),
+        ("not status == check", {"status": "check"}, False),
+        ("legal_moves >= 2 moves", {"legal_moves": "a b"}, True),
+        ("legal_moves > 2 moves", {"legal_moves": "a b"}, False),
+        ("legal_moves = no move", {"legal_moves": ""}, True),
+        ("mate_in 2 has bb1(III)-a2(II)", {"mate_in 2": MATE_IN_2_KEYS}, True),
+        ("mate_in 2 has bb1(III)", {"mate_in 2": MATE_IN_2_KEYS}, False),
+        ("perft 2 > 100", {"perft 2": "300"}, True),
+        ("perft 2 <= 100", {"perft 2": "300"}, False),
+        ("perft 2 == 300", {"perft 2": "300"}, True),
+        ("checkers ~ ^q", {"checkers": "qb2(II)"}, True),
+        ("status == 'check' and (checkers ok or explain ok)", {"status": "check"}, False),
+        ("status == checkmate or (status == check and checkers = one)", {"status": "x"}, False),
+        ("mate_in 1 refused", {}, True),
+        ("mate_in 1 ok", {}, False),
+        ("mate_in 1 = no key", {}, False),
+    ],
+)
+def test_filter_language(source: str, answers: dict[str, str], kept: bool) -> None:
+    """Each form of condition, on made-up answers."""
+    keep = parse_filter(source)
+    assert keep(Outcome(1, "[K#,##],[##,##]", "w", answers, {})) is kept
+
+
+def test_filter_names_its_commands_and_never_keeps_failures() -> None:
+    """The commands a filter needs are found in order, once; a failed position is dropped."""
+    keep = parse_filter("mate_in 1 = no key and (mate_in 2 = one key or mate_in 1 refused)")
+    assert keep.asks == ("mate_in 1", "mate_in 2")
+    answers = {"mate_in 1": "", "mate_in 2": "x"}
+    assert keep(Outcome(1, "b", "w", answers))
+    assert not keep(Outcome(1, "b", "w", answers, failed="engine died"))
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("", "empty"),
+        ("status", "no comparison after 'status'"),
+        ("== check", "expected a command name but found '=='"),
+        ("status == check )", "unexpected ')'"),
+        ("(status == check", "ends too early"),
+        ("checkers ~ (", "nothing after '~'"),
+        ("checkers ~ '('", "bad regular expression"),
+        ("perft 1 > many", "needs a number or a count"),
+        ("status == check and", "expected a command name but found the end"),
+        ('status == "check', "cannot read the filter"),
+    ],
+)
+def test_filter_errors(source: str, message: str) -> None:
+    """A filter that does not parse says where."""
+    with pytest.raises(FilterError, match=re.escape(message)):
+        parse_filter(source)
+
+
+# -- refusals and the terminal
+
+
+@pytest.mark.parametrize(
+    ("arguments", "stdin", "message"),
+    [
+        (["--keep", "status"], "", "no comparison"),
+        (["--resume"], "", "--resume needs -o OUTPUT"),
+        (["--ask", "quit"], "", "not allowed in a batch"),
+        (["--ask", "3 status"], "", "not allowed in a batch"),
+        (["--jobs", "0"], "", "--jobs and --chunk must be 1 or more"),
+        (["--engine", "/nonexistent/engine"], "", "cannot start the engine"),
+        (["--generate", "crowded", "--size", "2", "--attackers", "9"], "", "do not fit"),
+        (["--generate", "crowded", "--side", "x"], "", "--side must be"),
+        ([], '{"board": 3}\n', 'input line 1: no "board" text'),
+        ([], "{nope\n", "input line 1: not valid JSON"),
+        ([], '{"board": "[K#,##],[##,##]", "side": "up"}\n', '"side" must be'),
+        ([], '{"id": 1.5, "board": "[K#,##],[##,##]"}\n', '"id" must be'),
+        ([], '{"id": 2, "board": "x"}\n[K#,##],[##,##]\n', "input line 2: id 2 is used twice"),
+        (["/nonexistent/positions.txt"], "", "cannot read /nonexistent/positions.txt"),
+    ],
+)
+def test_bad_options_and_input(arguments: list[str], stdin: str, message: str) -> None:
+    """Bad options and input: exit 2 and one line on stderr naming the problem."""
+    code, _, err = batch(*arguments, stdin=stdin)
+    assert code == 2
+    assert err.startswith("batch: ")
+    assert message in err
+
+
+def test_output_files_are_never_clobbered(tmp_path: Path) -> None:
+    """A non-empty output needs --resume or --overwrite; --resume refuses other commands."""
+    target = tmp_path / "out.jsonl"
+    stdin = REFERENCE_CASES[0].board + "\n"
+    assert batch("-o", str(target), stdin=stdin)[0] == 0
+    code, _, err = batch("-o", str(target), stdin=stdin)
+    assert code == 2
+    assert "--resume continues it, --overwrite replaces it" in err
+    code, _, err = batch("-o", str(target), "--resume", "--ask", "checkers", stdin=stdin)
+    assert code == 2
+    assert "made with other commands (status)" in err
+    other = '{"id": "other", "board": "[K#,##],[##,##]"}\n'
+    code, _, err = batch("-o", str(target), "--resume", stdin=other)
+    assert code == 2
+    assert "the output ends at id 1, which the input lacks" in err
+    assert batch("-o", str(target), "--overwrite", "--ask", "checkers", stdin=stdin)[0] == 0
+    assert list(records(target.read_text())[0]["answers"]) == ["checkers"]
+
+
+def test_progress_bar_only_when_asked_or_at_a_terminal(tmp_path: Path) -> None:
+    """Silent on a pipe; --progress on draws the bar on stderr, never on stdout."""
+    arguments = ["--generate", "sparse", "--count", "40"]
+    code, out, err = batch(*arguments)
+    assert (code, err) == (0, "")
+    code, out_shown, err_shown = batch(*arguments, "--progress", "on")
+    assert code == 0
+    assert out_shown == out
+    assert "40/40" in err_shown and "pos" in err_shown
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_progress_bar_at_a_terminal(tmp_path: Path) -> None:
+    """With stderr at a terminal the bar appears there by itself."""
+    primary, secondary = os.openpty()
+    # A fresh pseudo-terminal is 0 columns wide, where a bar has no room at all.
+    fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    try:
+        command = [sys.executable, "-m", "kernel.batch", "--generate", "sparse", "--count", "30"]
+        process = subprocess.Popen(
+            [*command, "-o", str(tmp_path / "out.jsonl")],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=secondary,
+            cwd=REPO,
+        )
+        os.close(secondary)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:  # the terminal closes when the batch exits
+                break
+            if not chunk:
+                break
+            seen += chunk
+        assert process.wait(timeout=RUN_TIMEOUT) == 0
+    finally:
+        os.close(primary)
+    assert b"30/30" in seen
