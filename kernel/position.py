@@ -2,8 +2,8 @@
 
 Positions are immutable: `play` makes a new one and leaves the old one as it was. Three things
 follow. Undo is a stack of positions, so taking a move back cannot get anything wrong; a
-search can keep a position while it looks at the next; and a position is hashable by its
-cells and side, which is the key a transposition table needs. The cost is a copy of the
+search can keep a position while it looks at the next; and a position's cells and side, which
+never change, are the key a transposition table needs. The cost is a copy of the
 cells string per move, a few microseconds up to n = 16 and a memcpy even at n = 64, which
 make/unmake would save but at the price of state that every caller must restore exactly.
 
@@ -76,14 +76,6 @@ class Position:
     def enemy(self) -> int:
         """The side not to move."""
         return 1 - self.side
-
-    def key(self) -> tuple[str, int]:
-        """Return what tells this position from every other: its cells and side to move."""
-        return self.cells, self.side
-
-    def with_side(self, side: int) -> Position:
-        """Return the same cells with another side to move."""
-        return Position(self.size, self.cells, side, self.pieces)
 
     def play(self, move: Move) -> Position:
         """Return the position after a move, the other side to move; this one is unchanged."""
