@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest regress bench stress gui clean
+.PHONY: run test lint typecheck pytest regress bench stress gui clean batch
 
 # Silent, so that stdout carries nothing but the engine's responses.
 run: $(STAMP)
@@ -35,6 +35,10 @@ bench: $(STAMP)
 # The signal stress tests of the suite, run for a minute each instead of a few seconds.
 stress: $(STAMP)
 	CUBEMATE_STRESS_SECONDS=$${CUBEMATE_STRESS_SECONDS:-60} $(BIN)/pytest -q tests/test_signals.py
+
+# Batch work: make batch ARGS="positions.txt -o out.jsonl --ask status"
+batch: $(STAMP)
+	@$(BIN)/python -m kernel.batch $(ARGS)
 
 # `make gui PORT=N` picks the port; PORT=0 takes any free one (the address is printed).
 PORT ?= 8765
