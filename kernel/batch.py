@@ -473,6 +473,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("batch: interrupted; the output holds whole lines (--resume continues)",
               file=sys.stderr)  # fmt: skip
         return 130
+    except BrokenPipeError:
+        # The reader of stdout went away (`| head`): stop quietly, as the engine does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 0
     finally:
         if runner is not None:
             runner.stop()

@@ -520,3 +520,25 @@ def test_progress_bar_at_a_terminal(tmp_path: Path) -> None:
     finally:
         os.close(primary)
     assert b"30/30" in seen
+
+
+def test_a_reader_that_goes_away_ends_the_batch_quietly() -> None:
+    """stdout closed by its reader (`| head -1`): exit 0, nothing on stderr."""
+    process = start_batch("--generate", "sparse", "--count", "5000", "--chunk", "1")
+    stdout = process.stdout
+    assert stdout is not None
+    assert json.loads(stdout.readline())["id"] == 1
+    stdout.close()
+    process.stdout = None
+    _, err = process.communicate(timeout=RUN_TIMEOUT)
+    assert (process.returncode, err) == (0, b"")
+
+
+def test_bench_section_runs() -> None:
+    """bench.batch.run(quick=True) measures every runner and finds their outputs equal."""
+    from bench.batch import run as bench_run
+
+    text = bench_run(quick=True)
+    for name in ("local, 1 worker", "local, 2 workers", "Dask LocalCluster", "mining"):
+        assert name in text
+    assert "outputs identical: yes" in text
