@@ -13,6 +13,11 @@ HTTP interface:
   relay worked, the engine said no). A request the server refuses (a line break inside the line,
   no JSON, ...) gets HTTP 400 and ``{"ok": false, "error": "..."}``; an engine that fails to
   answer gets HTTP 502 in the same shape.
+- ``POST /engine`` with ``{"lines": ["set_board ...", "status"]}`` (up to 16 lines) sends them
+  one after another, with no other request in between, and answers
+  ``{"ok": <all ok>, "replies": [<one answer as above per line>]}`` (HTTP 200); after an engine
+  failure the remaining lines are not sent. One request instead of five saves the page a
+  round trip per line.
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ DEFAULT_PORT = 8765
 DEFAULT_TIMEOUT = 30.0
 # Enough for the largest board the engine takes (n = 64 is 266 kB of notation).
 MAX_BODY = 4 * 1024 * 1024
+# Lines one request may carry: the page sends a board and its analysis together.
+MAX_BATCH = 16
 # Bytes of one response kept together for a single write; the page and a JSON reply fit easily.
 WRITE_BUFFER = 256 * 1024
 # Host names a browser may legitimately use for this server; anything else is refused so that a
@@ -111,7 +118,8 @@ class Engine:
         self.command = list(command)
         self.cwd = cwd
         self.timeout = timeout
-        self.lock = threading.Lock()
+        # Re-entrant, so that a batch can hold it across several sends.
+        self.lock = threading.RLock()
         self.process: subprocess.Popen[bytes] | None = None
         self.lines: queue.Queue[bytes | None] = queue.Queue()
 
@@ -348,32 +356,46 @@ class Handler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
 
     def do_POST(self) -> None:
-        """Relay one protocol line to the engine and answer with its response."""
+        """Relay one protocol line (or a short list of them) to the engine; answer in JSON."""
         if not self._host_allowed():
             self._error(HTTPStatus.FORBIDDEN, "requests must come from this server's own page")
             return
         if self.path.split("?", 1)[0] != "/engine":
             self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {self.path}")
             return
-        line = self._read_line()
-        if line is None:
+        request = self._read_lines()
+        if request is None:
             return
+        lines, batch = request
+        if not batch:
+            reply = self._relay(lines[0])
+            status = HTTPStatus.BAD_GATEWAY if "error" in reply else HTTPStatus.OK
+            self._send_json(status, reply)
+            return
+        replies: list[dict[str, Any]] = []
+        with self.server.engine.lock:  # no other request between the lines of a batch
+            for line in lines:
+                replies.append(self._relay(line))
+                if "error" in replies[-1]:
+                    break  # the engine failed: the lines after this one are not sent
+        self._send_json(HTTPStatus.OK, {"ok": all(r["ok"] for r in replies), "replies": replies})
+
+    def _relay(self, line: str) -> dict[str, Any]:
+        """Send one line to the engine and describe the outcome as the JSON answer does."""
         try:
             reply = self.server.engine.send(line)
         except EngineError as exc:
-            self._send_json(
-                HTTPStatus.BAD_GATEWAY, {"ok": False, "error": str(exc), "restarted": exc.restarted}
-            )
-            return
+            return {"ok": False, "error": str(exc), "restarted": exc.restarted}
         ok, text = parse_response(reply.raw)
         payload: dict[str, Any] = {"ok": ok, "text": text, "raw": reply.raw}
         payload["restarted"] = reply.restarted
         if reply.notice:
             payload["notice"] = reply.notice
-        self._send_json(HTTPStatus.OK, payload)
+        return payload
 
-    def _read_line(self) -> str | None:
-        """Read and check the request's protocol line; answer the error and return None if bad."""
+    def _read_lines(self) -> tuple[list[str], bool] | None:
+        """Read and check the request's protocol lines and whether it was a batch; on a bad
+        request answer the error and return None."""
         # Requiring JSON forces a CORS preflight on cross-site requests, which we never grant.
         content_type = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
         if content_type != "application/json":
@@ -393,15 +415,25 @@ class Handler(BaseHTTPRequestHandler):
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             self._error(HTTPStatus.BAD_REQUEST, f"body is not JSON: {exc}")
             return None
-        line = data.get("line") if isinstance(data, dict) else None
-        if not isinstance(line, str):
-            self._error(HTTPStatus.BAD_REQUEST, 'send {"line": "<one protocol line>"}')
+        usage = 'send {"line": "<one protocol line>"} or {"lines": ["<line>", ...]}'
+        if not isinstance(data, dict):
+            self._error(HTTPStatus.BAD_REQUEST, usage)
             return None
-        problem = check_line(line)
-        if problem is not None:
-            self._error(HTTPStatus.BAD_REQUEST, problem)
+        batch = "lines" in data
+        lines = data.get("lines") if batch else [data.get("line")]
+        if (
+            not isinstance(lines, list)
+            or not 1 <= len(lines) <= MAX_BATCH
+            or not all(isinstance(line, str) for line in lines)
+        ):
+            self._error(HTTPStatus.BAD_REQUEST, f"{usage}, 1 to {MAX_BATCH} lines")
             return None
-        return line
+        for line in lines:
+            problem = check_line(line)
+            if problem is not None:
+                self._error(HTTPStatus.BAD_REQUEST, problem)
+                return None
+        return lines, batch
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

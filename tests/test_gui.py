@@ -58,11 +58,12 @@ MATE_IN_2_EXAMPLE = "11"  # its value in the examples menu
 SETTLE_MS = 30_000  # generous: two cores shared with other work
 
 
-def start_server(logs: Path, port: int = 0) -> tuple[subprocess.Popen[str], str]:
-    """Start the GUI server with a real engine; return the process and the URL it prints."""
-    engine = f"{shlex.quote(sys.executable)} main.py --log-dir {shlex.quote(str(logs))}"
+def start_server(logs: Path, *engine_args: str) -> tuple[subprocess.Popen[str], str]:
+    """Start the GUI server on a free port with a real engine (``engine_args`` added to its
+    command line); return the process and the URL it prints."""
+    engine = shlex.join([sys.executable, "main.py", "--log-dir", str(logs), *engine_args])
     process = subprocess.Popen(
-        [sys.executable, "-m", "gui.server", "--port", str(port), "--engine", engine],
+        [sys.executable, "-m", "gui.server", "--port", "0", "--engine", engine],
         cwd=REPO_ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -211,6 +212,23 @@ def post_line(url: str, line: str) -> tuple[int, dict[str, Any]]:
     return status, answer
 
 
+def post_line_batch(url: str, lines: object) -> tuple[int, dict[str, Any]]:
+    """POST a batch ``{"lines": lines}`` to the relay and return the status and JSON answer."""
+    request = urllib.request.Request(
+        url + "engine",
+        data=json.dumps({"lines": lines}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            status, body = response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        status, body = exc.code, exc.read()
+    answer: dict[str, Any] = json.loads(body)
+    return status, answer
+
+
 def engine_board(url: str) -> str:
     """Return the engine's ``get_board`` through the server (the page must be settled)."""
     status, answer = post_line(url, "get_board")
@@ -271,7 +289,8 @@ def engine_lines(page: Page) -> list[str]:
 
     def record(request: Request) -> None:
         if request.url.endswith("/engine") and request.method == "POST":
-            sent.append(json.loads(request.post_data or "{}").get("line", ""))
+            body = json.loads(request.post_data or "{}")
+            sent.extend(body["lines"] if "lines" in body else [body["line"]])
 
     page.on("request", record)
     return sent
@@ -609,6 +628,48 @@ def test_solve_mate_in_2(page: Page) -> None:
     settle(page)
 
 
+def test_page_stays_usable_while_solving(page: Page) -> None:
+    """While the engine searches, edits still land; a result for an older board is dropped."""
+    page.select_option("#examples", MATE_IN_2_EXAMPLE)
+    settle(page)
+    holder = Holder(page)
+    with page.expect_request(lambda r: "mate_in" in (r.post_data or "")):
+        page.click("#solve")
+    assert page.inner_text("#solve") == "Solving…"
+    page.click('#palette [data-palette="n"]')
+    page.click('[data-cell="a3(III)"]')  # an edit while the search runs
+    assert piece(page, "a3(III)") == "n"
+    assert page.get_attribute("#verdict", "data-state") == "pending"
+    holder.release()
+    settle(page)
+    assert page.inner_text("#solve-status") == "the board changed during the search: solve again"
+    assert page.locator("#keys button").count() == 0
+    assert names(page, ".cell.key-from") == []
+    assert page.inner_text("#solve") == "Solve"
+    assert page.input_value("#notation") == "[n##,#k#,#b#],[##b,###,###],[r##,##K,###] b"
+    assert page.get_attribute("#verdict", "data-for") == page.input_value("#notation")
+
+
+def test_search_limit_shows_the_engine_message(browser: Browser, tmp_path: Path) -> None:
+    """Over search.max_nodes the engine's own message is shown and the page goes on."""
+    config = tmp_path / "small.toml"
+    config.write_text("[search]\nmax_nodes = 50\n")
+    process, url = start_server(tmp_path / "logs", "--config", str(config))
+    try:
+        with open_page(browser, url) as tab:
+            tab.select_option("#examples", MATE_IN_2_EXAMPLE)
+            tab.click("#solve")
+            settle(tab)
+            assert tab.inner_text("#solve-status") == "? search limit reached after 50 positions"
+            assert tab.locator("#keys button").count() == 0
+            assert tab.inner_text("#verdict") == "normal"
+            tab.click('[data-cell="a3(III)"]')
+            settle(tab)
+            assert piece(tab, "a3(III)") == "K"  # the page goes on working
+    finally:
+        assert stop_server(process) == 0
+
+
 def test_playing_a_key_from_the_solution(page: Page) -> None:
     """A key in the list plays on click; the move list and the turn follow."""
     page.select_option("#examples", MATE_IN_2_EXAMPLE)
@@ -750,6 +811,21 @@ def test_server_refuses_smuggled_lines(server_url: str) -> None:
     assert status == 200
     assert answer["ok"] is False
     assert answer["raw"].startswith("?7 ")
+
+
+def test_server_relays_a_batch(server_url: str) -> None:
+    """A list of lines is sent in order in one request and answered one reply per line."""
+    status, answer = post_line_batch(server_url, ["set_board [#q,##],[##,K#]", "status", "foo"])
+    assert status == 200
+    assert answer["ok"] is False  # one line was refused
+    replies = answer["replies"]
+    assert [(r["ok"], r["text"]) for r in replies[:2]] == [(True, ""), (True, "check")]
+    assert replies[2]["ok"] is False
+    assert replies[2]["text"].startswith("unknown command")
+    for bad in ([], ["status", "quit\nstatus"], [1], ["status"] * 17, "status"):
+        status, answer = post_line_batch(server_url, bad)
+        assert status == 400, bad
+        assert answer["ok"] is False
 
 
 def test_server_restarts_a_dead_engine(server_url: str) -> None:
