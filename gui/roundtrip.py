@@ -1,11 +1,13 @@
 """Measure what one board change costs through the GUI server, as the page pays for it.
 
-Run ``python -m gui.roundtrip [--rounds 50] [--engine CMD]``. It starts the server on a free port
-with a real engine, then, on one kept-alive HTTP connection (as a browser uses), repeats what the
-page sends after every edit of an n = 3 board: ``set_board`` and the four analysis lines
-(``status``, ``checkers``, ``legal_moves``, ``explain``). It prints the median and the slowest
-tenth of the whole exchange and of one request, in milliseconds. Nothing is asserted: timings
-belong here, not in the tests.
+Run ``python -m gui.roundtrip [--rounds 50] [--engine CMD] [--browser]``. It starts the server on
+a free port with a real engine, then, on one kept-alive HTTP connection (as a browser uses),
+sends what the page needs after every edit of an n = 3 board: ``set_board`` and the four
+analysis lines (``status``, ``checkers``, ``legal_moves``, ``explain``), once as five requests
+and once as the one batch request the page sends. With ``--browser`` it also opens the page in
+headless Chromium (/usr/bin/chromium, through Playwright), switches between reference cases and
+reads the page's own clock, from the change to the painted verdict. It prints medians and 90th
+percentiles in milliseconds. Nothing is asserted: timings belong here, not in the tests.
 """
 
 from __future__ import annotations
@@ -29,36 +31,64 @@ BOARDS = (
     "[###,##b,r#r],[###,###,###],[#k#,###,#K#]",
 )
 ANALYSIS = ("status", "checkers", "legal_moves", "explain")
+# The n = 3 reference cases in the page's examples menu, by their value there.
+EXAMPLES = ("0", "1", "2", "4", "5", "6", "9")
+WARM_UP = 5
 
 
-def post(connection: http.client.HTTPConnection, line: str) -> dict[str, object]:
-    """Send one protocol line on the kept-alive connection and return the JSON answer."""
-    body = json.dumps({"line": line})
+def send(connection: http.client.HTTPConnection, payload: dict[str, object]) -> None:
+    """Send one request on the kept-alive connection and check that the engine said yes."""
+    body = json.dumps(payload)
     connection.request("POST", "/engine", body, {"Content-Type": "application/json"})
-    response = connection.getresponse()
-    answer: dict[str, object] = json.loads(response.read())
+    answer = json.loads(connection.getresponse().read())
     if not answer.get("ok"):
-        raise RuntimeError(f"{line!r} failed: {answer}")
-    return answer
+        raise RuntimeError(f"{payload!r} failed: {answer}")
 
 
-def measure(port: int, rounds: int) -> tuple[list[float], list[float]]:
-    """Return the milliseconds of each whole board change and of each single request."""
+def measure(port: int, rounds: int) -> tuple[list[float], list[float], list[float]]:
+    """Return the milliseconds of each board change sent line by line, of each single request,
+    and of each board change sent as one batch."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     changes: list[float] = []
     requests: list[float] = []
+    batches: list[float] = []
     try:
-        post(connection, "protocol_version")  # open the connection outside the clock
+        send(connection, {"line": "protocol_version"})  # connect outside the clock
         for k in range(rounds):
+            lines = [f"set_board {BOARDS[k % len(BOARDS)]}", *ANALYSIS]
             start = time.perf_counter()
-            for line in (f"set_board {BOARDS[k % len(BOARDS)]}", *ANALYSIS):
+            for line in lines:
                 before = time.perf_counter()
-                post(connection, line)
+                send(connection, {"line": line})
                 requests.append((time.perf_counter() - before) * 1000)
             changes.append((time.perf_counter() - start) * 1000)
+            start = time.perf_counter()
+            send(connection, {"lines": lines})
+            batches.append((time.perf_counter() - start) * 1000)
     finally:
         connection.close()
-    return changes, requests
+    return changes, requests, batches
+
+
+def measure_browser(url: str, rounds: int) -> list[float]:
+    """Switch between reference cases in headless Chromium; return the page's own timings."""
+    from playwright.sync_api import sync_playwright
+
+    timings: list[float] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"]
+        )
+        page = browser.new_page()
+        page.goto(url)
+        page.wait_for_selector('[data-cell="a1(I)"]')
+        for k in range(rounds + WARM_UP):
+            page.select_option("#examples", EXAMPLES[k % len(EXAMPLES)])
+            page.wait_for_selector('body[data-pending="0"]', state="attached", timeout=30_000)
+            if k >= WARM_UP:
+                timings.append(float(page.get_attribute("body", "data-analysis-ms") or "nan"))
+        browser.close()
+    return timings
 
 
 def tenth(values: list[float]) -> float:
@@ -66,11 +96,22 @@ def tenth(values: list[float]) -> float:
     return statistics.quantiles(values, n=10)[-1] if len(values) > 1 else values[0]
 
 
+def report(label: str, values: list[float]) -> None:
+    """Print one line of figures."""
+    print(
+        f"  {label}: median {statistics.median(values):.2f} ms, "
+        f"90th percentile {tenth(values):.2f} ms"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Start a server with an engine, measure, print the figures."""
     parser = argparse.ArgumentParser(prog="python -m gui.roundtrip", description=__doc__)
     parser.add_argument("--rounds", type=int, default=50, help="board changes to time")
     parser.add_argument("--engine", default=None, metavar="CMD", help="engine command line")
+    parser.add_argument(
+        "--browser", action="store_true", help="also time the page in headless Chromium"
+    )
     args = parser.parse_args(argv)
     if args.rounds < 2:
         parser.error("--rounds must be at least 2")
@@ -81,20 +122,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        changes, requests = measure(server.port, args.rounds)
+        changes, requests, batches = measure(server.port, args.rounds)
+        timings = measure_browser(server.url, args.rounds) if args.browser else []
     finally:
         server.shutdown()
         server.server_close()
         engine.close()
     print(f"board change at n = 3 (set_board + {len(ANALYSIS)} analysis lines, one connection)")
-    print(
-        f"  {args.rounds} changes: median {statistics.median(changes):.1f} ms, "
-        f"90th percentile {tenth(changes):.1f} ms"
-    )
-    print(
-        f"  {len(requests)} requests: median {statistics.median(requests):.2f} ms, "
-        f"90th percentile {tenth(requests):.2f} ms"
-    )
+    report(f"line by line, {args.rounds} changes", changes)
+    report(f"  one request of those {len(requests)}", requests)
+    report(f"one batch request, {args.rounds} changes", batches)
+    if timings:
+        report(f"in Chromium, change to verdict, {len(timings)} changes", timings)
     return 0
 
 
