@@ -227,7 +227,7 @@ def _check_shape(rows: list[str], groups: list[Group], size: int, declared: bool
                         f"size {size} does not match row 1 {shorten(row)} of {_cells(len(row))}"
                     )
                 raise NotationError(
-                    f"row {number} {shorten(row)} has {_cells(len(row))}, expected {size}"
+                    f"row {number} {shorten(row)} has {len(row)} cells, expected {size}"
                 )
     for group in groups:
         _check_group(group, size, len(rows))
@@ -374,6 +374,7 @@ def piece_label(position: Position, point: int) -> str:
 
 
 # --- moves ---------------------------------------------------------------------------------
+
 
 class MoveText(NamedTuple):
     """A move as written: the letter (empty when left out) and the two cell names."""
