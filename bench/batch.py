@@ -135,7 +135,7 @@ def run(quick: bool) -> str:
     mining_jobs = list(generate(family("crowded"), settings.mining_positions, seed=SEED))
     mining, _ = measure(
         "mining, local, 2 workers",
-        lambda: LocalRunner(2, keep.asks, spec),
+        lambda: LocalRunner(2, keep.asks, spec, MINING_FILTER),
         mining_jobs,
         keep.asks,
         settings.rounds,

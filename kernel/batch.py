@@ -188,16 +188,19 @@ class Runner(Protocol):
 class LocalRunner:
     """Worker threads in this process, each with its own engine process."""
 
-    def __init__(self, workers: int, asks: Sequence[str], spec: EngineSpec) -> None:
+    def __init__(
+        self, workers: int, asks: Sequence[str], spec: EngineSpec, keep: str | None = None
+    ) -> None:
         self.workers = workers
         self.asks = list(asks)
         self.spec = spec
+        self.keep = keep
         self.halt = threading.Event()
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="batch-worker")
 
     def submit(self, jobs: list[Job]) -> Future[list[Outcome]]:
         """Queue one chunk on the pool."""
-        return self.pool.submit(run_chunk, jobs, self.asks, self.spec, self.halt)
+        return self.pool.submit(run_chunk, jobs, self.asks, self.spec, self.halt, self.keep)
 
     def stop(self) -> None:
         """Drop queued chunks, let running ones stop at their next position, close engines."""
@@ -209,7 +212,9 @@ class LocalRunner:
 class DaskRunner:
     """Tasks on a Dask distributed cluster; each worker thread keeps its own engine."""
 
-    def __init__(self, address: str, asks: Sequence[str], spec: EngineSpec) -> None:
+    def __init__(
+        self, address: str, asks: Sequence[str], spec: EngineSpec, keep: str | None = None
+    ) -> None:
         from distributed import Client
 
         try:
@@ -220,10 +225,13 @@ class DaskRunner:
         self.workers = max(1, sum(threads.values()))
         self.asks = list(asks)
         self.spec = spec
+        self.keep = keep
 
     def submit(self, jobs: list[Job]) -> Pending:
         """Send one chunk to the cluster (never cached: pure=False)."""
-        future: Pending = self.client.submit(run_chunk, jobs, self.asks, self.spec, pure=False)
+        future: Pending = self.client.submit(
+            run_chunk, jobs, self.asks, self.spec, None, self.keep, pure=False
+        )
         return future
 
     def stop(self) -> None:
@@ -457,10 +465,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if bar.total:
                 bar.total -= 1
 
+        keep_source = None if keep is None else keep.source
         runner = (
-            LocalRunner(arguments.jobs, asks, spec)
+            LocalRunner(arguments.jobs, asks, spec, keep_source)
             if arguments.dask is None
-            else DaskRunner(arguments.dask, asks, spec)
+            else DaskRunner(arguments.dask, asks, spec, keep_source)
         )
         signal.signal(signal.SIGTERM, interrupt)
         tally = run(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import select
 import shutil
@@ -19,9 +20,12 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kernel.batch_keep import Filter
 
 #: The repository root, where main.py lives next to the kernel package.
 REPO = Path(__file__).resolve().parent.parent
@@ -48,6 +52,8 @@ class Outcome:
     answers: dict[str, str] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     failed: str | None = None
+    #: The filter ruled it out before every command was asked; never written.
+    rejected: bool = False
 
     def record(self) -> dict[str, Any]:
         """Return the JSON object written for this position."""
@@ -230,26 +236,35 @@ def close_engines() -> int:
 atexit.register(close_engines)
 
 
-def examine(engine: EngineProcess, job: Job, asks: Sequence[str]) -> Outcome:
-    """Set the position, then ask each command in turn; a refused set_board skips the asks."""
+def examine(
+    engine: EngineProcess, job: Job, asks: Sequence[str], keep: Filter | None = None
+) -> Outcome:
+    """Set the position, then ask each command in turn; a refused set_board skips the asks.
+
+    With a filter, stop asking as soon as the answers so far rule the position out: a mining
+    run then skips the costly mate_in 2 of every position that already mates in 1.
+    """
     side = " b" if job.side == "b" else ""
     accepted, text = engine.ask(f"set_board {job.board}{side}")
     if not accepted:
         return Outcome(job.id, job.board, job.side, errors={"set_board": text})
-    answers: dict[str, str] = {}
-    errors: dict[str, str] = {}
+    outcome = Outcome(job.id, job.board, job.side)
+    asked: set[str] = set()
     for ask in asks:
         accepted, text = engine.ask(ask)
-        (answers if accepted else errors)[ask] = text
-    return Outcome(job.id, job.board, job.side, answers, errors)
+        (outcome.answers if accepted else outcome.errors)[ask] = text
+        asked.add(ask)
+        if keep is not None and len(asked) < len(asks) and keep.rejects(outcome, asked):
+            return replace(outcome, rejected=True)
+    return outcome
 
 
-def run_job(job: Job, asks: Sequence[str], spec: EngineSpec) -> Outcome:
+def run_job(job: Job, asks: Sequence[str], spec: EngineSpec, keep: Filter | None = None) -> Outcome:
     """Examine one position, replacing a dead engine and retrying once before giving up."""
     deaths: list[str] = []
     for _attempt in range(2):
         try:
-            return examine(engine_for(spec), job, asks)
+            return examine(engine_for(spec), job, asks, keep)
         except EngineDied as death:
             deaths.append(str(death))
             discard_engine(spec)
@@ -262,11 +277,25 @@ def run_chunk(
     asks: Sequence[str],
     spec: EngineSpec,
     stop: threading.Event | None = None,
+    keep_source: str | None = None,
 ) -> list[Outcome]:
-    """Examine several positions in order on this thread's engine; the unit of scheduling."""
+    """Examine several positions in order on this thread's engine; the unit of scheduling.
+
+    The filter travels as its text (a parsed one holds closures, which do not pickle for
+    Dask) and is parsed here, once per process.
+    """
+    keep = None if keep_source is None else parsed_filter(keep_source)
     outcomes: list[Outcome] = []
     for job in jobs:
         if stop is not None and stop.is_set():
             raise Stopped
-        outcomes.append(run_job(job, asks, spec))
+        outcomes.append(run_job(job, asks, spec, keep))
     return outcomes
+
+
+@functools.cache
+def parsed_filter(source: str) -> Filter:
+    """Parse a filter once per process."""
+    from kernel.batch_keep import parse_filter  # here: batch_keep imports this module
+
+    return parse_filter(source)

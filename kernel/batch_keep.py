@@ -26,11 +26,15 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from kernel.batch_engine import Outcome
 
 Test = Callable[[Outcome], bool]
+#: A test that may not know yet: given the commands asked so far (None: all of them), it
+#: answers True, False, or None while the answer hangs on a command not asked yet.
+Partial = Callable[[Outcome, AbstractSet[str] | None], bool | None]
 
 TOKEN = re.compile(
     r"""\s*(?:
@@ -183,29 +187,44 @@ class Parser:
             return True
         return False
 
-    def either(self) -> Test:
-        """Parse `a or b or ...`."""
+    def either(self) -> Partial:
+        """Parse `a or b or ...`: true if one is, unknown if none is but one is unknown."""
         tests = [self.both()]
         while self.keyword("or"):
             tests.append(self.both())
         if len(tests) == 1:
             return tests[0]
-        return lambda outcome: any(test(outcome) for test in tests)
 
-    def both(self) -> Test:
-        """Parse `a and b and ...`."""
+        def test(outcome: Outcome, asked: AbstractSet[str] | None) -> bool | None:
+            values = [each(outcome, asked) for each in tests]
+            return True if True in values else None if None in values else False
+
+        return test
+
+    def both(self) -> Partial:
+        """Parse `a and b and ...`: false if one is, unknown if none is but one is unknown."""
         tests = [self.negation()]
         while self.keyword("and"):
             tests.append(self.negation())
         if len(tests) == 1:
             return tests[0]
-        return lambda outcome: all(test(outcome) for test in tests)
 
-    def negation(self) -> Test:
+        def test(outcome: Outcome, asked: AbstractSet[str] | None) -> bool | None:
+            values = [each(outcome, asked) for each in tests]
+            return False if False in values else None if None in values else True
+
+        return test
+
+    def negation(self) -> Partial:
         """Parse `not a`, `( ... )` or a condition."""
         if self.keyword("not"):
             inner = self.negation()
-            return lambda outcome: not inner(outcome)
+
+            def test(outcome: Outcome, asked: AbstractSet[str] | None) -> bool | None:
+                value = inner(outcome, asked)
+                return None if value is None else not value
+
+            return test
         token = self.peek()
         if token is not None and token.kind == "paren" and token.text == "(":
             self.take()
@@ -216,7 +235,7 @@ class Parser:
             return inner
         return self.condition()
 
-    def condition(self) -> Test:
+    def condition(self) -> Partial:
         """Parse `COMMAND OPERATION VALUE`, the command's words coming first."""
         ask_words: list[str] = []
         operation: str | None = None
@@ -250,7 +269,12 @@ class Parser:
                     break
                 value.append(self.take())
         self.asks.append(ask)
-        return condition(ask, operation, value)
+        known = condition(ask, operation, value)
+
+        def test(outcome: Outcome, asked: AbstractSet[str] | None) -> bool | None:
+            return None if asked is not None and ask not in asked else known(outcome)
+
+        return test
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,11 +283,15 @@ class Filter:
 
     source: str
     asks: tuple[str, ...]
-    test: Test
+    test: Partial
 
     def __call__(self, outcome: Outcome) -> bool:
-        """Tell whether the position is kept; a failed position never is."""
-        return outcome.failed is None and self.test(outcome)
+        """Tell whether the position is kept; a failed one never is, nor one given up early."""
+        return outcome.failed is None and not outcome.rejected and self.test(outcome, None) is True
+
+    def rejects(self, outcome: Outcome, asked: AbstractSet[str]) -> bool:
+        """Tell whether the answers so far already rule the position out, whatever comes."""
+        return self.test(outcome, asked) is False
 
 
 def parse_filter(source: str) -> Filter:

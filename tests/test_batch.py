@@ -12,6 +12,7 @@ import subprocess
 import sys
 import termios
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -418,6 +419,29 @@ def test_filter_names_its_commands_and_never_keeps_failures() -> None:
     answers = {"mate_in 1": "", "mate_in 2": "x"}
     assert keep(Outcome(1, "b", "w", answers))
     assert not keep(Outcome(1, "b", "w", answers, failed="engine died"))
+
+
+@pytest.mark.parametrize(
+    ("source", "answers", "asked", "rejected"),
+    [
+        ("mate_in 1 = no key and mate_in 2 = one key", {"mate_in 1": "x"}, {"mate_in 1"}, True),
+        ("mate_in 1 = no key and mate_in 2 = one key", {"mate_in 1": ""}, {"mate_in 1"}, False),
+        ("mate_in 1 = no key or mate_in 2 = one key", {"mate_in 1": "x"}, {"mate_in 1"}, False),
+        ("not (status ok or mate_in 2 ok)", {"status": "check"}, {"status"}, True),
+        ("not (status ok and mate_in 2 ok)", {"status": "check"}, {"status"}, False),
+        ("status refused and mate_in 2 ok", {}, {"status"}, False),
+        ("status ok and mate_in 2 ok", {}, {"status"}, True),
+    ],
+)
+def test_filter_rejects_early(
+    source: str, answers: dict[str, str], asked: set[str], rejected: bool
+) -> None:
+    """A position is given up only when no answer still to come could make it match."""
+    keep = parse_filter(source)
+    outcome = Outcome(1, "b", "w", answers, {name: "no" for name in asked - set(answers)})
+    assert keep.rejects(outcome, asked) is rejected
+    if rejected:
+        assert not keep(replace(outcome, rejected=True))
 
 
 @pytest.mark.parametrize(
