@@ -75,7 +75,8 @@ def start_server(logs: Path, *engine_args: str) -> tuple[subprocess.Popen[str], 
     # Read in a thread so a server that never prints fails the test instead of hanging it.
     threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
     first = lines.get(timeout=30)
-    match = re.search(r"http://127\.0\.0\.1:(\d+)/", first)
+    # The address ends its line, so that a terminal makes all of it (and only it) a link.
+    match = re.search(r"http://127\.0\.0\.1:(\d+)/$", first.rstrip("\n"))
     if not match:
         process.kill()
         _, err = process.communicate(timeout=10)
@@ -871,6 +872,19 @@ def test_busy_port_says_so(server_url: str, tmp_path: Path) -> None:
     assert f"port {port} on 127.0.0.1 is already in use" in result.stderr
     assert "PORT=0" in result.stderr
     assert result.stdout == ""
+
+
+def test_make_gui_takes_a_port() -> None:
+    """`make gui PORT=N` passes the port on (a dry run: nothing is started)."""
+    result = subprocess.run(
+        ["make", "-n", "gui", "PORT=4321"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "-m gui.server --port 4321" in result.stdout
 
 
 def test_server_sends_one_write_per_response(server_url: str) -> None:
