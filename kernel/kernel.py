@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from kernel.config import EngineConfig
+from kernel.messages import BOARD_ROW_AGAIN, BOARD_ROW_HINT, unknown_command
 from kernel.notation import (
     EMPTY,
     SIDE_NAMES,
@@ -104,6 +105,12 @@ class Kernel:
         if command is None:
             return None
         reply = self.execute(command.name, command.args)
+        # A board pasted over several lines: its first line gets the hint, the rest of the
+        # paste (blank and comment lines aside) a short reminder rather than the same again.
+        pasted = not reply.ok and reply.text in (BOARD_ROW_HINT, BOARD_ROW_AGAIN)
+        if pasted and getattr(self, "in_pasted_board", False):
+            reply = Reply(False, BOARD_ROW_AGAIN)
+        self.in_pasted_board = pasted
         return Exchange(command, reply, frame(command.id, reply))
 
     def execute(self, name: str, args: list[str]) -> Reply:
@@ -126,7 +133,7 @@ class Kernel:
             raise CommandError("no command given")
         spec = COMMANDS_BY_NAME.get(name)
         if spec is None:
-            raise CommandError("unknown command")
+            raise CommandError(unknown_command(name, COMMANDS_BY_NAME))
         spec.check_arity(args)
         return spec.handler(self, args)
 
@@ -138,12 +145,13 @@ def cmd_boardsize(kernel: Kernel, args: list[str]) -> str:
     """Set the board size and empty the board.
 
     Arguments: N, the new size.
-    Fails: N is not a whole number, or is outside 2 ... max size ("unacceptable size").
+    Fails: N is not a whole number, or is outside 2 ... max size ("unacceptable size (2 ... 64)").
     Returns: nothing.
     """
-    size = parse_int(args[0], "N", "unacceptable size")
+    unacceptable = f"unacceptable size (2 ... {kernel.config.max_board_size})"
+    size = parse_int(args[0], "N", unacceptable)
     if not 2 <= size <= kernel.config.max_board_size:
-        raise CommandError("unacceptable size")
+        raise CommandError(unacceptable)
     kernel.set_position(Position.empty(size))
     return ""
 
@@ -204,14 +212,15 @@ def cmd_help(kernel: Kernel, args: list[str]) -> str:
 
     Arguments: optionally a command name.
     Fails: the name is not a command.
-    Returns: one usage line per command: its name, arguments and what it does.
+    Returns: one usage line per command: its name, arguments and what it does; the list of
+    every command starts on the line after `=`, so that its lines align whatever the id.
     """
     if args:
         spec = COMMANDS_BY_NAME.get(args[0])
         if spec is None:
-            raise CommandError(f"unknown command {shorten(args[0])}")
+            raise CommandError(unknown_command(args[0], COMMANDS_BY_NAME))
         return spec.help_line()
-    return "\n".join(spec.help_line() for spec in COMMANDS)
+    return "\n" + "\n".join(spec.help_line() for spec in COMMANDS)
 
 
 def cmd_known_command(kernel: Kernel, args: list[str]) -> str:
@@ -554,8 +563,10 @@ class CommandSpec:
         return f"{self.name} {self.syntax}".rstrip()
 
     def help_line(self) -> str:
+        """Give the usage, padded to the longest of the table, and the handler's summary."""
         summary = (self.handler.__doc__ or "").strip().split("\n")[0]
-        return f"{self.usage():<32} {summary}"
+        width = max(len(spec.usage()) for spec in COMMANDS)
+        return f"{self.usage():<{width}}  {summary}"
 
 
 #: The command table, in alphabetical order (checked below, and by the tests).

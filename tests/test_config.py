@@ -47,8 +47,9 @@ def test_every_field_is_reachable_from_the_file() -> None:
     """Each EngineConfig field has a key in the TOML layout (checked by setting them all)."""
     document = {
         "engine": {"name": "x", "board_size": 4, "max_board_size": 8},
-        "protocol": {"max_line_bytes": 5000},
+        "protocol": {"max_line_bytes": 5000, "comments": "anywhere"},
         "log": {"dir": "d", "console_file": "c.log", "json_file": "j.jsonl", "echo_stderr": True},
+        "search": {"max_nodes": 1000},
     }
     config = config_from_document(document)
     defaults = EngineConfig()
@@ -180,7 +181,7 @@ def test_config_values_reach_the_engine(tmp_path: Path) -> None:
         check=False,
     )
     assert result.stdout == (
-        b"= othermate\n\n= [##,##],[##,##]\n\n? unacceptable size\n\n= \n\n"
+        b"= othermate\n\n= [##,##],[##,##]\n\n? unacceptable size (2 ... 4)\n\n= \n\n"
         b"? line too long (limit 200 bytes)\n\n"
     )
     assert result.returncode == 0

@@ -14,6 +14,7 @@ import pexpect
 import pexpect.popen_spawn
 import pytest
 
+from kernel.kernel import COMMANDS
 from tests.conftest import (
     CASE_1,
     CASE_2,
@@ -39,10 +40,10 @@ GUI_SESSION: list[tuple[bytes, str, bytes | None]] = [
     (b"   ", "", None),
     (b"7 name\r", "7 name", b"=7 cubemate\n\n"),
     (b"\tknown_command\tname", " known_command name", b"= true\n\n"),
-    (b"frobnicate", "frobnicate", b"? unknown command\n\n"),
-    (b"3 NAME", "3 NAME", b"?3 unknown command\n\n"),
+    (b"frobnicate", "frobnicate", b"? unknown command 'frobnicate'\n\n"),
+    (b"3 NAME", "3 NAME", b"?3 unknown command 'NAME' (did you mean name?)\n\n"),
     (b"boardsize", "boardsize", b"? wrong number of arguments, usage: boardsize N\n\n"),
-    (b"boardsize 1", "boardsize 1", b"? unacceptable size\n\n"),
+    (b"boardsize 1", "boardsize 1", b"? unacceptable size (2 ... 64)\n\n"),
     (f"set_board {CASE_1}".encode(), f"set_board {CASE_1}", b"= \n\n"),
     (b"get_board", "get_board", f"= {CASE_1}\n\n".encode()),
     (b"4 checkmate", "4 checkmate", b"=4 true\n\n"),
@@ -54,9 +55,14 @@ GUI_SESSION: list[tuple[bytes, str, bytes | None]] = [
         b"  level II     level I\n"
         b"2 . .        2 . .\n"
         b"1 . .        1 . .\n"
-        b"  a b          a b\n\n",
+        b"  a b          a b\n"
+        b"white to move\n\n",
     ),
-    (b"na\x00me\xff", "name\ufffd", b"? unknown command\n\n"),
+    (
+        b"na\x00me\xff",
+        "name\ufffd",
+        b"? unknown command 'name\xef\xbf\xbd' (did you mean name?)\n\n",
+    ),
     (
         b"set_board [Kq,##],[##,##] #",
         "set_board [Kq,##],[##,##] #",
@@ -104,11 +110,9 @@ SCRIPT = (
 )
 SCRIPT_OUTPUT = (
     b"=1 cubemate\n\n"
-    b"?2 unknown command\n\n"
-    b"= boardsize\ncheckers\ncheckmate\nclear_board\nexplain\nget_board\nhelp\n"
-    b"known_command\nlegal_moves\nlist_commands\nname\nprotocol_version\nquit\nset_board\n"
-    b"showboard\nstatus\ntest_get_point_from_xy\nversion\n\n"
-    b"=0 2\n\n"
+    b"?2 unknown command 'frobnicate'\n\n"
+    + ("= " + "\n".join(spec.name for spec in COMMANDS) + "\n\n").encode()
+    + b"=0 2\n\n"
     b"?12 no command given\n\n"
     b"= \n\n"
     b"=5 false\n\n"
@@ -257,9 +261,9 @@ def test_answers_at_a_terminal(tmp_path: Path, log_dir: Path) -> None:
         ("", None),
         (
             "help boardsize",
-            "= boardsize N                      Set the board size and empty the board.",
+            "= boardsize N                     Set the board size and empty the board.",
         ),
-        ("NAME", "? unknown command"),
+        ("NAME", "? unknown command 'NAME' (did you mean name?)"),
     ]:
         type_line(child, line)
         typed.add(line)
@@ -310,7 +314,7 @@ def test_terminal_survives_bytes_that_are_not_utf8(tmp_path: Path, log_dir: Path
     child = spawn_at_terminal(tmp_path, log_dir)
     wait_for_line_editor(child)
     child.send(b"\xffname \xc3\x28\r")
-    child.expect_exact(b"? unknown command\r\n\r\n")
+    child.expect_exact("? unknown command '\ufffdname' (did you mean name?)\r\n\r\n".encode())
     type_line(child, "1 name")
     child.expect_exact(b"=1 cubemate\r\n\r\n")
     wait_for_line_editor(child)

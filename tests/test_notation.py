@@ -125,8 +125,8 @@ def test_only_black_in_check_is_accepted(kernel: Kernel) -> None:
 def test_boardsize_empties_the_board_and_refuses_bad_sizes(kernel: Kernel) -> None:
     assert answer(kernel, "boardsize", "2") == (True, "")
     assert answer(kernel, "get_board") == (True, "[##,##],[##,##]")
-    assert answer(kernel, "boardsize", "65") == (False, "unacceptable size")
-    assert answer(kernel, "boardsize", "1") == (False, "unacceptable size")
+    assert answer(kernel, "boardsize", "65") == (False, "unacceptable size (2 ... 64)")
+    assert answer(kernel, "boardsize", "1") == (False, "unacceptable size (2 ... 64)")
     assert answer(kernel, "boardsize", "two") == (False, "N must be a whole number, got 'two'")
     assert answer(kernel, "get_board") == (True, "[##,##],[##,##]")
     assert answer(kernel, "checkmate") == (False, "no white king on the board")

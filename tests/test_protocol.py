@@ -147,13 +147,13 @@ def test_parse_command_blank_and_comment(line: str) -> None:
         ("name\r", "= cubemate\n\n"),
         ("\tname\t", "= cubemate\n\n"),
         ("na\x00me", "= cubemate\n\n"),
-        ("nonsense", "? unknown command\n\n"),
-        ("4 nonsense", "?4 unknown command\n\n"),
-        ("NAME", "? unknown command\n\n"),
-        ("Name", "? unknown command\n\n"),
-        ("BOARDSIZE 3", "? unknown command\n\n"),
-        ("\ufffdname", "? unknown command\n\n"),
-        ("5 # x", "?5 unknown command\n\n"),
+        ("nonsense", "? unknown command 'nonsense'\n\n"),
+        ("4 nonsense", "?4 unknown command 'nonsense'\n\n"),
+        ("NAME", "? unknown command 'NAME' (did you mean name?)\n\n"),
+        ("Name", "? unknown command 'Name' (did you mean name?)\n\n"),
+        ("BOARDSIZE 3", "? unknown command 'BOARDSIZE' (did you mean boardsize?)\n\n"),
+        ("\ufffdname", "? unknown command '\ufffdname' (did you mean name?)\n\n"),
+        ("5 # x", "?5 unknown command '#'\n\n"),
         ("boardsize", "? wrong number of arguments, usage: boardsize N\n\n"),
         ("3 boardsize", "?3 wrong number of arguments, usage: boardsize N\n\n"),
         ("boardsize 3 4", "? wrong number of arguments, usage: boardsize N\n\n"),
@@ -171,9 +171,9 @@ def test_parse_command_blank_and_comment(line: str) -> None:
             "? wrong number of arguments, usage: test_get_point_from_xy X Y [Z]\n\n",
         ),
         ("boardsize x", "? N must be a whole number, got 'x'\n\n"),
-        ("boardsize 1", "? unacceptable size\n\n"),
-        ("boardsize 65", "? unacceptable size\n\n"),
-        ("boardsize -3", "? unacceptable size\n\n"),
+        ("boardsize 1", "? unacceptable size (2 ... 64)\n\n"),
+        ("boardsize 65", "? unacceptable size (2 ... 64)\n\n"),
+        ("boardsize -3", "? unacceptable size (2 ... 64)\n\n"),
         ("known_command name", "= true\n\n"),
         ("known_command NAME", "= false\n\n"),
         ("known_command nonsense", "= false\n\n"),
@@ -294,8 +294,8 @@ def test_known_command_for_every_command(kernel: Kernel, name: str) -> None:
 def test_help_lists_every_command_in_order(kernel: Kernel) -> None:
     """`help` gives one usage line per command, in table order, each with a summary."""
     response = answer(kernel, "help")
-    assert response is not None and response.startswith("= ")
-    lines = response[2:-2].split("\n")
+    assert response is not None and response.startswith("= \n")
+    lines = response[3:-2].split("\n")
     assert len(lines) == len(COMMANDS)
     for line, spec in zip(lines, COMMANDS, strict=True):
         usage = f"{spec.name} {spec.syntax}".rstrip()
@@ -306,7 +306,7 @@ def test_help_lists_every_command_in_order(kernel: Kernel) -> None:
 def test_help_boardsize(kernel: Kernel) -> None:
     """`help boardsize` gives its usage and what it does, on one line."""
     assert answer(kernel, "help boardsize") == (
-        "= boardsize N                      Set the board size and empty the board.\n\n"
+        "= boardsize N                     Set the board size and empty the board.\n\n"
     )
 
 

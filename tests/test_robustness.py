@@ -75,16 +75,25 @@ def _random_bytes(seed: int, size: int) -> bytes:
 #: None when the line gets no response at all)
 HOSTILE: dict[str, tuple[bytes, bytes | None]] = {
     "random bytes": (_random_bytes(1, 2000), b"?"),
-    "invalid utf-8": (b"\xff\xfe\xc3\x28 name", b"? unknown command\n\n"),
-    "utf-8 surrogate": (b"\xed\xa0\x80name", b"? unknown command\n\n"),
+    "invalid utf-8": (
+        b"\xff\xfe\xc3\x28 name",
+        "? unknown command '\ufffd\ufffd\ufffd('\n\n".encode(),
+    ),
+    "utf-8 surrogate": (
+        b"\xed\xa0\x80name",
+        "? unknown command '\ufffd\ufffd\ufffdname'\n\n".encode(),
+    ),
     "lone continuation byte argument": (
         b"name \x80",
         b"? wrong number of arguments, usage: name\n\n",
     ),
-    "cut multi-byte character": (b"7 name\xc3", b"?7 unknown command\n\n"),
+    "cut multi-byte character": (
+        b"7 name\xc3",
+        "?7 unknown command 'name\ufffd' (did you mean name?)\n\n".encode(),
+    ),
     "nul inside a name": (b"na\x00me", b"= cubemate\n\n"),
     "only nul": (b"\x00\x00\x00", None),
-    "escape sequences": (b"\x1b[2J\x1b[Hname\x1b[0m", b"? unknown command\n\n"),
+    "escape sequences": (b"\x1b[2J\x1b[Hname\x1b[0m", b"? unknown command '[2J[Hname[0m'\n\n"),
     "every control character": (
         bytes(range(0x0A)) + bytes(range(0x0B, 0x20)) + b"name",
         b"= cubemate\n\n",
@@ -110,10 +119,10 @@ HOSTILE: dict[str, tuple[bytes, bytes | None]] = {
         b"known_command " + b"x " * 100_000,
         b"? wrong number of arguments, usage: known_command NAME\n\n",
     ),
-    "negative size": (b"boardsize -5", b"? unacceptable size\n\n"),
-    "huge size": (b"boardsize 99999999999999999999999999", b"? unacceptable size\n\n"),
-    "31-digit size": (b"boardsize " + b"9" * 31, b"? unacceptable size\n\n"),
-    "5000-digit size": (b"boardsize " + b"9" * 5000, b"? unacceptable size\n\n"),
+    "negative size": (b"boardsize -5", b"? unacceptable size (2 ... 64)\n\n"),
+    "huge size": (b"boardsize 99999999999999999999999999", b"? unacceptable size (2 ... 64)\n\n"),
+    "31-digit size": (b"boardsize " + b"9" * 31, b"? unacceptable size (2 ... 64)\n\n"),
+    "5000-digit size": (b"boardsize " + b"9" * 5000, b"? unacceptable size (2 ... 64)\n\n"),
     "negative set_board size": (
         b"set_board -3 [K#,##],[##,##]",
         b"? invalid board: size -3 is outside 2 ... 64\n\n",
@@ -125,7 +134,7 @@ HOSTILE: dict[str, tuple[bytes, bytes | None]] = {
     "id of zeros": (b"000 name", b"=0 cubemate\n\n"),
     "id without command": (b"42", b"?42 "),
     "5000-digit id": (b"1" * 5000 + b" name", b""),
-    "comment after id": (b"5 # x", b"?5 unknown command\n\n"),
+    "comment after id": (b"5 # x", b"?5 unknown command '#'\n\n"),
 }
 
 
@@ -498,13 +507,18 @@ def bytes_read(pid: int) -> int:
     return int(match.group(1))
 
 
+#: Where in the kernel a process sleeps while it waits for input: in select (the engine
+#: waits there, for input or a signal) or in a read.
+WAITING_FOR_INPUT = ("poll_schedule_timeout", "do_select", "pipe_read")
+
+
 def wait_until_blocked_reading(pid: int, after: int = 0) -> None:
-    """Wait until a process has read more than `after` bytes and sleeps reading a pipe."""
+    """Wait until a process has read more than `after` bytes and sleeps waiting for input."""
     deadline = time.monotonic() + TIMEOUT
     while True:
         if bytes_read(pid) > after:
             wchan = Path(f"/proc/{pid}/wchan").read_text()
-            if "pipe_read" in wchan:
+            if wchan.startswith(WAITING_FOR_INPUT):
                 return
             if wchan == "0":  # the kernel does not say where: fall back to a pause
                 time.sleep(0.2)
@@ -715,7 +729,7 @@ def test_unwritable_logs_one_warning(tmp_path: Path, case: str) -> None:
     result = run_engine(("\n".join(lines) + "\n").encode(), folder)
     responses = split_responses(result.stdout)
     assert responses[:50] == [f"={number} cubemate\n\n".encode() for number in range(50)]
-    assert responses[-1] == b"? unknown command\n\n"
+    assert responses[-1] == b"? unknown command 'frobnicate'\n\n"
     assert len(responses) == 52
     assert result.returncode == 0
     stderr = result.stderr.decode()
