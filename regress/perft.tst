@@ -26,6 +26,27 @@ set_board [###,#k#,#b#],[##b,###,###],[r##,##K,###] b
 21 perft 2
 #? [63]
 
+22 perft 3
+#? [1001]
+
+# Reference case 10: the king's capture of the knight is white's only move.
+set_board [###,###,#q#],[###,###,###],[#k#,###,BKn]
+23 legal_moves
+#? [Kb1\(I\)xc1\(I\)]
+24 perft 1
+#? [1]
+25 perft 2
+#? [20]
+26 perft 3
+#? [44]
+27 perft 4
+#? [807]
+# Playing the move leaves one position: its perft 3 is the count above at depth 4.
+28 play Kb1(I)xc1(I)
+#? []
+29 perft 3
+#? [807]
+
 # Checkmated and stalemated: no move, so perft 1 is 0.
 set_board [rq,##],[##,K#]
 30 perft 1
