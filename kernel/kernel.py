@@ -21,6 +21,7 @@ from kernel.notation import (
     MoveText,
     NotationError,
     format_board,
+    get_cell_name_from_point,
     get_move_name,
     get_point_from_cell_name,
     parse_board,
@@ -484,6 +485,9 @@ def resolve_move(
         target = get_point_from_cell_name(geometry, target_name)
     except ValueError as error:
         raise CommandError(f"illegal move: {error}") from None
+    # Messages name the cells canonically, however the move wrote them (c2(2) is c2(II)).
+    origin_name = get_cell_name_from_point(geometry, origin)
+    target_name = get_cell_name_from_point(geometry, target)
     side = SIDE_NAMES[position.side]
     piece = position.cells[origin]
     if piece == EMPTY or owner(piece) != position.side:
