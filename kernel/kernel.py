@@ -102,7 +102,7 @@ class Kernel:
 
     def respond(self, line: str) -> Exchange | None:
         """Answer one line made ready by protocol.prepare_line; None for a blank or comment line."""
-        command = parse_command(line)
+        command = parse_command(line, self.config.comments)
         if command is None:
             return None
         reply = self.execute(command.name, command.args)

@@ -234,9 +234,6 @@ def test_strict_mode_hint_names_the_mode(strict: Kernel) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="wiring: Kernel.respond must call parse_command(line, config.comments)"
-)
 def test_strict_mode_cuts_comments_anywhere_on_the_line(strict: Kernel) -> None:
     exchange = strict.respond("7 set_board [..,..],[..,K.] # an empty board but for the king")
     assert exchange is not None and exchange.response == "=7 \n\n"
