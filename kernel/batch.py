@@ -307,8 +307,12 @@ def run(
             output.write("".join(lines).encode("utf-8"))
             output.flush()
         if progress is not None:
+            counts = {"failed": tally.failed}
+            if keep is not None:
+                counts["kept"] = tally.kept
+            # Set before the update, which redraws the bar with it.
+            progress.set_postfix(counts, refresh=False)
             progress.update(len(outcomes))
-            progress.set_postfix(kept=tally.kept, failed=tally.failed, refresh=False)
     return tally
 
 
@@ -428,53 +432,59 @@ def interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def execute(arguments: argparse.Namespace, stack: contextlib.ExitStack) -> Tally:
+    """Check the options, open everything on `stack` (closed in reverse) and run the batch."""
+    asks = [check_ask(ask) for ask in arguments.ask]
+    keep = parse_filter(arguments.keep) if arguments.keep is not None else None
+    if keep is not None:
+        asks += [ask for ask in keep.asks if ask not in asks]
+    if not asks:
+        asks = ["status"]
+    if arguments.jobs < 1 or arguments.chunk < 1:
+        raise BatchError("--jobs and --chunk must be 1 or more")
+    if arguments.timeout is not None and arguments.timeout <= 0:
+        raise BatchError("--timeout must be positive")
+    command = None if arguments.engine is None else tuple(shlex.split(arguments.engine))
+    if command == ():
+        raise BatchError("--engine: empty command")
+    spec = EngineSpec(command, arguments.log_dir, arguments.timeout)
+    jobs, total, opened = source(arguments)
+    if opened is not None:
+        stack.callback(opened.close)
+    if arguments.dask is None:
+        check_engine(spec)
+    output, done = open_output(arguments, asks)
+    if output is not sys.stdout.buffer:
+        stack.callback(output.close)
+    show = arguments.progress == "on" or (arguments.progress == "auto" and sys.stderr.isatty())
+    bar: tqdm[Any] = tqdm(
+        total=total, unit="pos", file=sys.stderr, disable=not show, dynamic_ncols=True
+    )
+    stack.callback(bar.close)
+
+    def skipped() -> None:
+        if bar.total:
+            bar.total -= 1
+
+    keep_source = None if keep is None else keep.source
+    runner: Runner = (
+        LocalRunner(arguments.jobs, asks, spec, keep_source)
+        if arguments.dask is None
+        else DaskRunner(arguments.dask, asks, spec, keep_source)
+    )
+    stack.callback(runner.stop)
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    stack.callback(signal.signal, signal.SIGTERM, previous)
+    return run(remaining(jobs, done, skipped), asks, runner, output, keep, arguments.chunk, bar)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a batch from the command line; return the exit code."""
     arguments = parse_arguments(argv)
-    runner: Runner | None = None
-    closing: list[Any] = []
     try:
-        asks = [check_ask(ask) for ask in arguments.ask]
-        keep = parse_filter(arguments.keep) if arguments.keep is not None else None
-        if keep is not None:
-            asks += [ask for ask in keep.asks if ask not in asks]
-        if not asks:
-            asks = ["status"]
-        if arguments.jobs < 1 or arguments.chunk < 1:
-            raise BatchError("--jobs and --chunk must be 1 or more")
-        if arguments.timeout is not None and arguments.timeout <= 0:
-            raise BatchError("--timeout must be positive")
-        command = None if arguments.engine is None else tuple(shlex.split(arguments.engine))
-        if command == ():
-            raise BatchError("--engine: empty command")
-        spec = EngineSpec(command, arguments.log_dir, arguments.timeout)
-        jobs, total, opened = source(arguments)
-        closing.append(opened)
-        if arguments.dask is None:
-            check_engine(spec)
-        output, done = open_output(arguments, asks)
-        if output is not sys.stdout.buffer:
-            closing.append(output)
-        show = arguments.progress == "on" or (arguments.progress == "auto" and sys.stderr.isatty())
-        bar: tqdm[Any] = tqdm(
-            total=total, unit="pos", file=sys.stderr, disable=not show, dynamic_ncols=True
-        )
-        closing.append(bar)
-
-        def skipped() -> None:
-            if bar.total:
-                bar.total -= 1
-
-        keep_source = None if keep is None else keep.source
-        runner = (
-            LocalRunner(arguments.jobs, asks, spec, keep_source)
-            if arguments.dask is None
-            else DaskRunner(arguments.dask, asks, spec, keep_source)
-        )
-        signal.signal(signal.SIGTERM, interrupt)
-        tally = run(
-            remaining(jobs, done, skipped), asks, runner, output, keep, arguments.chunk, bar
-        )
+        # Everything opened is closed (the bar, the workers, the files) before any message.
+        with contextlib.ExitStack() as stack:
+            tally = execute(arguments, stack)
     except (BatchError, FilterError, GenerateError) as error:
         print(f"batch: {error}", file=sys.stderr)
         return 2
@@ -488,12 +498,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
         return 0
-    finally:
-        if runner is not None:
-            runner.stop()
-        for item in reversed(closing):
-            if item is not None:
-                item.close()
     if tally.failed:
         print(f"batch: {tally.failed} position(s) failed; see \"failed\" in the output",
               file=sys.stderr)  # fmt: skip

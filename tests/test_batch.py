@@ -176,7 +176,8 @@ def test_resume_after_a_kill(tmp_path: Path) -> None:
     assert len(expected.splitlines()) == 1500
 
     target = tmp_path / "out.jsonl"
-    process = start_batch(*arguments, "-o", str(target))
+    # Logs in a folder of the test's own: a killed batch cannot remove its engines' folders.
+    process = start_batch(*arguments, "-o", str(target), "--log-dir", str(tmp_path / "logs"))
     try:
         wait_for_lines(target, 100, process)
         process.kill()
@@ -269,7 +270,11 @@ def test_a_dying_engine_is_replaced(tmp_path: Path) -> None:
     engine = fake_engine(tmp_path, always=always, once=once, hang="no such board")
     source = tmp_path / "positions.txt"
     source.write_text("\n".join(cases) + "\n")
-    code, out, err = batch(str(source), "--engine", engine, "--jobs", "2", "--chunk", "3")
+    # Logs in the test's folder: the fake's orphaned child may still write after it died.
+    logs = str(tmp_path / "logs")
+    code, out, err = batch(
+        str(source), "--engine", engine, "--jobs", "2", "--chunk", "3", "--log-dir", logs
+    )
     assert code == 1
     assert "1 position(s) failed" in err
     got = records(out)
@@ -290,7 +295,10 @@ def test_a_hanging_engine_times_out(tmp_path: Path) -> None:
     """An engine that stops answering is killed after --timeout; the position fails."""
     cases = [case.board for case in REFERENCE_CASES[:4]]
     engine = fake_engine(tmp_path, always="none", once="none", hang=cases[1])
-    code, out, _ = batch("--engine", engine, "--timeout", "3", stdin="\n".join(cases) + "\n")
+    logs = str(tmp_path / "logs")
+    code, out, _ = batch(
+        "--engine", engine, "--timeout", "3", "--log-dir", logs, stdin="\n".join(cases) + "\n"
+    )
     assert code == 1
     got = records(out)
     assert "within 3 s" in got[1]["failed"]
