@@ -294,6 +294,13 @@ class Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     wbufsize = WRITE_BUFFER
 
+    def handle_expect_100(self) -> bool:
+        """Answer ``Expect: 100-continue`` at once: the buffered writer would hold it back, and
+        the client would wait for it before sending the body."""
+        accepted = super().handle_expect_100()
+        self.wfile.flush()
+        return accepted
+
     def log_message(self, format: str, *args: Any) -> None:
         """Log requests only with ``--verbose``: the terminal is for the address and errors."""
         if self.server.verbose:

@@ -16,6 +16,7 @@ import queue
 import re
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -872,6 +873,28 @@ def test_busy_port_says_so(server_url: str, tmp_path: Path) -> None:
     assert f"port {port} on 127.0.0.1 is already in use" in result.stderr
     assert "PORT=0" in result.stderr
     assert result.stdout == ""
+
+
+def test_server_answers_expect_100_continue_at_once(server_url: str) -> None:
+    """A client that waits for `100 Continue` before the body (curl does) gets it unbuffered."""
+    port = int(server_url.rstrip("/").rsplit(":", 1)[1])
+    body = json.dumps({"line": "protocol_version"}).encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as conn:
+        conn.sendall(
+            b"POST /engine HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nExpect: 100-continue\r\n"
+            + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        )
+        interim = conn.recv(4096)  # times out (fails) if the server held it back
+        assert interim.startswith(b"HTTP/1.1 100")
+        conn.sendall(body)
+        answer = b""
+        while not answer.endswith(b"}"):
+            chunk = conn.recv(4096)
+            assert chunk, "the server closed the connection"
+            answer += chunk
+    assert answer.split(b"\r\n", 1)[0] == b"HTTP/1.1 200 OK"
+    assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["text"] == "2"
 
 
 def test_make_gui_takes_a_port() -> None:
