@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from kernel.config import ConfigError, EngineConfig, config_from_document
 from kernel.kernel import Kernel
+from kernel.notation import canonical_rows, parse_board
 from kernel.protocol import Command, parse_command
 
 CASE_1 = "[###,n##,#rr],[#b#,###,###],[###,###,bRK]"
@@ -270,3 +273,22 @@ def test_the_comment_mode_is_checked_and_read_from_the_config() -> None:
         config_from_document({"protocol": {"comments": "everywhere"}})
     with pytest.raises(ConfigError, match=r"protocol\.comments: expected str, got bool"):
         config_from_document({"protocol": {"comments": True}})
+
+
+@pytest.mark.parametrize("size", [2, 3, 5, 9, 30])
+def test_the_canonical_fast_path_reads_what_the_loose_reader_reads(size: int) -> None:
+    """The fast path accepts exactly the canonical form, and reads it as the slow path does."""
+    rng = random.Random(size)
+    for _ in range(20):
+        rows = ["".join(rng.choice("###KQRBNkqrbn") for _ in range(size)) for _ in range(size**2)]
+        text = ",".join(
+            "[" + ",".join(rows[layer : layer + size]) + "]" for layer in range(0, size**2, size)
+        )
+        assert canonical_rows(text, size) == rows
+        assert parse_board(f" {text} ", 64).rows == rows  # white space: not canonical, same rows
+        # One character wrong anywhere, and the fast path declines it.
+        index = rng.randrange(len(text))
+        for wrong in ("x", ",", "[", "#K", ""):
+            spoilt = text[:index] + wrong + text[index + 1 :]
+            if spoilt != text and canonical_rows(spoilt, size) is not None:
+                raise AssertionError((spoilt, canonical_rows(spoilt, size)))
