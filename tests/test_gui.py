@@ -910,12 +910,26 @@ def test_make_gui_takes_a_port() -> None:
     assert "-m gui.server --port 4321" in result.stdout
 
 
-def test_server_sends_one_write_per_response(server_url: str) -> None:
-    """The handler sets TCP_NODELAY and buffers each response (the cause of 40 ms stalls)."""
-    from gui.server import Handler
-
-    assert Handler.disable_nagle_algorithm is True
-    assert Handler.wbufsize > 0
+def test_server_sends_each_response_in_one_write(server_url: str) -> None:
+    """Headers and body leave together: the first read on a kept-alive connection holds the
+    whole response. (Two writes stall ~40 ms on Nagle's algorithm and a delayed ACK, and the
+    first read then ends after the headers.)"""
+    port = int(server_url.rstrip("/").rsplit(":", 1)[1])
+    body = json.dumps({"line": "protocol_version"}).encode()
+    request = (
+        b"POST /engine HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as conn:
+        for _ in range(5):  # the same kept-alive connection, as the page uses it
+            conn.sendall(request)
+            first = conn.recv(65536)
+            head, _, rest = first.partition(b"\r\n\r\n")
+            length = re.search(rb"Content-Length: (\d+)", head)
+            assert length is not None, first
+            assert len(rest) == int(length.group(1)), first
+            assert json.loads(rest)["text"] == "2"
 
 
 # ---------------------------------------------------------------- screenshots for the README
