@@ -21,6 +21,7 @@ memory looks like this, `+` wall and `#` board:
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 from kernel.directions import WALL_THICKNESS, memory_width_for
 from kernel.notation import EMPTY, WALL
@@ -73,23 +74,37 @@ def geometry_for(size: int) -> Geometry:
     return Geometry(size)
 
 
+class WallGaps(NamedTuple):
+    """The runs of wall between the rows of one board size, and around them."""
+
+    #: Between two rows of a layer: the right wall of one and the left wall of the next.
+    row: str
+    #: Between two layers: also the wall rows behind the last rank and before the first.
+    layer: str
+    #: Before a1(I): two whole wall layers, two wall rows, two wall cells; the same at the end.
+    outside: str
+
+
+@cache
+def wall_gaps(size: int) -> WallGaps:
+    """Build the wall runs of a board size once."""
+    width = memory_width_for(size)
+    row = WALL * (2 * WALL_THICKNESS)
+    layer = row + WALL * (2 * WALL_THICKNESS * width)
+    return WallGaps(row, layer, WALL * (WALL_THICKNESS * (width * width + width + 1)))
+
+
 def padded_cells(size: int, rows: list[str]) -> str:
     """Wrap n*n rows (top layer first, back row first) in the wall: the padded array.
 
     Read backwards, the rows come level I first and rank 1 first, which is the order of the
     array; so the whole array is the rows joined by the wall cells that stand between them.
     """
-    width = memory_width_for(size)
-    edge = WALL * WALL_THICKNESS
-    # Between two rows of a layer: the right wall of one and the left wall of the next.
-    row_gap = edge + edge
-    # Between two layers: also the wall rows behind the last rank and before the first.
-    layer_gap = row_gap + WALL * (2 * WALL_THICKNESS * width)
-    # Before a1(I): two whole wall layers, two wall rows, two wall cells; the same at the end.
-    outside = WALL * (WALL_THICKNESS * (width * width + width + 1))
+    gaps = wall_gaps(size)
     forward = rows[::-1]
-    layers = (row_gap.join(forward[start : start + size]) for start in range(0, len(rows), size))
-    return outside + layer_gap.join(layers) + outside
+    row_gap = gaps.row
+    layers = [row_gap.join(forward[start : start + size]) for start in range(0, len(rows), size)]
+    return gaps.outside + gaps.layer.join(layers) + gaps.outside
 
 
 @cache
