@@ -312,16 +312,26 @@ def test_a_hanging_engine_times_out(tmp_path: Path) -> None:
 # -- Dask
 
 
-def test_local_cluster_gives_the_local_output(tmp_path: Path) -> None:
-    """The same generated batch through a Dask LocalCluster and through local workers."""
+@pytest.mark.parametrize(
+    ("processes", "keep"),
+    [(False, None), (True, "mate_in 1 = no key and mate_in 2 = one key")],
+    ids=["threads", "worker-process-mining"],
+)
+def test_local_cluster_gives_the_local_output(
+    tmp_path: Path, processes: bool, keep: str | None
+) -> None:
+    """The same generated batch through a Dask LocalCluster and through local workers; with
+    a worker process, the tasks, the positions and the filter travel pickled."""
     from distributed import LocalCluster
 
     arguments = ["--generate", "crowded", "--count", "300", "--seed", "11",
                  "--ask", "status", "--ask", "legal_moves", "--chunk", "7"]  # fmt: skip
+    if keep is not None:
+        arguments += ["--keep", keep]
     local = tmp_path / "local.jsonl"
     assert batch(*arguments, "--jobs", "2", "-o", str(local))[0] == 0
     cluster = LocalCluster(  # type: ignore[no-untyped-call]
-        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        n_workers=1, threads_per_worker=2, processes=processes, dashboard_address=None
     )
     try:
         remote = tmp_path / "dask.jsonl"
@@ -330,6 +340,12 @@ def test_local_cluster_gives_the_local_output(tmp_path: Path) -> None:
     finally:
         cluster.close()
     assert remote.read_text() == local.read_text()
+    got = records(remote.read_text())
+    if keep is None:
+        assert len(got) == 300
+    else:
+        assert got, "nothing kept: the filter was not exercised"
+        assert all(len(record["answers"]["mate_in 2"].split()) == 1 for record in got)
 
 
 # -- mining
