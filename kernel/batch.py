@@ -319,6 +319,14 @@ def run(
 # -- command line
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (the default --jobs)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
 class OneLineErrorParser(argparse.ArgumentParser):
     """An argument parser whose errors are one line on stderr and exit code 2."""
 
@@ -337,8 +345,13 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         "--ask", action="append", default=[], metavar="COMMAND",
         help="a protocol command to ask about every position (repeatable; default status)",
     )  # fmt: skip
-    parser.add_argument("--keep", metavar="FILTER", help="write only the positions that match")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="local workers")
+    parser.add_argument(
+        "--keep", metavar="FILTER",
+        help="write only the positions that match, e.g. 'mate_in 1 = no key and mate_in 2 ="
+        " one key' (the language: README, kernel/batch_keep.py)",
+    )  # fmt: skip
+    parser.add_argument("--jobs", type=int, default=usable_cores(),
+                        help="local workers (default: the usable cores)")  # fmt: skip
     parser.add_argument("--dask", metavar="ADDRESS", help="run on this Dask scheduler")
     parser.add_argument("--chunk", type=int, default=8, help="positions per task (default 8)")
     parser.add_argument("--resume", action="store_true", help="continue the output file")
