@@ -23,7 +23,7 @@ from kernel.batch_engine import Outcome
 from kernel.batch_generate import family, generate
 from kernel.batch_keep import FilterError, parse_filter
 from tests.cases import REFERENCE_CASES
-from tests.conftest import MAIN, REPO, TIMEOUT, Engine
+from tests.conftest import MAIN, REPO, TIMEOUT, Engine, default_sigint
 
 #: Generous: a batch of a few thousand positions takes seconds on a quiet machine.
 RUN_TIMEOUT = 8 * TIMEOUT
@@ -59,6 +59,8 @@ def start_batch(*arguments: str) -> subprocess.Popen[bytes]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=REPO,
+        # SIGINT's default even where the test run was started ignoring it (CI, nohup).
+        preexec_fn=default_sigint,
     )
 
 
