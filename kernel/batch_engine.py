@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 #: The repository root, where main.py lives next to the kernel package.
 REPO = Path(__file__).resolve().parent.parent
+#: Seconds an engine may take to start and answer its first command.
+START_TIMEOUT = 60.0
 #: How much of a dead engine's stderr goes into the failure message.
 STDERR_TAIL = 300
 
@@ -121,8 +123,15 @@ class EngineProcess:
             raise EngineDied(f"cannot start the engine {spec.argv()!r}: {error}") from error
         self.sequence = 0
         self.pending = b""
+        # Wait for the engine to be up before the per-answer timeout applies: start-up on a
+        # loaded machine may take longer than any one answer should.
+        try:
+            self.ask("protocol_version", max(START_TIMEOUT, spec.timeout or 0))
+        except EngineDied:
+            self.close()
+            raise
 
-    def ask(self, command: str) -> tuple[bool, str]:
+    def ask(self, command: str, timeout: float | None = None) -> tuple[bool, str]:
         """Send one command with a fresh id; return (accepted, result or message)."""
         self.sequence += 1
         number = self.sequence
@@ -133,19 +142,18 @@ class EngineProcess:
             stdin.flush()
         except (BrokenPipeError, ValueError) as error:
             raise self.death(f"its input is closed ({error})") from error
-        response = self.read_response(command)
+        response = self.read_response(command, self.spec.timeout if timeout is None else timeout)
         for mark, accepted in ((b"=", True), (b"?", False)):
             prefix = mark + str(number).encode() + b" "
             if response.startswith(prefix):
                 return accepted, response[len(prefix) :].decode("utf-8", errors="replace")
         raise self.death(f"answered {response[:80]!r} to command {number} ({command[:60]!r})")
 
-    def read_response(self, command: str) -> bytes:
+    def read_response(self, command: str, timeout: float | None) -> bytes:
         """Read up to the empty line that ends a response, within the timeout."""
         stdout = self.process.stdout
         assert stdout is not None
         fd = stdout.fileno()
-        timeout = self.spec.timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         while b"\n\n" not in self.pending:
             remaining = None if deadline is None else deadline - time.monotonic()
