@@ -235,7 +235,7 @@ class DaskRunner:
         return future
 
     def stop(self) -> None:
-        """Cancel what is left, close the workers' engines and disconnect."""
+        """Close the workers' engines and disconnect; tasks no client holds are dropped."""
         with contextlib.suppress(Exception):
             self.client.run(close_engines)
         self.client.close()  # type: ignore[no-untyped-call]
