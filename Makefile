@@ -9,8 +9,9 @@ STAMP  := $(VENV)/.installed
 .PHONY: run test lint typecheck pytest regress bench stress gui clean batch
 
 # Silent, so that stdout carries nothing but the engine's responses.
+# At a terminal the engine takes the foreground itself, so that Ctrl-C ends it, not make.
 run: $(STAMP)
-	@$(BIN)/python main.py
+	@CUBEMATE_OWN_TERMINAL=1 $(BIN)/python main.py
 
 test: $(STAMP) lint typecheck pytest regress
 

@@ -1,6 +1,6 @@
 """cubemate: read protocol lines on stdin, answer each on stdout, log every exchange.
 
-python main.py [--config FILE] [--log-dir DIR]
+python main.py [--config FILE] [--log-dir DIR] [--version]
 """
 
 from __future__ import annotations
@@ -11,16 +11,17 @@ import os
 import select
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import replace
 from pathlib import Path
+from time import perf_counter_ns
 from types import FrameType
 from typing import BinaryIO, NamedTuple, NoReturn
 
 from kernel.config import ConfigError, EngineConfig, load_config
 from kernel.kernel import COMMANDS, Kernel
 from kernel.logger import LOGGED_PREFIX, ExchangeLog, write_stderr
-from kernel.protocol import frame, line_too_long, prepare_line
+from kernel.protocol import frame, line_too_long, parse_command, prepare_line
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_CONFIG = HERE / "engine_config.toml"
@@ -36,12 +37,34 @@ class OneLineErrorParser(argparse.ArgumentParser):
         self.exit(2, f"cubemate: {message} (try --help)\n")
 
 
+def engine_version() -> str:
+    """Read the version from pyproject.toml beside this file (quick: tomllib is loaded for
+    the config anyway), else from the installed package's metadata (slow to load)."""
+    import tomllib
+
+    try:
+        with (HERE / "pyproject.toml").open("rb") as file:
+            return str(tomllib.load(file)["project"]["version"])
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        from kernel.kernel import package_version
+
+        return package_version()
+
+
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = OneLineErrorParser(
-        prog="main.py", description="cubemate: is the white king checkmated on an n×n×n board?"
+        prog="main.py",
+        description="cubemate: is the white king checkmated on an n×n×n board? Commands come "
+        "on stdin, one per line (try `help`); each answer goes to stdout, ending in an empty "
+        "line. At a terminal: line editing, history and tab-completion; quit, Ctrl-D or "
+        "Ctrl-C ends the session.",
+        epilog="The protocol: docs/protocol.md. Both logs go to the log folder (logs/).",
     )
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="config file")
     parser.add_argument("--log-dir", type=Path, help="folder for both logs (overrides config)")
+    parser.add_argument(
+        "--version", action="store_true", help="print the version and exit (no engine started)"
+    )
     return parser.parse_args(argv)
 
 
@@ -52,7 +75,7 @@ class TooLong(NamedTuple):
     size: int
 
 
-def pipe_lines(fd: int, limit: int) -> Iterator[bytes | TooLong]:
+def pipe_lines(fd: int, limit: int) -> Generator[bytes | TooLong, None, None]:
     """Yield input lines without their newline, holding at most about `limit` bytes.
 
     A signal always interrupts the wait for input at once, even one that lands just before
@@ -126,7 +149,7 @@ def finish_line(pending: bytearray, dropped: int, prefix: bytes, limit: int) -> 
     return line
 
 
-def terminal_lines(limit: int) -> Iterator[bytes | TooLong]:
+def terminal_lines(limit: int) -> Generator[bytes | TooLong, None, None]:
     """Yield lines typed at a terminal, with line editing, history and tab-completion."""
     import readline
 
@@ -153,32 +176,77 @@ def terminal_lines(limit: int) -> Iterator[bytes | TooLong]:
             readline.write_history_file(HISTORY_FILE)
 
 
-def serve(
-    kernel: Kernel, log: ExchangeLog, lines: Iterator[bytes | TooLong], out: BinaryIO
-) -> None:
-    """Answer every line until `quit` or the end of input."""
+def leading_id(prefix: str) -> str | None:
+    """The id a too-long line began with, if its first bytes hold a whole one."""
+    # Only a number followed by more of the line counts: the prefix may end inside an id.
+    head, space, _ = prefix.lstrip().partition(" ")
+    if not space:
+        return None
+    command = parse_command(head + " x")
+    return None if command is None else command.id
+
+
+@contextlib.contextmanager
+def own_terminal(fd: int) -> Iterator[None]:
+    """Be the terminal's foreground process group while inside, then hand it back.
+
+    Under `make run` the engine shares make's process group, so Ctrl-C reached make too,
+    which then died of it (exit 130) however quietly the engine ended. In a group of its
+    own that is the terminal's foreground, Ctrl-C reaches the engine alone, and make exits
+    with the engine's 0. Ctrl-Z is ignored meanwhile: a stopped engine in its own group
+    could not be resumed from this terminal, since make, not the shell, waits for it.
+    """
+    try:
+        previous = os.tcgetpgrp(fd)
+        os.setpgid(0, 0)
+    except OSError:
+        yield
+        return
+    # Changing the foreground group from outside it sends SIGTTOU; ignore it meanwhile.
+    old_ttou = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    old_tstp = signal.signal(signal.SIGTSTP, signal.SIG_IGN)
+    try:
+        with contextlib.suppress(OSError):
+            os.tcsetpgrp(fd, os.getpgrp())
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.tcsetpgrp(fd, previous)
+        signal.signal(signal.SIGTTOU, old_ttou)
+        signal.signal(signal.SIGTSTP, old_tstp)
+
+
+def serve(kernel: Kernel, log: ExchangeLog, lines: Iterator[bytes | TooLong], out: BinaryIO) -> str:
+    """Answer every line until `quit` or the end of input; return which of the two it was."""
     limit = kernel.config.max_line_bytes
     for raw in lines:
         if isinstance(raw, TooLong):
-            log.too_long(prepare_line(raw.prefix), raw.size)
-            response = frame(None, line_too_long(limit))
-            log.output(response, None, None, ok=False)
+            started = perf_counter_ns()
+            prefix = prepare_line(raw.prefix)
+            command_id = leading_id(prefix)
+            response = frame(command_id, line_too_long(limit))
+            log.too_long(prefix, raw.size, command_id)
+            duration = (perf_counter_ns() - started) // 1000
+            log.output(response, command_id, None, ok=False, duration_us=duration)
             out.write(response.encode())
             out.flush()
             continue
+        started = perf_counter_ns()
         line = prepare_line(raw)
         exchange = kernel.respond(line)
         if exchange is None:
             continue
+        duration = (perf_counter_ns() - started) // 1000
         command, reply = exchange.command, exchange.reply
         # Log before answering: a signal that ends the engine right after the answer has
         # gone out must not take the answer's log line with it.
         log.input(line, command.id, command.name)
-        log.output(exchange.response, command.id, command.name, reply.ok, reply.traceback)
+        log.output(exchange.response, command.id, command.name, reply.ok, reply.traceback, duration)
         out.write(exchange.response.encode())
         out.flush()
         if kernel.quit_requested:
-            return
+            return "quit"
+    return "end of input"
 
 
 class Terminated(Exception):
@@ -191,15 +259,21 @@ def on_sigterm(signum: int, frame: FrameType | None) -> None:
 
 
 def silence_stdout() -> None:
-    """Point stdout at /dev/null so that the exit's flush of a closed pipe stays quiet."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
+    """Point stdout at /dev/null so that the exit's flush of a closed or full pipe neither
+    complains nor blocks."""
+    with contextlib.suppress(OSError, ValueError):  # a stdout with no file behind it
+        fd = sys.stdout.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, fd)
+        os.close(devnull)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Read the options and the config, open the logs, and answer stdin until it ends."""
     arguments = parse_arguments(argv)
+    if arguments.version:
+        sys.stdout.write(f"cubemate {engine_version()}\n")
+        return 0
     config_path: Path = arguments.config
     try:
         config: EngineConfig = load_config(config_path)
@@ -211,22 +285,38 @@ def main(argv: list[str] | None = None) -> int:
     log_dir = arguments.log_dir or (config_path.resolve().parent / config.log_dir)
     config = replace(config, log_dir=str(log_dir))
     log = ExchangeLog(Path(config.log_dir), config.console_log, config.json_log, config.echo_stderr)
+    version = engine_version()
+    log.start(version, config_path.resolve(), log_dir.resolve(), config.board_size)
     kernel = Kernel(config)
     signal.signal(signal.SIGTERM, on_sigterm)
     if sys.stdin is None or sys.stdout is None:
         # Started with fd 0 or 1 closed: no question can come in, or no answer go out.
+        log.exit("end of input" if sys.stdin is None else "output closed")
         log.close()
         return 0
     limit = config.max_line_bytes
     at_terminal = sys.stdin.isatty()
+    if at_terminal and sys.stderr is not None and sys.stderr.isatty():
+        # For a person only: stdout carries nothing but answers, and a program that runs
+        # the engine on a terminal's stdin with stderr elsewhere sees no greeting.
+        write_stderr(f"cubemate {version} — type help, quit or Ctrl-D")
     lines = terminal_lines(limit) if at_terminal else pipe_lines(sys.stdin.fileno(), limit)
+    take = at_terminal and os.environ.get("CUBEMATE_OWN_TERMINAL") == "1"  # set by `make run`
+    terminal = own_terminal(sys.stdin.fileno()) if take else contextlib.nullcontext()
     try:
-        serve(kernel, log, lines, sys.stdout.buffer)
-    except (KeyboardInterrupt, Terminated):
-        pass
+        with terminal:
+            log.exit(serve(kernel, log, lines, sys.stdout.buffer))
+    except (KeyboardInterrupt, Terminated) as ending:
+        # A signal that cut a write to a full pipe short leaves the rest of the answer in
+        # stdout's buffer, and flushing that at exit would block as long as nobody reads.
+        silence_stdout()
+        log.exit("signal", "SIGINT" if isinstance(ending, KeyboardInterrupt) else "SIGTERM")
     except BrokenPipeError:
         silence_stdout()
+        log.exit("output closed")
     finally:
+        # Now, not whenever it is collected: the signal wakeup pipe is handed back.
+        lines.close()
         log.close()
     return 0
 

@@ -37,8 +37,12 @@ TIMEOUT = 30.0
 CASE_1 = REFERENCE_CASES[0].board
 #: Reference case 2: white in check, not mated.
 CASE_2 = REFERENCE_CASES[1].board
-#: A console log line: an ISO timestamp, one space, then the text.
-CONSOLE_LINE = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) (.*)")
+#: A console log line: an ISO timestamp, the engine's pid in brackets, then the text.
+CONSOLE_LINE = re.compile(
+    r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) \[(\d+)\] (.*)"
+)
+#: The JSON log events that are not part of an exchange: the engine's start and exit.
+SESSION_EVENTS = ("start", "exit")
 
 
 def engine_command(log_dir: Path, *options: str) -> list[str]:
@@ -175,28 +179,34 @@ class ConsoleLine:
     """One line of the console log."""
 
     timestamp: datetime
+    pid: int
     text: str
 
 
-def read_console_log(log_dir: Path) -> list[ConsoleLine]:
-    """Read the console log, failing on any line without a timestamp."""
+def read_console_log(log_dir: Path, session: bool = False) -> list[ConsoleLine]:
+    """Read the console log, failing on any line without a timestamp and a pid; leave out
+    the start and exit lines unless `session`."""
     lines: list[ConsoleLine] = []
     for raw in (log_dir / CONSOLE_LOG).read_text(encoding="utf-8").split("\n")[:-1]:
         match = CONSOLE_LINE.fullmatch(raw)
         assert match is not None, f"console log line without a timestamp: {raw[:200]!r}"
-        lines.append(ConsoleLine(datetime.fromisoformat(match.group(1)), match.group(2)))
+        stamp, pid, text = match.groups()
+        if session or not text.startswith(("start: cubemate ", "exit: ")):
+            lines.append(ConsoleLine(datetime.fromisoformat(stamp), int(pid), text))
     return lines
 
 
-def read_json_log(log_dir: Path) -> list[dict[str, Any]]:
-    """Read the JSON log, failing on any line that is not one whole JSON object."""
+def read_json_log(log_dir: Path, session: bool = False) -> list[dict[str, Any]]:
+    """Read the JSON log, failing on any line that is not one whole JSON object; leave out
+    the start and exit events unless `session`."""
     events: list[dict[str, Any]] = []
     text = (log_dir / JSON_LOG).read_text(encoding="utf-8")
     assert text == "" or text.endswith("\n"), "JSON log ends inside a line"
     for raw in text.split("\n")[:-1]:
         event = json.loads(raw)
         assert isinstance(event, dict), raw[:200]
-        events.append(event)
+        if session or event["event"] not in SESSION_EVENTS:
+            events.append(event)
     return events
 
 
@@ -209,21 +219,30 @@ def expected_console_texts(exchanges: list[tuple[str, str]]) -> list[str]:
     return texts
 
 
-def check_logs(log_dir: Path, exchanges: list[tuple[str, str]]) -> None:
-    """Check that both logs hold exactly these exchanges, in order, and nothing else."""
-    console = read_console_log(log_dir)
-    assert [line.text for line in console] == expected_console_texts(exchanges)
+def check_logs(log_dir: Path, exchanges: list[tuple[str, str]], exit_reason: str) -> None:
+    """Check that both logs hold the engine's start, exactly these exchanges in order, and
+    its exit for `exit_reason`, all from one pid, and nothing else."""
+    console = read_console_log(log_dir, session=True)
+    assert console[0].text.startswith("start: cubemate ")
+    assert console[-1].text == f"exit: {exit_reason}"
+    assert [line.text for line in console[1:-1]] == expected_console_texts(exchanges)
     stamps = [line.timestamp for line in console]
     assert stamps == sorted(stamps), "console log timestamps go backwards"
+    assert len({line.pid for line in console}) == 1
 
-    events = read_json_log(log_dir)
+    events = read_json_log(log_dir, session=True)
+    start, *events, end = events
+    assert (start["event"], end["event"], end["reason"]) == ("start", "exit", exit_reason)
+    assert start["pid"] == end["pid"] == console[0].pid
     assert len(events) == 2 * len(exchanges)
     for (line, response), event_in, event_out in zip(
         exchanges, events[0::2], events[1::2], strict=True
     ):
         for event in (event_in, event_out):
             assert {"timestamp", "level", "event", "id", "command", "pid"} <= event.keys()
+            assert event["pid"] == start["pid"]
             datetime.fromisoformat(event["timestamp"])
+        assert isinstance(event_out["duration_us"], int) and event_out["duration_us"] >= 0
         words = line.split()
         has_id = bool(words) and words[0].isascii() and words[0].isdigit()
         command_id = int(words[0]) if has_id else None
@@ -240,5 +259,6 @@ def check_logs(log_dir: Path, exchanges: list[tuple[str, str]]) -> None:
             assert (event_out["event"], event_out["level"]) == ("output", "info")
             assert event_out["response"] == text
         else:
-            assert (event_out["event"], event_out["level"]) == ("error", "error")
+            # A refused command is a warning; an internal error (tested apart) an error.
+            assert (event_out["event"], event_out["level"]) == ("error", "warning")
             assert event_out["error"] == text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import fields
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -123,10 +124,23 @@ def test_bad_option_is_one_line(arguments: list[str], needle: str) -> None:
 
 
 def test_help_option() -> None:
-    """--help describes both options and exits 0 without starting the engine."""
+    """--help describes the options, says that commands come on stdin, and exits 0 without
+    starting the engine."""
     result = run_main("--help")
     assert result.returncode == 0
     assert b"--config" in result.stdout and b"--log-dir" in result.stdout
+    assert b"--version" in result.stdout
+    assert b"Commands come on stdin" in result.stdout.replace(b"\n", b" ")
+
+
+def test_version_option() -> None:
+    """--version prints the package version on stdout and exits 0, reading no input."""
+    result = run_main("--version")
+    assert (result.stdout, result.stderr, result.returncode) == (
+        f"cubemate {version('cubemate')}\n".encode(),
+        b"",
+        0,
+    )
 
 
 def write_config(folder: Path, text: str) -> Path:
@@ -204,7 +218,6 @@ def test_echo_stderr_copies_the_console_log(tmp_path: Path) -> None:
     )
     assert result.stdout == b"=1 cubemate\n\n"
     assert result.stderr.decode() == (tmp_path / "logs" / "cubemate.log").read_text()
-    assert [line.split(" ", 1)[1] for line in result.stderr.decode().splitlines()] == [
-        "# 1 name",
-        "=1 cubemate",
-    ]
+    texts = [line.split(" ", 2)[2] for line in result.stderr.decode().splitlines()]
+    assert texts[0].startswith("start: cubemate ")
+    assert texts[1:] == ["# 1 name", "=1 cubemate", "exit: end of input"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import termios
@@ -88,7 +89,7 @@ def test_talk_like_a_gui(log_dir: Path) -> None:
     child.expect(pexpect.EOF)
     assert child.before == b"", "output after quit"
     assert child.wait() == 0
-    check_logs(log_dir, exchanges)
+    check_logs(log_dir, exchanges, "quit")
 
 
 SCRIPT = (
@@ -137,7 +138,7 @@ def test_scripted_session(log_dir: Path) -> None:
         "6 quit",
     ]
     responses = [response.decode() for response in split_responses(SCRIPT_OUTPUT)]
-    check_logs(log_dir, list(zip(answered, responses, strict=True)))
+    check_logs(log_dir, list(zip(answered, responses, strict=True)), "quit")
 
 
 @pytest.mark.parametrize(
@@ -194,7 +195,44 @@ def test_internal_error_through_the_process(log_dir: Path) -> None:
     assert error["id"] == 3
     assert error["error"] == "?3 internal error: RuntimeError: boom"
     assert "Traceback" in error["traceback"] and "RuntimeError: boom" in error["traceback"]
+    assert isinstance(error["duration_us"], int)
     assert [event["event"] for event in events[2:]] == ["input", "output"]
+
+
+def test_start_and_exit_events(tmp_path: Path) -> None:
+    """Each engine logs its start (version, pid, config file, log folder, board size) and its
+    exit with the reason, in both logs, under its pid."""
+    config = tmp_path / "five.toml"
+    config.write_text("[engine]\nboard_size = 5\n")
+    log_dir = tmp_path / "logs"
+    process = subprocess.run(
+        engine_command(log_dir, "--config", str(config)),
+        input=b"name\n",
+        capture_output=True,
+        cwd=REPO,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert (process.stdout, process.stderr, process.returncode) == (b"= cubemate\n\n", b"", 0)
+    start, *exchange, end = read_json_log(log_dir, session=True)
+    assert {key: start[key] for key in ("event", "level", "version", "config", "board_size")} == {
+        "event": "start",
+        "level": "info",
+        "version": version("cubemate"),
+        "config": str(config.resolve()),
+        "board_size": 5,
+    }
+    assert start["log_dir"] == str(log_dir.resolve())
+    assert isinstance(start["pid"], int) and start["pid"] == end["pid"] == exchange[0]["pid"]
+    assert (end["event"], end["level"], end["reason"]) == ("exit", "info", "end of input")
+    assert "signal" not in end
+    console = read_console_log(log_dir, session=True)
+    assert {line.pid for line in console} == {start["pid"]}
+    assert console[0].text == (
+        f"start: cubemate {version('cubemate')}, config {config.resolve()}, "
+        f"logs in {log_dir.resolve()}, board size 5"
+    )
+    assert [line.text for line in console[1:]] == ["# name", "= cubemate", "exit: end of input"]
 
 
 def test_positions_survive_a_session(log_dir: Path) -> None:
@@ -250,9 +288,15 @@ def only_echo(before: bytes, typed: set[str]) -> bool:
     return all(line in allowed for line in before.split(b"\r\n"))
 
 
+GREETING = f"cubemate {version('cubemate')} — type help, quit or Ctrl-D\r\n".encode()
+
+
 def test_answers_at_a_terminal(tmp_path: Path, log_dir: Path) -> None:
-    """At a terminal: answers, tab-completion, and nothing but responses and the echo."""
+    """At a terminal: one greeting, answers, tab-completion, and nothing but responses and
+    the echo."""
     child = spawn_at_terminal(tmp_path, log_dir)
+    child.expect_exact(GREETING)
+    assert child.before == b""
     typed: set[str] = set()
     for line, response in [
         ("name", "= cubemate"),
@@ -283,6 +327,7 @@ def test_answers_at_a_terminal(tmp_path: Path, log_dir: Path) -> None:
     child.close()
     assert child.exitstatus == 0
     assert (tmp_path / ".cubemate_history").exists()
+    assert read_json_log(log_dir, session=True)[-1]["reason"] == "end of input"
     events = read_json_log(log_dir)
     assert [event["line"] for event in events if event["event"] == "input"] == [
         "name",
@@ -306,7 +351,61 @@ def test_ctrl_c_at_a_terminal_is_quiet(tmp_path: Path, log_dir: Path) -> None:
     child.close()
     assert child.signalstatus is None
     assert child.exitstatus == 0
-    assert [event["event"] for event in read_json_log(log_dir)] == ["input", "output"]
+    events = read_json_log(log_dir, session=True)
+    assert [event["event"] for event in events] == ["start", "input", "output", "exit"]
+    assert (events[-1]["reason"], events[-1]["signal"]) == ("signal", "SIGINT")
+
+
+def test_no_greeting_unless_stderr_is_a_terminal(tmp_path: Path, log_dir: Path) -> None:
+    """stdin at a terminal but stderr to a file (a program driving a terminal): no greeting."""
+    errors = tmp_path / "stderr"
+    child = pexpect.spawn(
+        "/bin/sh",
+        [
+            "-c",
+            'exec "$0" "$1" --log-dir "$2" 2>"$3"',
+            sys.executable,
+            str(MAIN),
+            str(log_dir),
+            str(errors),
+        ],
+        cwd=str(REPO),
+        env=engine_env(HOME=str(tmp_path), TERM="xterm"),
+        timeout=TIMEOUT,
+    )
+    type_line(child, "name")
+    child.expect_exact(b"= cubemate\r\n\r\n")
+    assert only_echo(child.before, {"name"}), child.before
+    wait_for_line_editor(child)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert errors.read_bytes() == b""
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_ctrl_c_through_make_run(tmp_path: Path) -> None:
+    """`make run` at a terminal: the greeting and nothing else of make's, and Ctrl-C ends
+    the session with exit code 0, make's included."""
+    child = pexpect.spawn(
+        "make",
+        ["--no-print-directory", "run"],
+        cwd=str(REPO),
+        env=engine_env(HOME=str(tmp_path), TERM="xterm"),
+        # The first run may set up .venv: allow for it.
+        timeout=600,
+    )
+    child.expect_exact(GREETING)
+    type_line(child, "1 name")
+    child.expect_exact(b"=1 cubemate\r\n\r\n")
+    child.timeout = TIMEOUT
+    wait_for_line_editor(child)
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    assert b"Traceback" not in child.before and b"make" not in child.before, child.before
+    child.close()
+    assert (child.signalstatus, child.exitstatus) == (None, 0)
 
 
 def test_terminal_survives_bytes_that_are_not_utf8(tmp_path: Path, log_dir: Path) -> None:

@@ -381,7 +381,7 @@ def test_64_mib_line_keeps_memory_bounded(engine: Engine) -> None:
     # The whole line is in, still without its newline: memory must not have grown with it.
     assert peak_rss_kib(engine.pid) < baseline + 3 * LIMIT // 1024
     engine.send(b"\n")
-    assert engine.read_response() == TOO_LONG
+    assert engine.read_response() == b"?5" + TOO_LONG[1:]
     assert engine.ask("6 name") == b"=6 cubemate\n\n"
     peak = peak_rss_kib(engine.pid)
     assert peak < baseline + 3 * LIMIT // 1024, f"peak {peak} KiB, baseline {baseline} KiB"
@@ -393,6 +393,31 @@ def test_64_mib_line_keeps_memory_bounded(engine: Engine) -> None:
     assert refused[0]["bytes"] >= 64 << 20
     assert refused[0]["line"].startswith("5 name xxx") and len(refused[0]["line"]) <= 200
     assert all(len(line.text) < 1000 for line in read_console_log(engine.log_dir))
+
+
+@pytest.mark.parametrize(
+    ("start", "mark"),
+    [
+        (b"12 name ", b"?12"),
+        (b"  007\tset_board [", b"?7"),
+        (b"0 ", b"?0"),
+        (b"name 12 ", b"?"),
+        (b"12", b"?"),  # digits running on into the rest of the line: not an id
+        (b"1" * 300 + b" name ", b"?"),  # an id longer than the part of the line kept
+    ],
+)
+def test_line_too_long_keeps_the_id(log_dir: Path, start: bytes, mark: bytes) -> None:
+    """A line over the limit is answered with the id it began with, and logged with it."""
+    line = start + b"x" * (LIMIT + 10)
+    result = run_engine(line + b"\n", log_dir)
+    assert result.stdout == mark + TOO_LONG[1:]
+    events = read_json_log(log_dir)
+    expected_id = int(mark[1:]) if mark[1:] else None
+    assert [(event["event"], event["id"]) for event in events] == [
+        ("input", expected_id),
+        ("error", expected_id),
+    ]
+    assert events[0]["truncated"] is True and events[0]["bytes"] == len(line)
 
 
 SMALL_CONFIG = "[engine]\nmax_board_size = 2\nboard_size = 2\n[protocol]\nmax_line_bytes = 100\n"
@@ -549,6 +574,9 @@ def test_signal_ends_quietly(engine: Engine, signum: signal.Signals, pending: by
     events = assert_logs_whole(engine.log_dir)
     assert [event["event"] for event in events] == ["input", "output"] * 20
     assert len(read_console_log(engine.log_dir)) == 40
+    end = read_json_log(engine.log_dir, session=True)[-1]
+    assert (end["event"], end["reason"], end["signal"]) == ("exit", "signal", signum.name)
+    assert read_console_log(engine.log_dir, session=True)[-1].text == f"exit: signal {signum.name}"
 
 
 def test_signal_as_part_of_a_line_arrives(log_dir: Path) -> None:
@@ -686,6 +714,8 @@ def test_reader_goes_away(engine: Engine) -> None:
     events = assert_logs_whole(engine.log_dir)
     assert (events[0]["event"], events[0]["line"]) == ("input", "name")
     assert (events[1]["event"], events[1]["response"]) == ("output", "= cubemate")
+    end = read_json_log(engine.log_dir, session=True)[-1]
+    assert (end["event"], end["reason"]) == ("exit", "output closed")
 
 
 # --- logs that cannot be written --------------------------------------------------------------
