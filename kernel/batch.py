@@ -437,7 +437,7 @@ def source(arguments: argparse.Namespace) -> tuple[Iterator[Job], int | None, An
 
 
 def interrupt(signum: int, frame: FrameType | None) -> None:
-    """Turn SIGTERM into the same clean stop as Ctrl-C."""
+    """Turn SIGTERM or SIGHUP into the same clean stop as Ctrl-C."""
     raise KeyboardInterrupt
 
 
@@ -482,8 +482,9 @@ def execute(arguments: argparse.Namespace, stack: contextlib.ExitStack) -> Tally
         else DaskRunner(arguments.dask, asks, spec, keep_source)
     )
     stack.callback(runner.stop)
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    stack.callback(signal.signal, signal.SIGTERM, previous)
+    # SIGTERM and a closed terminal (SIGHUP) stop as cleanly as Ctrl-C.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        stack.callback(signal.signal, signum, signal.signal(signum, interrupt))
     return run(remaining(jobs, done, skipped), asks, runner, output, keep, arguments.chunk, bar)
 
 

@@ -51,7 +51,7 @@ def records(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines()]
 
 
-def start_batch(*arguments: str) -> subprocess.Popen[bytes]:
+def start_batch(*arguments: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """Start a batch in the background, stdin closed, outputs kept."""
     return subprocess.Popen(
         [sys.executable, "-m", "kernel.batch", *arguments],
@@ -59,6 +59,7 @@ def start_batch(*arguments: str) -> subprocess.Popen[bytes]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=REPO,
+        env=env,
         # SIGINT's default even where the test run was started ignoring it (CI, nohup).
         preexec_fn=default_sigint,
     )
@@ -198,16 +199,23 @@ def test_resume_after_a_kill(tmp_path: Path) -> None:
     assert target.read_text() == expected
 
 
-def test_sigint_stops_cleanly_and_resumes(tmp_path: Path) -> None:
-    """SIGINT: exit 130, whole lines only, a message on stderr; --resume finishes the job."""
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_stops_cleanly_and_resumes(tmp_path: Path, signum: signal.Signals) -> None:
+    """Ctrl-C, SIGTERM or a closed terminal: exit 130, whole lines only, a message on
+    stderr, no engine's log folder left behind; --resume finishes the job."""
     arguments = ["--generate", "sparse", "--count", "2000", "--jobs", "2", "--chunk", "2"]
     target = tmp_path / "out.jsonl"
-    process = start_batch(*arguments, "-o", str(target))
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = dict(os.environ, TMPDIR=str(temporary))
+    process = start_batch(*arguments, "-o", str(target), env=env)
     wait_for_lines(target, 50, process)
-    process.send_signal(signal.SIGINT)
+    assert list(temporary.glob("cubemate-batch-logs-*")), "the engines log elsewhere"
+    process.send_signal(signum)
     _, err = process.communicate(timeout=RUN_TIMEOUT)
     assert process.returncode == 130
     assert "interrupted" in err.decode()
+    assert not list(temporary.glob("cubemate-batch-logs-*"))
     partial = records(target.read_text())
     assert [record["id"] for record in partial] == list(range(1, len(partial) + 1))
     assert len(partial) < 2000
