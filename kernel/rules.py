@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kernel.notation import EMPTY, SIDE_LETTERS, get_cell_name_from_point
-from kernel.position import BLACK, KING_LETTERS, NO_POINT, Move, Position
+from kernel.position import KING_LETTERS, NO_POINT, Move, Position
 
 
 def attackers(position: Position, target: int, side: int, lifted: int = NO_POINT) -> Iterator[int]:
@@ -329,7 +329,7 @@ def check_position(position: Position) -> Analysis:
                 f"the kings stand on neighbouring cells {name(white_king)} and {name(black_king)}"
             )
     analysis = Analysis(position)
-    if black_kings and analysis.in_check and in_check(position, BLACK):
+    if black_kings and analysis.in_check and in_check(position, position.enemy):
         raise InvalidPosition("both kings are in check")
     return analysis
 

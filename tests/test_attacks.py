@@ -14,7 +14,14 @@ import pytest
 from kernel.directions import KNIGHT_STEPS, compact_width_for, offset_of
 from kernel.notation import get_cell_name_from_point, parse_board
 from kernel.position import BLACK, NO_POINT, WHITE, Position
-from kernel.rules import Analysis, attackers, gives_check, in_check
+from kernel.rules import (
+    Analysis,
+    InvalidPosition,
+    attackers,
+    check_position,
+    gives_check,
+    in_check,
+)
 from tests import reference
 from tests.positions import random_position
 
@@ -121,3 +128,18 @@ def test_a_side_without_a_king_is_never_in_check() -> None:
     analysis = Analysis(position)
     assert not analysis.in_check and analysis.checkers == []
     assert {move.piece for move in analysis.legal_moves()} == {"q"}
+
+
+@pytest.mark.parametrize("side", [WHITE, BLACK])
+def test_a_position_with_one_king_in_check_is_accepted_whoever_is_to_move(side: int) -> None:
+    """Only both kings in check is refused; the side to move must not decide which is asked."""
+    black_in_check = (
+        "[###K,##Rb,####,####],[####,####,###b,####],[####,##b#,##Q#,####],[####,####,####,#k##]"
+    )
+    white_in_check = "[#q,##],[##,K#]"
+    for board in (black_in_check, white_in_check):
+        position = position_of(board, side)
+        assert check_position(position).position is position
+    both = position_of("[###,###,###],[###,###,###],[K#R,###,q#k]", side)
+    with pytest.raises(InvalidPosition, match="both kings are in check"):
+        check_position(both)
