@@ -2,8 +2,9 @@
 
 Throughput and latency through the engine process against a floor that only reads, answers
 and logs; checkmate in process against the brute force of tests/reference.py; perft against
-python-chess; start-up against a bare `import structlog`. Each goal is reported PASS or MISS;
-a timing never makes the run fail. Progress goes to stderr, the tables to stdout.
+python-chess; batch positions per second on 1 and 2 workers and on Dask; start-up against a
+bare `import structlog`. Each goal is reported PASS or MISS; a timing never makes the run
+fail. Progress goes to stderr, the tables to stdout.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from bench import batch as batch_bench
 from bench import compare, inprocess, perft, report, startup
 from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
 
@@ -100,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
         perft.engine_perft(repeats=settings.repeats), perft.python_chess_perft(settings.repeats)
     )
     print(perft_text, end="\n\n", flush=True)
+
+    progress("batch")
+    print(batch_bench.run(quick=settings is QUICK), end="\n\n", flush=True)
 
     progress("start-up")
     launches = startup.measure(settings.startup_runs)
