@@ -35,7 +35,7 @@ bench: $(STAMP)
 
 # The signal stress tests of the suite, run for a minute each instead of a few seconds.
 stress: $(STAMP)
-	CUBEMATE_STRESS_SECONDS=$${CUBEMATE_STRESS_SECONDS:-60} $(BIN)/pytest -q tests/test_signals.py
+	CUBEMATE_STRESS_SECONDS=$${CUBEMATE_STRESS_SECONDS:-60} $(BIN)/pytest -q -s tests/test_signals.py
 
 # Batch work: make batch ARGS="positions.txt -o out.jsonl --ask status"
 batch: $(STAMP)

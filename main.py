@@ -121,13 +121,17 @@ def pipe_lines(fd: int, limit: int) -> Generator[bytes | TooLong, None, None]:
 def signal_wakeup() -> Iterator[int]:
     """Have every signal write a byte to a pipe while inside; yield the pipe's read end."""
     read_end, write_end = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    # Set before the call: a signal's handler may raise right after set_wakeup_fd returns,
+    # before its result is stored, and ours must still be taken out again below, or later
+    # signals would be written to a closed pipe.
+    previous = -1
     try:
         previous = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
-        try:
-            yield read_end
-        finally:
-            signal.set_wakeup_fd(previous)
+        yield read_end
     finally:
+        current = signal.set_wakeup_fd(previous)
+        if current != write_end:  # someone else's replaced ours meanwhile: leave it there
+            signal.set_wakeup_fd(current)
         os.close(read_end)
         os.close(write_end)
 
