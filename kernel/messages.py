@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 
 from kernel.protocol import shorten
@@ -12,15 +11,18 @@ BOARD_ROW_HINT = "unknown command: a board goes on one line after set_board"
 #: The answer to each further line of the same paste: the hint was given once already.
 BOARD_ROW_AGAIN = "unknown command: another line of the board"
 
-# Cells, brackets, commas and quotes only, and at least one character that no command name
-# holds, so that a word of piece letters alone (`kn`) still counts as a mistyped command.
-_BOARD_ROW = re.compile(r"""[KQRBNkqrbn#.\[\],"']*[#.\[\],"'][KQRBNkqrbn#.\[\],"']*""")
+#: What board notation is written with, besides the piece letters: no command name holds any.
+_NOTATION_MARKS = frozenset("#.[],\"'")
+_NOTATION = frozenset("KQRBNkqrbn") | _NOTATION_MARKS
 
 
 def looks_like_board_row(word: str) -> bool:
     """Tell whether a line's first word is a piece of board notation, not a command."""
+    # Cells, brackets, commas and quotes only, with at least one mark that no command name
+    # holds, so that a word of piece letters alone (`kn`) still counts as a mistyped command.
     # A lone `#` or `]` is too short to tell: no board has rows of one cell.
-    return len(word) > 1 and _BOARD_ROW.fullmatch(word) is not None
+    letters = set(word)
+    return len(word) > 1 and letters <= _NOTATION and not letters.isdisjoint(_NOTATION_MARKS)
 
 
 def unknown_command(name: str, known: Collection[str]) -> str:

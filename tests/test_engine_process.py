@@ -437,3 +437,67 @@ def test_main_runs_from_another_folder(tmp_path: Path) -> None:
     assert (result.stdout, result.stderr, result.returncode) == (b"= cubemate\n\n", b"", 0)
     assert (tmp_path / "here" / "cubemate.jsonl").is_file()
     assert os.path.getsize(tmp_path / "here" / "cubemate.log") > 0
+
+
+# --- messages for people --------------------------------------------------------------------
+
+PASTED = (
+    b"set_board 3\n"
+    b"[###,n##,#rr],\n"
+    b"[#b#,###,###],\n"
+    b"\n"
+    b"# a comment inside the paste\n"
+    b"[###,###,bRK]\n"
+    b"name\n"
+    b"5 '###','###',\n"
+)
+
+
+def test_board_pasted_over_several_lines_gets_one_hint(log_dir: Path) -> None:
+    """The first line of a pasted board gets the hint, the rest of the paste a short reminder
+    (blank and comment lines do not end it, a command does)."""
+    result = run_engine(PASTED, log_dir)
+    assert split_responses(result.stdout) == [
+        b"? invalid board: no rows given\n\n",
+        b"? unknown command: a board goes on one line after set_board\n\n",
+        b"? unknown command: another line of the board\n\n",
+        b"? unknown command: another line of the board\n\n",
+        b"= cubemate\n\n",
+        b"?5 unknown command: a board goes on one line after set_board\n\n",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "response"),
+    [
+        ("chekmate", "? unknown command 'chekmate' (did you mean checkmate?)"),
+        ("CHECKMATE", "? unknown command 'CHECKMATE' (did you mean checkmate?)"),
+        ("3 Legal_Moves", "?3 unknown command 'Legal_Moves' (did you mean legal_moves?)"),
+        ("stauts", "? unknown command 'stauts' (did you mean status?)"),
+        ("frobnicate", "? unknown command 'frobnicate'"),
+        ("kn", "? unknown command 'kn'"),
+        ("help chekmate", "? unknown command 'chekmate' (did you mean checkmate?)"),
+        ("boardsize 65", "? unacceptable size (2 ... 64)"),
+        ("boardsize " + "9" * 20, "? unacceptable size (2 ... 64)"),
+    ],
+)
+def test_refusals_name_what_is_wrong(log_dir: Path, line: str, response: str) -> None:
+    """An unknown name is quoted, with the nearest command when one is close; a size outside
+    the range names the range."""
+    result = run_engine(line.encode() + b"\n", log_dir)
+    assert result.stdout == response.encode() + b"\n\n"
+
+
+@pytest.mark.parametrize("command_id", ["", "7 ", "123456 "])
+def test_help_lines_align_whatever_the_id(log_dir: Path, command_id: str) -> None:
+    """`help` lists every command on lines of its own, summaries in one column, whatever
+    the id before `=` is."""
+    result = run_engine(f"{command_id}help\n".encode(), log_dir)
+    [response] = split_responses(result.stdout)
+    first, *lines = response.decode().rstrip("\n").split("\n")
+    assert first == f"={command_id.strip()} "
+    assert [line.split()[0] for line in lines] == [spec.name for spec in COMMANDS]
+    width = max(len(f"{spec.name} {spec.syntax}".rstrip()) for spec in COMMANDS)
+    for line, spec in zip(lines, COMMANDS, strict=True):
+        assert line.startswith(f"{spec.name} {spec.syntax}".rstrip().ljust(width) + "  ")
+        assert line[width + 2] != " ", line
