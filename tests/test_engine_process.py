@@ -388,11 +388,14 @@ def test_no_greeting_unless_stderr_is_a_terminal(tmp_path: Path, log_dir: Path) 
 def test_ctrl_c_through_make_run(tmp_path: Path) -> None:
     """`make run` at a terminal: the greeting and nothing else of make's, and Ctrl-C ends
     the session with exit code 0, make's included."""
+    env = engine_env(HOME=str(tmp_path), TERM="xterm")
+    for name in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):  # as typed at a shell, not under make test
+        env.pop(name, None)
     child = pexpect.spawn(
         "make",
         ["--no-print-directory", "run"],
         cwd=str(REPO),
-        env=engine_env(HOME=str(tmp_path), TERM="xterm"),
+        env=env,
         # The first run may set up .venv: allow for it.
         timeout=600,
     )
