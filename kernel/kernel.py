@@ -13,7 +13,12 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from kernel.config import EngineConfig
-from kernel.messages import BOARD_ROW_AGAIN, BOARD_ROW_HINT, unknown_command
+from kernel.messages import (
+    BOARD_ROW_AGAIN,
+    BOARD_ROW_HINT,
+    looks_like_board_row,
+    unknown_command,
+)
 from kernel.notation import (
     EMPTY,
     SIDE_NAMES,
@@ -134,6 +139,8 @@ class Kernel:
             raise CommandError("no command given")
         spec = COMMANDS_BY_NAME.get(name)
         if spec is None:
+            if looks_like_board_row(name):
+                raise CommandError(BOARD_ROW_HINT)
             raise CommandError(unknown_command(name, COMMANDS_BY_NAME))
         spec.check_arity(args)
         return spec.handler(self, args)

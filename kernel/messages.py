@@ -27,8 +27,6 @@ def looks_like_board_row(word: str) -> bool:
 
 def unknown_command(name: str, known: Collection[str]) -> str:
     """Refuse a command name, suggesting the known one it is closest to, if any is close."""
-    if looks_like_board_row(name):
-        return BOARD_ROW_HINT
     lowered = name.lower()
     if lowered in known:
         suggestion: str | None = lowered

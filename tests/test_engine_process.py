@@ -479,6 +479,7 @@ def test_board_pasted_over_several_lines_gets_one_hint(log_dir: Path) -> None:
         ("stauts", "? unknown command 'stauts' (did you mean status?)"),
         ("frobnicate", "? unknown command 'frobnicate'"),
         ("kn", "? unknown command 'kn'"),
+        ("help ###,", "? unknown command '###,'"),
         ("help chekmate", "? unknown command 'chekmate' (did you mean checkmate?)"),
         ("boardsize 65", "? unacceptable size (2 ... 64)"),
         ("boardsize " + "9" * 20, "? unacceptable size (2 ... 64)"),
