@@ -19,6 +19,8 @@ from kernel.kernel import COMMANDS
 from tests.conftest import (
     CASE_1,
     CASE_2,
+    CONSOLE_LOG,
+    JSON_LOG,
     MAIN,
     REPO,
     TIMEOUT,
@@ -505,3 +507,39 @@ def test_help_lines_align_whatever_the_id(log_dir: Path, command_id: str) -> Non
     for line, spec in zip(lines, COMMANDS, strict=True):
         assert line.startswith(f"{spec.name} {spec.syntax}".rstrip().ljust(width) + "  ")
         assert line[width + 2] != " ", line
+
+
+def test_fast_logger_writes_what_plain_structlog_writes(tmp_path: Path) -> None:
+    """The engine's logger (one chain, orjson) and structlog set up the plain way (the
+    floor's) log the same exchanges with the same fields and the same console text."""
+    from bench.floor import PlainExchangeLog
+    from kernel.logger import ExchangeLog
+
+    exchanges = [
+        ("1 name", "1", "name", "=1 cubemate\n\n"),
+        (f"set_board {CASE_1}", None, "set_board", "= \n\n"),
+        ("7 showboard", "7", "showboard", "=7 \n  a\n  b\n\n"),
+        ("é ünïcode \u202e", None, "é", "= ok\n\n"),
+        ("9" * 30 + " name", "9" * 30, "name", "=" + "9" * 30 + " cubemate\n\n"),
+    ]
+    fast = ExchangeLog(tmp_path / "fast", CONSOLE_LOG, JSON_LOG)
+    plain = PlainExchangeLog(tmp_path / "plain", CONSOLE_LOG, JSON_LOG)
+    for line, command_id, command, response in exchanges:
+        fast.input(line, command_id, command)
+        fast.output(response, command_id, command, True, None, 12)
+        plain.input(line, command_id, command)
+        plain.output(response, command_id, command, 12)
+    fast.close()
+    plain.close()
+
+    def without_time(events: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [{k: v for k, v in event.items() if k != "timestamp"} for event in events]
+
+    assert without_time(read_json_log(tmp_path / "fast")) == without_time(
+        read_json_log(tmp_path / "plain")
+    )
+    fast_console = read_console_log(tmp_path / "fast")
+    plain_console = read_console_log(tmp_path / "plain")
+    assert [(line.pid, line.text) for line in fast_console] == [
+        (line.pid, line.text) for line in plain_console
+    ]
