@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 from bench import batch as batch_bench
-from bench import compare, inprocess, perft, report, startup
+from bench import compare, inprocess, logcost, perft, report, startup
 from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
 
 
@@ -87,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     progress("engine against floor")
     comparisons = compare.compare(workloads, settings.rounds)
     print(report.process_section(comparisons, settings.rounds), end="\n\n", flush=True)
+
+    progress("logging cost")
+    print(logcost.run(quick=settings is QUICK), end="\n\n", flush=True)
 
     progress("in process")
     timings = inprocess.measure(

@@ -157,7 +157,8 @@ def process_section(comparisons: list[Comparison], rounds: int) -> str:
     lines = [
         "Through the process: set_board + checkmate per position, both logs on (temp --log-dir)",
         "  engine = python main.py; floor = python -m bench.floor (answers without thinking,",
-        "  logs through the same ExchangeLog); clock starts after the first answer, so start-up",
+        "  logs the same fields through a plain structlog set-up, bench.floor.PlainExchangeLog);",
+        "  clock starts after the first answer, so start-up",
         f"  is excluded; median of {rounds} rounds, engine and floor alternating; engine/floor =",
         "  median of the per-round ratios; streamed workloads in positions per second, the",
         "  one-by-one workload in median milliseconds per position (round trip, pipes included)",

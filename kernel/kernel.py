@@ -63,6 +63,8 @@ class Kernel:
         #: The positions before each move played since the position was set, oldest first.
         self.history: list[Position] = []
         self.quit_requested = False
+        #: Whether the last line looked like a row of a board pasted over several lines.
+        self.in_pasted_board = False
         self._analysis: Analysis | None = None
 
     # --- the position -------------------------------------------------------------------
@@ -114,7 +116,7 @@ class Kernel:
         # A board pasted over several lines: its first line gets the hint, the rest of the
         # paste (blank and comment lines aside) a short reminder rather than the same again.
         pasted = not reply.ok and reply.text in (BOARD_ROW_HINT, BOARD_ROW_AGAIN)
-        if pasted and getattr(self, "in_pasted_board", False):
+        if pasted and self.in_pasted_board:
             reply = Reply(False, BOARD_ROW_AGAIN)
         self.in_pasted_board = pasted
         return Exchange(command, reply, frame(command.id, reply))
