@@ -7,6 +7,12 @@ that may (or may not) capture or block. The brute-force reference decides what c
 
 Validity is checked cheaply (cost grows with pieces × n, never with n³), so n = 64 boards with
 hundreds of pieces are generated quickly.
+
+For both sides to move, a white-to-move position is turned into a black-to-move one by swapping
+the colours and mirroring the ranks, so black's king gets the same rich mix of mates and pins
+(`side_position`); `game_position` keeps only game positions (the side not to move is not in
+check); `mate_problem` crowds the attacker's pieces round the hunted king so that forced mates
+in 1, 2 and 3 are common.
 """
 
 from __future__ import annotations
@@ -16,16 +22,22 @@ from collections.abc import Iterator
 
 from tests.reference import (
     BISHOP_STEPS,
+    BLACK,
     KING_STEPS,
     KNIGHT_JUMPS,
     QUEEN_STEPS,
     ROOK_STEPS,
+    WHITE,
     Cell,
     Position,
+    Side,
     add,
     attacks,
+    game_error,
     is_black,
     is_white,
+    parse_board,
+    side_in_check,
     to_notation,
     validity_error,
 )
@@ -396,3 +408,131 @@ def positions(seed: int, count: int, sizes: tuple[int, ...]) -> Iterator[tuple[i
     for i in range(count):
         n = sizes[i % len(sizes)]
         yield n, random_position(rng, n)
+
+
+# ---------------------------------------------------------------- both sides to move
+
+
+def swap_colours(pos: Position) -> Position:
+    """Swap white and black and mirror the ranks, and pass the move: the same game, mirrored."""
+    n = pos.n
+    pieces = {(x, n - 1 - y, z): piece.swapcase() for (x, y, z), piece in pos.pieces.items()}
+    return Position(n, pieces, BLACK if pos.side == WHITE else WHITE)
+
+
+def _give_white_king(rng: random.Random, pos: Position) -> bool:
+    """Put a white king on a board without one, keeping it valid; tell whether that worked.
+
+    An empty cell is preferred; a full board gives up one of its other pieces to the king.
+    """
+    n = pos.n
+    cells = [(x, y, z) for x in range(n) for y in range(n) for z in range(n)]
+    rng.shuffle(cells)
+    empty = [c for c in cells if c not in pos.pieces]
+    taken = [c for c in cells if c in pos.pieces and pos.pieces[c] != "k"]
+    for cell in (empty or taken)[:60]:
+        old = pos.pieces.get(cell)
+        pos.pieces[cell] = "K"
+        if validity_error(pos) is None:
+            return True
+        if old is None:
+            del pos.pieces[cell]
+        else:
+            pos.pieces[cell] = old
+    return False
+
+
+def side_position(rng: random.Random, n: int, side: Side, pieces: int | None = None) -> Position:
+    """Return a random valid position with `side` to move; `pieces` forces the piece count.
+
+    White to move: random_position as it always was. Black to move: a random_position with
+    the colours swapped, so the black king meets the mates, stalemates and pins white's did
+    (on a 2-cube, where no two kings fit, the same board with black, kingless, to move).
+    """
+    for _ in range(100):
+        pos = parse_board(random_position(rng, n, pieces), n)
+        if side == WHITE:
+            return pos
+        if n == 2:
+            # Every two cells of a 2-cube touch, so black has no king here: black just moves.
+            return Position(n, pos.pieces, BLACK)
+        swapped = swap_colours(pos)
+        if "K" in swapped.pieces.values() or _give_white_king(rng, swapped):
+            return swapped
+    raise ValueError(f"no black-to-move position found (n={n}, pieces={pieces})")
+
+
+def game_position(
+    rng: random.Random, n: int, side: Side, pieces: int | None = None, tries: int = 200
+) -> Position:
+    """Return a random game position (the side not to move is not in check) with `side` to move."""
+    for _ in range(tries):
+        pos = side_position(rng, n, side, pieces)
+        if game_error(pos) is None:
+            return pos
+    raise ValueError(f"no game position found in {tries} tries (n={n}, pieces={pieces})")
+
+
+def side_positions(
+    seed: int, count: int, sizes: tuple[int, ...], game: bool = False
+) -> Iterator[Position]:
+    """Yield `count` positions, sizes cycled, white and black to move in turn, from one seed."""
+    rng = random.Random(seed)
+    for i in range(count):
+        n = sizes[i % len(sizes)]
+        side: Side = WHITE if (i // len(sizes)) % 2 == 0 else BLACK
+        yield game_position(rng, n, side) if game else side_position(rng, n, side)
+
+
+def mate_problem(rng: random.Random, n: int, side: Side, pieces: int) -> Position:
+    """Return a game position, `side` to move, rich in forced mates: the attacker's pieces
+    crowd round the defender's king, which stands near a corner or an edge.
+
+    Built as black hunting the white king (the builder's orientation), then swapped when white
+    is to attack. `pieces` counts everything, both kings included (at least 3).
+    """
+    if pieces < 3 or pieces > n**3:
+        raise ValueError(f"a mate problem needs 3 to {n**3} pieces, got {pieces}")
+    if side == WHITE and n == 2:
+        # Every two cells of a 2-cube touch: white's king and the hunted one cannot both stand.
+        raise ValueError("white cannot hunt a king on a 2-cube: the two kings would touch")
+    for _ in range(1000):
+        b = _Builder(rng, n, pieces)
+        b.place_white_king()
+        # The attacker needs its king when it is white (after the swap); black may go without.
+        if side == WHITE or rng.random() < 0.7:
+            b.place_black_king(near=rng.random() < 0.5)
+            if b.black_king is None:
+                continue
+        defenders = rng.choice((0, 0, 1, 1, 2)) if pieces >= 5 else rng.choice((0, 1))
+        attackers = pieces - len(b.pos.pieces) - defenders
+        # On a 2-cube every cell touches the king: a queen there always checks, and a knight
+        # never moves, so rooks (which check along an axis) and a bishop make the mates.
+        letters = "rrrb" if n == 2 else "qqrrrbbnn"
+        for _ in range(attackers):
+            cell = b.near_empty(b.king, rng.choice((1, 2, 2, 3)))
+            if cell is None:
+                cell = b.random_empty()
+            if cell is not None:
+                b.place(cell, rng.choice(letters))
+        for _ in range(defenders):
+            cell = b.near_empty(b.king, 2) or b.random_empty()
+            if cell is not None:
+                b.place(cell, rng.choice("QRBN"))
+        pos = b.pos
+        # The defender, not to move, must not stand in check: lift the checkers off.
+        for _ in range(10):
+            if not side_in_check(pos, WHITE):
+                break
+            king = b.king
+            for cell in [c for c, p in pos.pieces.items() if is_black(p) and c != king]:
+                if attacks(pos, cell, king):
+                    letter = pos.pieces.pop(cell)
+                    target = b.near_empty(king, 3) or b.random_empty()
+                    if target is not None:
+                        pos.pieces[target] = letter
+        problem = Position(n, dict(pos.pieces), BLACK)
+        if len(problem.pieces) != pieces or validity_error(problem) or game_error(problem):
+            continue
+        return swap_colours(problem) if side == WHITE else problem
+    raise ValueError(f"no mate problem found (n={n}, pieces={pieces})")

@@ -82,7 +82,8 @@ class Position:
 
     def on_board(self, cell: Cell) -> bool:
         """Tell whether cell lies inside the cube."""
-        return all(0 <= c < self.n for c in cell)
+        n = self.n
+        return 0 <= cell[0] < n and 0 <= cell[1] < n and 0 <= cell[2] < n
 
 
 @dataclass(frozen=True)
@@ -610,8 +611,12 @@ def mates_after(after: Position, n: int) -> bool:
     defences = legal_move_pairs(after)
     if not defences:
         return False  # stalemate
+    # all/any stop at the first refuted defence or the first mating answer.
     return all(
-        any(mates_after(apply_move(reply, a, b), n - 1) for a, b in legal_move_pairs(reply))
+        any(
+            is_legal(reply, a, b) and mates_after(apply_move(reply, a, b), n - 1)
+            for a, b in pseudo_moves(reply)
+        )
         for reply in (apply_move(after, d, e) for d, e in defences)
     )
 
