@@ -174,6 +174,29 @@ def test_perft_against_reference(kernel: Kernel) -> None:
     assert checked[3] >= 50, checked
 
 
+def test_perft_3_on_larger_boards(kernel: Kernel) -> None:
+    """Agree on perft 3 for sparse game positions of both sides, n = 4..8."""
+    rng = random.Random(2121)
+    problems: list[str] = []
+    checked = 0
+    for i in range(300):
+        n = (4, 5, 6, 7, 8)[i % 5]
+        side: Side = WHITE if i // 5 % 2 == 0 else BLACK
+        pos = game_position(rng, n, side, rng.randint(3, 4))
+        if perft(pos, 2) > 600:  # keep the brute force's share of the run modest
+            continue
+        set_position(kernel, pos)
+        expected = perft(pos, 3)
+        got = ask(kernel, "perft 3")
+        checked += 1
+        if got != str(expected):
+            problems.append(f"{board_text(pos)}: perft 3 kernel {got} reference {expected}")
+        if checked >= 60:
+            break
+    fail_on(problems, checked)
+    assert checked >= 40, checked
+
+
 def test_perft_refusals(kernel: Kernel) -> None:
     """Refuse perft on a non-game position and a bad depth, changing nothing."""
     assert ask(kernel, "set_board [#q,##],[##,K#] b") == ""

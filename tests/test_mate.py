@@ -15,6 +15,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
 
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
@@ -159,6 +161,25 @@ def test_mate_in_3_on_small_boards(kernel: Kernel) -> None:
         mates += bool(mate_in(pos, 3))
     fail_on(found, len(problems))
     assert mates >= 3
+
+
+@st.composite
+def mate_problems(draw: st.DrawFn) -> tuple[Position, int]:
+    """Draw a mate problem (n = 2..4, both sides) and a depth 1 or 2."""
+    n = draw(st.integers(min_value=2, max_value=4))
+    side = BLACK if n == 2 else draw(st.sampled_from([WHITE, BLACK]))
+    pieces = draw(st.integers(min_value=5 if n == 2 else 3, max_value=7 if n < 4 else 6))
+    seed = draw(st.integers(0, 2**32 - 1))
+    return mate_problem(random.Random(seed), n, side, pieces), draw(st.integers(1, 2))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=mate_problems())
+def test_fresh_mate_problems(kernel: Kernel, case: tuple[Position, int]) -> None:
+    """Agree with the reference on fresh mate problems every run."""
+    pos, depth = case
+    note(f"{board_text(pos)} mate_in {depth}")
+    assert solve_and_check(kernel, pos, depth) == []
 
 
 # ---------------------------------------------------------------- hand-made cases
