@@ -304,3 +304,16 @@ def test_search_limit_through_the_process(tmp_path: Path) -> None:
         assert rest == b""
     finally:
         engine.kill()
+
+
+def test_bench_mate_quick_run() -> None:
+    """Run the mate benchmark's smoke version: it solves, agrees with the brute force, reports."""
+    from bench import mate
+
+    text = mate.run(quick=True)
+    assert "mate in 2: median" in text and "mate in 3: median" in text
+    assert "brute force / engine" in text
+    # Every fixed problem really has its mate (the bench's premise), checked by the reference.
+    assert mate_in(parse_game(mate.MATE_IN_2[0]), 2)
+    assert mate_in(parse_game(mate.MATE_IN_3[0]), 3)
+    assert not mate_in(parse_game(mate.MATE_IN_3[0]), 2)
