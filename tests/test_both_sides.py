@@ -8,6 +8,7 @@ table of tests/perft_table.py.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from tests.reference import (
     parse_board,
     parse_game,
     parse_move,
+    parse_roman,
     perft,
     pseudo_moves,
     roman,
@@ -274,6 +276,32 @@ def test_lenient_move_forms(kernel: Kernel) -> None:
             assert ask(kernel, "get_board") == after, (board_text(pos), form)
             done += 1
     assert done >= 350
+
+
+def test_large_boards_both_sides(kernel: Kernel) -> None:
+    """Agree on boards from 9 to 30 (files aa, ab, …; levels past X): analysis, play, undo."""
+    rng = random.Random(4545)
+    problems: list[str] = []
+    past_z = 0
+    for i in range(60):
+        n = (9, 12, 27, 30)[i % 4]
+        side: Side = WHITE if i // 4 % 2 == 0 else BLACK
+        pos = game_position(rng, n, side, rng.randint(4, 40))
+        set_position(kernel, pos, sized=i % 2 == 0)
+        problems += disagreements(kernel, pos)
+        moves = successors(pos)
+        assert ask(kernel, "perft 1") == str(len(moves))
+        for name, after in rng.sample(moves, min(4, len(moves))):
+            past_z += any(len(part.rstrip("0123456789()IVXL")) > 1 for part in name[1:].split("-"))
+            # Decimal levels, as a GUI might send them.
+            decimal = re.sub(r"\(([IVXLCDM]+)\)", lambda m: f"({parse_roman(m[1])})", name)
+            assert ask(kernel, f"play {decimal}") == "", (board_text(pos), decimal)
+            if ask(kernel, "get_board") != board_text(after):
+                problems.append(f"{board_text(pos)}: play {decimal} gives the wrong board")
+            assert ask(kernel, "undo") == ""
+        assert ask(kernel, "get_board") == board_text(pos)
+    fail_on(problems, 60)
+    assert past_z >= 10, past_z
 
 
 def wrong_moves(rng: random.Random, pos: Position) -> list[str]:
