@@ -536,3 +536,24 @@ def mate_problem(rng: random.Random, n: int, side: Side, pieces: int) -> Positio
             continue
         return swap_colours(problem) if side == WHITE else problem
     raise ValueError(f"no mate problem found (n={n}, pieces={pieces})")
+
+
+def noise_game_position(rng: random.Random, n: int, side: Side, count: int) -> Position:
+    """Return a game position of `count` pieces thrown uniformly on the board, captures galore.
+
+    No scenario: a white king, usually a black king, and the rest of either colour anywhere;
+    drawn again until the position is valid and a game position.
+    """
+    if not 1 <= count <= n**3:
+        raise ValueError(f"cannot put {count} pieces on {n**3} cells")
+    cells = [(x, y, z) for x in range(n) for y in range(n) for z in range(n)]
+    for _ in range(1000):
+        chosen = rng.sample(cells, count)
+        pieces = {cell: rng.choice("QRBNqrbn") for cell in chosen[1:]}
+        pieces[chosen[0]] = "K"
+        if count > 1 and rng.random() < 0.8:
+            pieces[chosen[1]] = "k"
+        pos = Position(n, pieces, side)
+        if validity_error(pos) is None and game_error(pos) is None:
+            return pos
+    raise ValueError(f"no game position of {count} pieces found (n={n})")

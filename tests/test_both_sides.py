@@ -20,7 +20,7 @@ from kernel.config import EngineConfig
 from kernel.kernel import Kernel
 from tests.conftest import Engine
 from tests.perft_table import PERFT_TABLE
-from tests.positions import game_position, side_position, side_positions
+from tests.positions import game_position, noise_game_position, side_position, side_positions
 from tests.reference import (
     BLACK,
     ILLEGAL_KINDS,
@@ -244,6 +244,30 @@ def test_play_every_move_then_undo(kernel: Kernel) -> None:
         assert ask(kernel, "undo") == "? cannot undo", start
     fail_on(problems, len(positions))
     assert played >= 3000, played
+
+
+def test_play_on_crowded_noise(kernel: Kernel) -> None:
+    """Play and undo on boards a quarter to a half full of pieces thrown anywhere."""
+    rng = random.Random(3535)
+    problems: list[str] = []
+    played = 0
+    for i in range(300):
+        n = (3, 4, 5, 6)[i % 4]
+        side: Side = WHITE if i // 4 % 2 == 0 else BLACK
+        pos = noise_game_position(rng, n, side, rng.randint(n**3 // 4, n**3 // 2))
+        set_position(kernel, pos)
+        problems += disagreements(kernel, pos)
+        moves = successors(pos)
+        for name, after in rng.sample(moves, min(12, len(moves))):
+            assert ask(kernel, f"play {name}") == "", (board_text(pos), name)
+            played += 1
+            if ask(kernel, "get_board") != board_text(after):
+                problems.append(f"{board_text(pos)}: play {name} gives the wrong board")
+            problems += [f"after play {name}: {p}" for p in disagreements(kernel, after)]
+            assert ask(kernel, "undo") == ""
+        assert ask(kernel, "get_board") == board_text(pos)
+    fail_on(problems, 300)
+    assert played >= 1000, played
 
 
 def test_lenient_move_forms(kernel: Kernel) -> None:

@@ -13,6 +13,7 @@ from tests.perft_table import PERFT_TABLE
 from tests.positions import (
     game_position,
     mate_problem,
+    noise_game_position,
     positions,
     random_position,
     random_raw_position,
@@ -690,3 +691,17 @@ def test_mate_problems_are_rich() -> None:
         mate_problem(rng, 2, "w", 4)
     with pytest.raises(ValueError):
         mate_problem(rng, 3, "b", 2)
+
+
+def test_noise_game_positions() -> None:
+    """Make valid game positions of the count and side asked for, crowded ones included."""
+    rng = random.Random(12)
+    for i in range(100):
+        n = (2, 3, 4, 5)[i % 4]
+        side = "wb"[i // 4 % 2]
+        count = rng.randint(1, n**3 // 2)
+        pos = noise_game_position(rng, n, side, count)  # type: ignore[arg-type]
+        assert (pos.n, pos.side, len(pos.pieces)) == (n, side, count)
+        assert validity_error(pos) is None and game_error(pos) is None
+    with pytest.raises(ValueError):
+        noise_game_position(rng, 2, "w", 9)
