@@ -137,6 +137,47 @@ def test_set_board_side_words(kernel: Kernel) -> None:
     assert ask(kernel, "get_board") == board
 
 
+def test_explain_of_both_sides(kernel: Kernel) -> None:
+    """Explain for the side to move, agreeing with the reference's status, checkers and moves."""
+    problems: list[str] = []
+    count = 1200
+    for pos in side_positions(seed=1212, count=count, sizes=SIZES):
+        set_position(kernel, pos)
+        result = analyse(pos)
+        lines = ask(kernel, "explain").split("\n")
+        colour = "white" if pos.side == WHITE else "black"
+        king = [
+            cell
+            for cell, piece in pos.pieces.items()
+            if piece == ("K" if pos.side == WHITE else "k")
+        ]
+        verdict = "checkmate:" if result.status == "checkmate" else "not checkmate:"
+        in_check = bool(result.checkers)
+        if king:
+            head = f"{verdict} the {colour} king on {cell_name(king[0])} is "
+            head += "in check" if in_check else "not in check"
+        else:
+            head = f"{verdict} {colour} has no king, so it is never in check"
+        found = []
+        if lines[0] != head:
+            found.append(f"first line {lines[0]!r}, expected {head!r}")
+        if result.status == "stalemate" and f"stalemate: {colour} has no legal move" not in lines:
+            found.append("no stalemate line")
+        named_moves = set(lines[-1].replace(",", " ").split())
+        if result.status in ("check", "normal") and not named_moves & set(result.legal_moves):
+            found.append(f"the last line names no legal move: {lines[-1]!r}")
+        if in_check:
+            named = sorted(line.split()[2] for line in lines if line.startswith("check from "))
+            if named != result.checkers:
+                found.append(f"checkers named {named}, expected {result.checkers}")
+            free = [line for line in lines if line.endswith("free, the king can go there")]
+            king_moves = [m for m in result.legal_moves if m[0] in "Kk"]
+            if len(free) != len(king_moves):
+                found.append(f"{len(free)} free flights but {len(king_moves)} king moves")
+        problems += [f"{board_text(pos)}: explain: {f}" for f in found]
+    fail_on(problems, count)
+
+
 # ---------------------------------------------------------------- perft
 
 
