@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
 from tests.conftest import Engine
-from tests.positions import mate_problem
+from tests.positions import game_position, mate_problem
 from tests.reference import (
     BLACK,
     WHITE,
@@ -29,6 +29,7 @@ from tests.reference import (
     Side,
     board_text,
     check_solution,
+    in_check,
     mate_in,
     parse_game,
     play,
@@ -161,6 +162,21 @@ def test_mate_in_3_on_small_boards(kernel: Kernel) -> None:
         mates += bool(mate_in(pos, 3))
     fail_on(found, len(problems))
     assert mates >= 3
+
+
+def test_mate_in_general_game_positions(kernel: Kernel) -> None:
+    """Agree on game positions of every kind, the attacker often in check itself."""
+    rng = random.Random(555)
+    found: list[str] = []
+    attacker_in_check = 0
+    for i in range(300):
+        n = (2, 3, 4)[i % 3]
+        side: Side = WHITE if i // 3 % 2 == 0 else BLACK
+        pos = game_position(rng, n, side, rng.randint(3, min(8, n**3)))
+        attacker_in_check += in_check(pos)
+        found += solve_and_check(kernel, pos, 2 if n <= 3 else 1)
+    fail_on(found, 300)
+    assert attacker_in_check >= 50, attacker_in_check
 
 
 @st.composite
