@@ -107,6 +107,8 @@ class Offsets(NamedTuple):
     knight: tuple[int, ...]
     #: The moving offsets of each piece letter, and whether it slides along them.
     moves: dict[str, tuple[tuple[int, ...], bool]]
+    #: Each of the 26 unit offsets with the sliders, of both colours, that move along it.
+    rays: tuple[tuple[int, str], ...]
     #: compact[target] - compact[origin] -> the pieces that attack across it, and their path.
     attacks: dict[int, Attack]
     #: The compact index of each memory index: x + C*y + C*C*z, C from compact_width_for.
@@ -161,12 +163,18 @@ def offsets_for(size: int) -> Offsets:
     ):
         for letter in letters:
             moves[letter] = (offsets, slides)
+    rays = tuple(
+        (offset_of(step, memory_width), sliders + sliders.upper())
+        for steps, sliders in LINE_ATTACKERS
+        for step in steps
+    )
     return Offsets(
         rook,
         bishop,
         queen,
         knight,
         moves,
+        rays,
         attack_table(size, memory_width),
         compact_indices(size, memory_width),
     )

@@ -282,6 +282,95 @@ class Analysis:
                     count += 1
         return count
 
+    def checking_moves(self) -> list[Move]:
+        """List the legal moves that check the enemy king, without generating the others.
+
+        Direct checks land on a cell from which the piece attacks the king: along one of the
+        king's 26 rays, up to its first piece, or a knight's leap away. Discovered checks move
+        the one piece of the side to move that stands between one of its sliders and the king
+        off that line. Out of check, a move is legal as long as a pin allows it; in check, the
+        few legal moves are simply each asked.
+        """
+        position = self.position
+        target_king = position.kings[self.enemy]
+        if target_king == NO_POINT:
+            return []
+        if self.checkers:
+            return [move for move in self.legal_moves() if gives_check(position, move)]
+        cells = position.cells
+        offsets = position.offsets
+        theirs = SIDE_LETTERS[self.enemy]
+        # The cells a piece checks from, and the letters that check from each.
+        check_cells: dict[int, str] = {}
+        for step, sliders in offsets.rays:
+            point = target_king + step
+            while cells[point] == EMPTY:
+                check_cells[point] = sliders
+                point += step
+            if cells[point] in theirs:
+                check_cells[point] = sliders
+        for step in offsets.knight:
+            point = target_king + step
+            if cells[point] == EMPTY or cells[point] in theirs:
+                check_cells[point] = "Nn"
+        found: dict[tuple[int, int], Move] = {}
+        pins = self.pins()
+        attacks = offsets.attacks
+        compact = offsets.compact
+        for origin, letter in position.pieces[self.side]:
+            if origin == self.king:
+                continue  # a king never checks a king
+            line = pins.get(origin)
+            compact_origin = compact[origin]
+            for target, letters in check_cells.items():
+                if letter not in letters or (line is not None and target not in line):
+                    continue
+                attack = attacks.get(compact[target] - compact_origin)
+                if attack is None or letter not in attack.letters:
+                    continue
+                point = origin + attack.step
+                while attack.step and point != target and cells[point] == EMPTY:
+                    point += attack.step
+                if not attack.step or point == target:
+                    found[origin, target] = Move(letter, origin, target, cells[target])
+        for shield, line in self.discovery_lines(target_king).items():
+            for move in self.moves_of(shield):
+                if move.target not in line:
+                    found[move.origin, move.target] = move
+        return list(found.values())
+
+    def discovery_lines(self, target_king: int) -> dict[int, range]:
+        """Map each own piece that alone shields the enemy king from an own slider to that line.
+
+        The line runs from the slider up to the king: the shield leaving it gives check.
+        """
+        position = self.position
+        cells = position.cells
+        attacks = position.offsets.attacks
+        compact = position.offsets.compact
+        mine = SIDE_LETTERS[self.side]
+        lines: dict[int, range] = {}
+        for origin, letter in position.pieces[self.side]:
+            attack = attacks.get(compact[target_king] - compact[origin])
+            if attack is None or not attack.step or letter not in attack.letters:
+                continue
+            between = pieces_between(position, origin, target_king)
+            if len(between) == 1 and cells[between[0]] in mine:
+                lines[between[0]] = range(origin, target_king, attack.step)
+        return lines
+
+    def moves_of(self, origin: int) -> Iterator[Move]:
+        """Yield the legal moves of the piece on origin, out of check."""
+        if origin == self.king:
+            yield from self.king_moves()
+            return
+        cells = self.position.cells
+        letter = cells[origin]
+        line = self.pins().get(origin)
+        for target in destinations(self.position, origin):
+            if line is None or target in line:
+                yield Move(letter, origin, target, cells[target])
+
     def legal_moves(self) -> Iterator[Move]:
         """Yield every legal move of the side to move, the king's first."""
         yield from self.king_moves()

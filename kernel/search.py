@@ -15,11 +15,11 @@ different move orders reach the same positions.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from kernel.notation import EMPTY
 from kernel.position import Move, Position
-from kernel.rules import Analysis, gives_check
+from kernel.rules import Analysis
 
 #: Called now and then during a long search: the depth asked, positions so far, seconds so far.
 Progress = Callable[[int, int, float], None]
@@ -103,20 +103,20 @@ class MateSearch:
         self.budget.spend()
         return position.play(move)
 
-    def attacking_moves(self, analysis: Analysis, moves: int) -> Iterable[Move]:
+    def attacking_moves(self, analysis: Analysis, moves: int) -> list[Move]:
         """List the attacker's moves worth trying, checks first; with one move left, only checks.
 
         Checks first, because a mate needs a check at the end and most short mates are checks
         all the way; captures next, because they take away defenders.
         """
-        position = analysis.position
-        checks: list[Move] = []
+        checks = analysis.checking_moves()
+        if moves == 1:
+            return checks
+        checking = {(move.origin, move.target) for move in checks}
         captures: list[Move] = []
         quiet: list[Move] = []
         for move in analysis.legal_moves():
-            if gives_check(position, move):
-                checks.append(move)
-            elif moves > 1:
+            if (move.origin, move.target) not in checking:
                 (quiet if move.captured == EMPTY else captures).append(move)
         return checks + captures + quiet
 

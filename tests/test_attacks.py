@@ -19,6 +19,7 @@ from kernel.rules import (
     InvalidPosition,
     attackers,
     check_position,
+    discovers_check,
     gives_check,
     in_check,
 )
@@ -143,3 +144,61 @@ def test_a_position_with_one_king_in_check_is_accepted_whoever_is_to_move(side: 
     both = position_of("[###,###,###],[###,###,###],[K#R,###,q#k]", side)
     with pytest.raises(InvalidPosition, match="both kings are in check"):
         check_position(both)
+
+
+def discovery_position(rng: random.Random, size: int) -> tuple[str, int]:
+    """Draw a board where a piece of the side to move shields the enemy king from its slider."""
+    for _ in range(10_000):
+        side = rng.choice((WHITE, BLACK))
+        mover, other = ("QRBN", "k") if side == WHITE else ("qrbn", "K")
+        slow = reference.parse_board(random_position(rng, size))
+        pieces = {cell: p for cell, p in slow.pieces.items() if p not in "Kk"}
+        king = (rng.randrange(size), rng.randrange(size), rng.randrange(size))
+        step = rng.choice(sorted(reference.QUEEN_STEPS))
+        line = [reference.add(king, step, times) for times in range(1, size)]
+        line = [cell for cell in line if all(0 <= c < size for c in cell)]
+        if len(line) < 2:
+            continue
+        for cell in line:
+            pieces.pop(cell, None)
+        pieces[king] = other
+        pieces[line[rng.randrange(len(line) - 1)]] = rng.choice(mover)
+        pieces[line[-1]] = mover[0]  # a queen moves along every line
+        own_king = rng.choice(
+            [
+                (x, y, z)
+                for x in range(size)
+                for y in range(size)
+                for z in range(size)
+                if (x, y, z) not in pieces
+            ]
+            or [None]
+        )
+        if own_king is None:
+            continue
+        pieces[own_king] = "K" if side == WHITE else "k"
+        if "K" not in pieces.values():
+            continue
+        board = reference.to_notation(size, pieces)
+        if reference.validity_error(reference.Position(size, pieces)) is None:
+            return board, side
+    raise AssertionError(f"no board with a discovery line drawn on n = {size}")
+
+
+@pytest.mark.parametrize("size", [3, 4, 5, 6, 8])  # on a 2-cube the kings always touch
+def test_checking_moves_are_the_legal_moves_that_give_check(size: int) -> None:
+    """Generated straight from the check cells and discovery lines, yet the same set."""
+    rng = random.Random(400 + size)
+    found = discovered = 0
+    for _ in range(150):
+        board, side = discovery_position(rng, size)
+        position = position_of(board, side)
+        if in_check(position, position.enemy):
+            continue
+        analysis = Analysis(position)
+        expected = {move for move in analysis.legal_moves() if gives_check(position, move)}
+        assert set(analysis.checking_moves()) == expected, (position.cells, side)
+        found += len(expected)
+        king = position.kings[position.enemy]
+        discovered += sum(discovers_check(position, move, king) for move in expected)
+    assert found > 20 and discovered > 0
