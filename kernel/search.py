@@ -91,6 +91,8 @@ class MateSearch:
         self.budget = budget
         #: (cells, side to move, moves left) -> whether the attacker wins from there.
         self.table: dict[tuple[str, int, int], bool] = {}
+        #: The defence that last refuted an attacker's move, by moves left.
+        self.killers: dict[int, Move] = {}
 
     def keys(self, position: Position, moves: int) -> list[Move]:
         """Return every move of the side to move that mates in `moves` or fewer."""
@@ -148,12 +150,25 @@ class MateSearch:
             if not defences:
                 known = analysis.in_check
             else:
-                known = all(
-                    self.attacker_mates(self.visit(position, defence), moves - 1)
-                    for defence in defences
-                )
+                known = self.every_defence_loses(position, defences, moves)
         self.table[key] = known
         return known
+
+    def every_defence_loses(self, position: Position, defences: list[Move], moves: int) -> bool:
+        """Tell whether the attacker mates in `moves` - 1 after each defence.
+
+        The defence that last refuted an attacker's move at this depth is tried first: the
+        same escape (often a king's step) tends to refute the attacker's other tries too.
+        """
+        killer = self.killers.get(moves)
+        if killer is not None and killer in defences:
+            defences.remove(killer)
+            defences.insert(0, killer)
+        for defence in defences:
+            if not self.attacker_mates(self.visit(position, defence), moves - 1):
+                self.killers[moves] = defence
+                return False
+        return True
 
     def shortest_mate(self, position: Position, moves: int) -> tuple[Move, int] | None:
         """Return the attacker's first move (by name order) of the shortest mate within `moves`."""
