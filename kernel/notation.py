@@ -106,33 +106,41 @@ def parse_board(text: str, max_size: int, comments: str = COMMENTS_LINE_START) -
     return BoardText(size, rows)
 
 
-#: Every piece letter to EMPTY: what is left of a board is its bare skeleton.
-_BLANK_PIECES = str.maketrans(dict.fromkeys(WHITE_PIECES + BLACK_PIECES, EMPTY))
-
-
-@cache
-def empty_notation(size: int) -> str:
-    """Return the canonical notation of the empty board of this size."""
-    row = EMPTY * size
-    layer = "[" + ",".join([row] * size) + "]"
-    return ",".join([layer] * size)
+#: Every byte a canonical board may hold but its brackets and commas.
+_CELL_BYTES = (WHITE_PIECES + BLACK_PIECES + EMPTY).encode()
 
 
 def canonical_rows(text: str, size: int) -> list[str] | None:
     """Return the rows of a board in canonical notation, or None if it is not in that form.
 
-    With every piece blanked, a canonical board is exactly the empty board's notation: one
-    translate and one comparison, both at C speed, check every character and separator.
-    The rows are then the text split at commas, less the bracket at each end of a layer.
+    The canonical text of a size has one length, and its brackets and commas stand at fixed
+    places, each kind in steps of one layer: a few slices check them all. What is left must be
+    cell letters, which one byte deletion checks. All of it runs at C speed, which matters at
+    n = 64 (266,000 characters). The rows are then the text split at commas, less the bracket
+    at each end of a layer.
     """
-    empty = empty_notation(size)
-    if len(text) != len(empty) or text.translate(_BLANK_PIECES) != empty:
+    row_stride = size + 1
+    layer_stride = size * row_stride + 2  # n rows and their commas or bracket, "[", ","
+    if len(text) != size * layer_stride - 1 or not text.isascii():
         return None
+    last = layer_stride - 2  # where a layer's "]" stands, from its "["
+    if (
+        text[::layer_stride] != "[" * size
+        or text[last::layer_stride] != "]" * size
+        or text[last + 1 :: layer_stride] != "," * (size - 1)
+    ):
+        return None
+    commas = "," * size
+    for row in range(size - 1):
+        if text[size + 1 + row * row_stride :: layer_stride] != commas:
+            return None
+    separators = size * size - 1 + 2 * size
+    if len(text.encode().translate(None, _CELL_BYTES)) != separators:
+        return None  # a character that is no cell letter
     rows = text.split(",")
     for first in range(0, size * size, size):
-        last = first + size - 1
         rows[first] = rows[first][1:]
-        rows[last] = rows[last][:-1]
+        rows[first + size - 1] = rows[first + size - 1][:-1]
     return rows
 
 
