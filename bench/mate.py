@@ -193,6 +193,11 @@ def goals(solved_2: list[Solved]) -> list[Goal]:
 
 def run(quick: bool) -> str:
     """Measure both depths and return the section's text."""
+    return section(quick)[0]
+
+
+def section(quick: bool) -> tuple[str, list[Goal]]:
+    """Measure both depths; return the section's text and the mate-in-2 goals."""
     settings = QUICK if quick else FULL
     solved_2 = measure(MATE_IN_2[: settings.problems_2], 2, settings)
     solved_3 = measure(MATE_IN_3[: settings.problems_3], 3, settings)
@@ -241,14 +246,15 @@ def run(quick: bool) -> str:
             f" {max(s.engine for s in solved) * 1000:,.1f} ms; brute/engine median {ratio}"
             f" over {len(ratios)} problems"
         )
+    found = goals(solved_2)
     lines += [
         "",
         table(
             ["goal", "measured", "limit", "verdict"],
-            [[g.name, g.measured, g.limit, g.verdict] for g in goals(solved_2)],
+            [[g.name, g.measured, g.limit, g.verdict] for g in found],
         ),
     ]
-    return "\n".join(lines)
+    return "\n".join(lines), found
 
 
 def main(argv: list[str] | None = None) -> int:
