@@ -20,7 +20,9 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from kernel.kernel import Kernel
 from tests.cases import REFERENCE_CASES
+from tests.reference import BLACK, Position, board_text, to_notation
 
 # No per-example deadline: on a loaded 2-core machine a slow example is not a failure, and a
 # timing that can fail at random is a flaky test. Failures print how to reproduce them.
@@ -262,3 +264,25 @@ def check_logs(log_dir: Path, exchanges: list[tuple[str, str]], exit_reason: str
             # A refused command is a warning; an internal error (tested apart) an error.
             assert (event_out["event"], event_out["level"]) == ("error", "warning")
             assert event_out["error"] == text
+
+
+# --- the kernel in process ------------------------------------------------------------------
+
+
+def ask(kernel: Kernel, line: str) -> str:
+    """Run one command line in process; a refusal comes back as `? message`."""
+    name, *args = line.split(" ")
+    reply = kernel.execute(name, args)
+    return reply.text if reply.ok else f"? {reply.text}"
+
+
+def set_position(kernel: Kernel, pos: Position, sized: bool = False) -> None:
+    """Set pos in the kernel, with its side to move (`b` or, alternately, `black`)."""
+    words = [str(pos.n)] if sized else []
+    words.append(to_notation(pos.n, pos.pieces))
+    if pos.side == BLACK:
+        words.append("b" if sized else "black")
+    elif sized:
+        words.append("w")
+    reply = kernel.execute("set_board", words)
+    assert reply.ok, (board_text(pos), reply.text)

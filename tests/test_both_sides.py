@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
-from tests.conftest import Engine
+from tests.conftest import Engine, ask, set_position
 from tests.perft_table import PERFT_TABLE
 from tests.positions import game_position, noise_game_position, side_position, side_positions
 from tests.reference import (
@@ -42,7 +42,6 @@ from tests.reference import (
     pseudo_moves,
     roman,
     successors,
-    to_notation,
 )
 
 SIZES = (2, 3, 4, 5, 6, 7, 8)
@@ -52,25 +51,6 @@ SIZES = (2, 3, 4, 5, 6, 7, 8)
 def kernel() -> Kernel:
     """Share one kernel: set_board replaces the whole position and clears the history."""
     return Kernel(EngineConfig())
-
-
-def ask(kernel: Kernel, line: str) -> str:
-    """Run one command line in process; a refusal comes back as `? message`."""
-    name, *args = line.split(" ")
-    reply = kernel.execute(name, args)
-    return reply.text if reply.ok else f"? {reply.text}"
-
-
-def set_position(kernel: Kernel, pos: Position, sized: bool = False) -> None:
-    """Set pos in the kernel, with its side to move (`b` or, alternately, `black`)."""
-    words = [str(pos.n)] if sized else []
-    words.append(to_notation(pos.n, pos.pieces))
-    if pos.side == BLACK:
-        words.append("b" if sized else "black")
-    elif sized:
-        words.append("w")
-    reply = kernel.execute("set_board", words)
-    assert reply.ok, (board_text(pos), reply.text)
 
 
 def analysis_texts(pos: Position) -> dict[str, str]:

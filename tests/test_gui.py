@@ -197,11 +197,11 @@ def names(page: Page, selector: str) -> list[str]:
     return sorted(found.nth(i).get_attribute("data-cell") or "" for i in range(found.count()))
 
 
-def post_line(url: str, line: str) -> tuple[int, dict[str, Any]]:
-    """POST one protocol line to the server's relay and return the status and JSON answer."""
+def post_json(url: str, payload: dict[str, object]) -> tuple[int, dict[str, Any]]:
+    """POST a JSON body to the server's relay and return the status and JSON answer."""
     request = urllib.request.Request(
         url + "engine",
-        data=json.dumps({"line": line}).encode(),
+        data=json.dumps(payload).encode(),
         headers={"Content-Type": "application/json"},
         method="POST",
     )
@@ -212,23 +212,16 @@ def post_line(url: str, line: str) -> tuple[int, dict[str, Any]]:
         status, body = exc.code, exc.read()
     answer: dict[str, Any] = json.loads(body)
     return status, answer
+
+
+def post_line(url: str, line: str) -> tuple[int, dict[str, Any]]:
+    """POST one protocol line to the relay."""
+    return post_json(url, {"line": line})
 
 
 def post_line_batch(url: str, lines: object) -> tuple[int, dict[str, Any]]:
-    """POST a batch ``{"lines": lines}`` to the relay and return the status and JSON answer."""
-    request = urllib.request.Request(
-        url + "engine",
-        data=json.dumps({"lines": lines}).encode(),
-        headers={"Content-Type": "application/json"},
-        method="POST",
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            status, body = response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        status, body = exc.code, exc.read()
-    answer: dict[str, Any] = json.loads(body)
-    return status, answer
+    """POST a batch ``{"lines": lines}`` to the relay."""
+    return post_json(url, {"lines": lines})
 
 
 def engine_board(url: str) -> str:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
-from tests.conftest import Engine
+from tests.conftest import Engine, ask, set_position
 from tests.positions import game_position, mate_problem
 from tests.reference import (
     BLACK,
@@ -35,7 +35,6 @@ from tests.reference import (
     play,
     status,
     successors,
-    to_notation,
 )
 
 #: The rules.md examples and the hand-made cases of tests/test_reference.py, with their keys.
@@ -54,19 +53,6 @@ DOUBLE_CHECK = "[q##,kq#,###],[###,n##,###],[Q##,##q,K##] b"
 def kernel() -> Kernel:
     """Share one kernel: set_board replaces the whole position."""
     return Kernel(EngineConfig())
-
-
-def ask(kernel: Kernel, line: str) -> str:
-    """Run one command line in process; a refusal comes back as `? message`."""
-    name, *args = line.split(" ")
-    reply = kernel.execute(name, args)
-    return reply.text if reply.ok else f"? {reply.text}"
-
-
-def set_position(kernel: Kernel, pos: Position) -> None:
-    """Set pos, with its side to move, in the kernel."""
-    side = " b" if pos.side == BLACK else ""
-    assert ask(kernel, f"set_board {to_notation(pos.n, pos.pieces)}{side}") == ""
 
 
 def solve_and_check(kernel: Kernel, pos: Position, depth: int) -> list[str]:
