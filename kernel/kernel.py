@@ -309,7 +309,7 @@ def cmd_play(kernel: Kernel, args: list[str]) -> str:
     """
     try:
         readings = parse_move_text(args[0])
-    except ValueError as error:
+    except NotationError as error:
         raise CommandError(f"illegal move: {error}") from None
     analysis = kernel.game_analysis()
     move = find_move(kernel.position, analysis, readings)
@@ -492,7 +492,7 @@ def resolve_move(
     try:
         origin = get_point_from_cell_name(geometry, origin_name)
         target = get_point_from_cell_name(geometry, target_name)
-    except ValueError as error:
+    except NotationError as error:
         raise CommandError(f"illegal move: {error}") from None
     # Messages name the cells canonically, however the move wrote them (c2(2) is c2(II)).
     origin_name = get_cell_name_from_point(geometry, origin)

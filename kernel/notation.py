@@ -50,7 +50,7 @@ COMMENTS_ANYWHERE = "anywhere"
 
 
 class NotationError(ValueError):
-    """The board text cannot be read; the message says why, for the user."""
+    """Text that cannot be read as a board, a cell or a move; the message says why, for the user."""
 
 
 class BoardText(NamedTuple):
@@ -353,7 +353,7 @@ def get_roman_from_level(level: int) -> str:
 
 @cache
 def get_level_from_roman(numeral: str) -> int:
-    """Read a Roman numeral, or a decimal level; raise ValueError if it is malformed."""
+    """Read a Roman numeral, or a decimal level; raise NotationError if it is malformed."""
     if numeral.isdigit():
         return int(numeral)
     level = 0
@@ -364,7 +364,7 @@ def get_level_from_roman(numeral: str) -> int:
             rest = rest[len(letters) :]
     # Only the canonical spelling counts: "IIII" or "IL" would name a level ambiguously.
     if rest or get_roman_from_level(level) != numeral:
-        raise ValueError(f"bad level numeral {numeral!r}")
+        raise NotationError(f"bad level numeral {numeral!r}")
     return level
 
 
@@ -378,16 +378,18 @@ def get_point_from_cell_name(geometry: Geometry, name: str) -> int:
     """Invert get_cell_name_from_point; the level may also be decimal, as `c2(2)`."""
     match = re.fullmatch(CELL_NAME, name)
     if match is None:
-        raise ValueError(f"bad cell name {shorten(name)}: expected file, rank and level as c2(II)")
+        raise NotationError(
+            f"bad cell name {shorten(name)}: expected file, rank and level as c2(II)"
+        )
     file_name, rank, level_text = match.groups()
     size = geometry.size
     if len(rank) > MAX_SIZE_DIGITS or len(level_text) > MAX_SIZE_DIGITS:
-        raise ValueError(f"cell {shorten(name)} is off the {size}x{size}x{size} board")
+        raise NotationError(f"cell {shorten(name)} is off the {size}x{size}x{size} board")
     x = get_x_from_file_name(file_name) if len(file_name) <= MAX_SIZE_DIGITS else size
     y = int(rank) - 1
     z = get_level_from_roman(level_text) - 1
     if not (0 <= x < size and 0 <= y < size and 0 <= z < size):
-        raise ValueError(f"cell {shorten(name)} is off the {size}x{size}x{size} board")
+        raise NotationError(f"cell {shorten(name)} is off the {size}x{size}x{size} board")
     return geometry.get_point_from_cell(x, y, z)
 
 
@@ -425,14 +427,14 @@ MOVE_TEXT = r"([KQRBNkqrbn]?)([a-z]+[0-9]+\([0-9A-Z]+\))[-x]([a-z]+[0-9]+\([0-9A
 
 
 def parse_move_text(text: str) -> list[MoveText]:
-    """Read a move's letter and cells; raise ValueError when it is not written as a move.
+    """Read a move's letter and cells; raise NotationError when it is not written as a move.
 
     A lower-case letter may be a black piece or the start of a file (`bb2(I)` is a bishop on
     b2(I), or whatever stands on bb2(I)): both readings are returned, the letter's first.
     """
     match = re.fullmatch(MOVE_TEXT, text)
     if match is None:
-        raise ValueError(
+        raise NotationError(
             f"cannot read {shorten(text)}: write a move as Kc1(I)-c2(II) or Nb2(II)xa1(III)"
         )
     letter, origin, target = match.groups()
