@@ -108,7 +108,7 @@ def python_chess_perft(repeats: int = 3) -> PerftTiming | None:
 
     def perft(board: chess.Board, depth: int) -> int:
         if depth == 1:
-            return board.legal_moves.count()
+            return int(board.legal_moves.count())  # Any when python-chess is not installed
         count = 0
         for move in board.legal_moves:
             board.push(move)
