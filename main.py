@@ -11,6 +11,7 @@ import os
 import select
 import signal
 import sys
+import threading
 from collections.abc import Generator, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -169,15 +170,80 @@ def terminal_lines(limit: int) -> Generator[bytes | TooLong, None, None]:
     with contextlib.suppress(OSError):
         readline.read_history_file(HISTORY_FILE)
     try:
-        while True:
-            try:
-                line = input().encode("utf-8", errors="surrogateescape")
-            except EOFError:
-                return
-            yield line if len(line) <= limit else TooLong(line[:LOGGED_PREFIX], len(line))
+        with signals_wake_readline():
+            while True:
+                try:
+                    line = input().encode("utf-8", errors="surrogateescape")
+                except EOFError:
+                    return
+                yield line if len(line) <= limit else TooLong(line[:LOGGED_PREFIX], len(line))
     finally:
         with contextlib.suppress(OSError):
             readline.write_history_file(HISTORY_FILE)
+
+
+#: The signals that end the engine, which readline's wait must never sit on.
+ENDING_SIGNALS: tuple[int, ...] = (signal.SIGINT.value, signal.SIGTERM.value)
+#: How long a signal may wait for its handler before it is sent to the main thread again.
+REDELIVER_AFTER = 0.05
+
+
+@contextlib.contextmanager
+def signals_wake_readline() -> Iterator[None]:
+    """Make Ctrl-C (and SIGTERM) end readline's wait, even when it lands just before it.
+
+    readline waits for a key in a select() that only a signal arriving during it interrupts;
+    one that lands between Python's check for signals and that select is handled at the next
+    key. So a watcher thread hears every signal through a wakeup pipe and, as long as its
+    handler has not run, sends it again to the main thread alone, which interrupts the select.
+    Each handler runs its original once; a signal sent again after that is ignored.
+    """
+    handled: dict[int, int] = dict.fromkeys(ENDING_SIGNALS, 0)
+    originals = {signum: signal.getsignal(signum) for signum in ENDING_SIGNALS}
+
+    def once(signum: int, frame: FrameType | None) -> None:
+        handled[signum] += 1
+        original = originals[signum]
+        if handled[signum] == 1 and callable(original):
+            original(signum, frame)
+
+    main_thread = threading.get_ident()
+    stop_read, stop_write = os.pipe2(os.O_CLOEXEC)
+
+    def watch(wakeup: int) -> None:
+        while True:
+            ready, _, _ = select.select([wakeup, stop_read], [], [])
+            if stop_read in ready:
+                return
+            for signum in os.read(wakeup, 64):
+                if signum not in handled:
+                    continue
+                # Wait a little for the handler; if it has not run, readline missed it.
+                while not handled[signum]:
+                    stopping, _, _ = select.select([stop_read], [], [], REDELIVER_AFTER)
+                    if stopping:
+                        return
+                    if not handled[signum]:
+                        signal.pthread_kill(main_thread, signum)
+
+    for signum in ENDING_SIGNALS:
+        if originals[signum] is not signal.SIG_IGN:  # an ignored signal stays ignored
+            signal.signal(signum, once)
+    watcher: threading.Thread | None = None
+    try:
+        with signal_wakeup() as wakeup:
+            watcher = threading.Thread(target=watch, args=(wakeup,), daemon=True)
+            watcher.start()
+            try:
+                yield
+            finally:
+                os.write(stop_write, b"x")
+                watcher.join()
+    finally:
+        for signum, original in originals.items():
+            signal.signal(signum, original)
+        os.close(stop_read)
+        os.close(stop_write)
 
 
 def leading_id(prefix: str) -> str | None:

@@ -25,6 +25,7 @@ from tests.conftest import (
     REPO,
     TIMEOUT,
     check_logs,
+    default_sigint,
     engine_command,
     engine_env,
     read_console_log,
@@ -265,6 +266,9 @@ def spawn_at_terminal(tmp_path: Path, log_dir: Path) -> pexpect.spawn:
         cwd=str(REPO),
         env=env,
         timeout=TIMEOUT,
+        # Ctrl-C must reach the engine even when this run was started ignoring SIGINT (in the
+        # background of a shell without job control, as a CI script may be).
+        preexec_fn=default_sigint,
     )
     child.delaybeforesend = None
     return child
@@ -403,7 +407,12 @@ def test_ctrl_c_through_make_run(tmp_path: Path) -> None:
         check=True,
     )
     child = pexpect.spawn(
-        "make", ["--no-print-directory", "run"], cwd=str(REPO), env=env, timeout=TIMEOUT
+        "make",
+        ["--no-print-directory", "run"],
+        cwd=str(REPO),
+        env=env,
+        timeout=TIMEOUT,
+        preexec_fn=default_sigint,
     )
     child.expect_exact(GREETING)
     assert child.before == b"", child.before
