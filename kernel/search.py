@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from kernel.notation import EMPTY
+from kernel.notation import EMPTY, get_move_name
 from kernel.position import Move, Position
 from kernel.rules import Analysis
 
@@ -172,8 +172,6 @@ class MateSearch:
 
     def shortest_mate(self, position: Position, moves: int) -> tuple[Move, int] | None:
         """Return the attacker's first move (by name order) of the shortest mate within `moves`."""
-        from kernel.notation import get_move_name
-
         for depth in range(1, moves + 1):
             keys = self.keys(position, depth)
             if keys:
@@ -182,15 +180,13 @@ class MateSearch:
 
     def solution(self, position: Position, moves: int) -> list[str]:
         """Write each key and, under it, each defence with a mating answer, down to the mate."""
-        from kernel.notation import get_move_name
-
         lines: list[str] = []
         keys = sorted(self.keys(position, moves), key=lambda move: get_move_name(position, move))
         for key in keys:
             after = position.play(key)
-            refutable = self.defences_tree(after, moves, "  ")
-            lines.append(get_move_name(position, key) + ("" if refutable else " #"))
-            lines.extend(refutable)
+            tree = self.defences_tree(after, moves, "  ")
+            lines.append(get_move_name(position, key) + ("" if tree else " #"))
+            lines.extend(tree)
         return lines
 
     def defences_tree(self, position: Position, moves: int, indent: str) -> list[str]:
@@ -198,8 +194,6 @@ class MateSearch:
 
         Empty when the defender is already mated.
         """
-        from kernel.notation import get_move_name
-
         lines: list[str] = []
         defences = list(Analysis(position).legal_moves())
         for defence in sorted(defences, key=lambda move: get_move_name(position, move)):
