@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kernel.notation import EMPTY, SIDE_LETTERS, get_cell_name_from_point
+from kernel.notation import EMPTY, SIDE_LETTERS, SIDE_NAMES, get_cell_name_from_point
 from kernel.position import KING_LETTERS, NO_POINT, Move, Position
 
 
@@ -408,7 +408,7 @@ def check_position(position: Position) -> Analysis:
 
     if not white_kings:
         raise InvalidPosition("no white king")
-    for kings, colour in ((white_kings, "white"), (black_kings, "black")):
+    for kings, colour in zip((white_kings, black_kings), SIDE_NAMES, strict=True):
         if len(kings) > 1:
             raise InvalidPosition(f"{len(kings)} {colour} kings ({', '.join(map(name, kings))})")
     if black_kings:
