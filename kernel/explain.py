@@ -18,7 +18,7 @@ from kernel.notation import (
     get_move_name,
     piece_label,
 )
-from kernel.position import Move, Position
+from kernel.position import NO_POINT, Move, Position
 from kernel.rules import Analysis, attackers, cells_between, compact_difference, pieces_between
 
 SLIDERS = "qrbQRB"
@@ -29,12 +29,12 @@ def explain(analysis: Analysis) -> str:
     position = analysis.position
     side = SIDE_NAMES[analysis.side]
     saving = next(analysis.legal_moves(), None)
-    if analysis.king < 0:
-        lines = [f"not checkmate: {side} has no king, so it is never in check"]
-    elif not analysis.in_check:
-        king = cell_namer(position)(analysis.king)
-        lines = [f"not checkmate: the {side} king on {king} is not in check"]
     if not analysis.in_check:
+        if analysis.king == NO_POINT:
+            lines = [f"not checkmate: {side} has no king, so it is never in check"]
+        else:
+            king = cell_namer(position)(analysis.king)
+            lines = [f"not checkmate: the {side} king on {king} is not in check"]
         if saving is None:
             lines.append(f"stalemate: {side} has no legal move")
         else:

@@ -34,7 +34,7 @@ from kernel.notation import (
     piece_label,
     piece_name,
 )
-from kernel.position import WHITE, Move, Position, owner
+from kernel.position import NO_POINT, WHITE, Move, Position, owner
 from kernel.protocol import Command, CommandError, Reply, frame, parse_command, shorten
 from kernel.rules import Analysis, InvalidPosition, check_position, destinations, is_game_position
 from kernel.search import Budget, MateSearch, Progress, SearchLimitReached, perft
@@ -88,7 +88,7 @@ class Kernel:
 
     def analysis(self) -> Analysis:
         """Work out the position's checkers (and, when asked, pins) once, for every command."""
-        if self.position.kings[WHITE] < 0:
+        if self.position.kings[WHITE] == NO_POINT:
             raise CommandError("no white king on the board")
         if self._analysis is None:
             self._analysis = Analysis(self.position)
