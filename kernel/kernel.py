@@ -289,12 +289,8 @@ def cmd_perft(kernel: Kernel, args: list[str]) -> str:
     the count would visit more than search.max_nodes positions.
     Returns: the count, a whole number.
     """
-    depth = parse_int(args[0], "D", "D is too large")
-    if depth < 0:
-        raise CommandError(f"D must be 0 or more, got {depth}")
-    kernel.game_analysis()
-    budget = kernel.budget(depth)
-    return str(within_budget(lambda: perft(kernel.position, depth, budget)))
+    budget = search_budget(kernel, args[0], "D", least=0)
+    return str(within_budget(lambda: perft(kernel.position, budget.depth, budget)))
 
 
 def cmd_play(kernel: Kernel, args: list[str]) -> str:
@@ -456,13 +452,18 @@ def move_list(position: Position, moves: Iterable[Move]) -> str:
     return " ".join(sorted(get_move_name(position, move) for move in moves))
 
 
+def search_budget(kernel: Kernel, text: str, what: str, least: int) -> Budget:
+    """Read a search's depth, check the position is a game position, and make its budget."""
+    depth = parse_int(text, what, f"{what} is too large")
+    if depth < least:
+        raise CommandError(f"{what} must be {least} or more, got {depth}")
+    kernel.game_analysis()
+    return kernel.budget(depth)
+
+
 def mate_search(kernel: Kernel, text: str) -> MateSearch:
     """Read N for mate_in or solution, check the position, and make the search."""
-    moves = parse_int(text, "N", "N is too large")
-    if moves < 1:
-        raise CommandError(f"N must be 1 or more, got {moves}")
-    kernel.game_analysis()
-    return MateSearch(kernel.budget(moves))
+    return MateSearch(search_budget(kernel, text, "N", least=1))
 
 
 def within_budget(search: Callable[[], Result]) -> Result:
