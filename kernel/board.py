@@ -24,7 +24,14 @@ from functools import cache
 from typing import NamedTuple
 
 from kernel.directions import WALL_THICKNESS, memory_width_for
-from kernel.notation import EMPTY, WALL
+
+#: What a cell holds besides a piece letter: nothing, or the wall around the board.
+EMPTY = "#"
+WALL = "+"
+#: The piece letters of each side, indexed by the side (kernel.position.WHITE, BLACK).
+SIDE_LETTERS = ("KQRBN", "kqrbn")
+#: The names of the sides, indexed like SIDE_LETTERS.
+SIDE_NAMES = ("white", "black")
 
 
 class Geometry:

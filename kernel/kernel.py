@@ -349,7 +349,9 @@ def cmd_set_board(kernel: Kernel, args: list[str]) -> str:
         raise CommandError(f"invalid board: {error}") from None
     position = Position.from_rows(text.size, text.rows, side)
     try:
-        analysis = check_position(position)
+        analysis = check_position(
+            position, lambda point: get_cell_name_from_point(position.geometry, point)
+        )
     except InvalidPosition as error:
         raise CommandError(f"invalid board: {error}") from None
     kernel.set_position(position, analysis)

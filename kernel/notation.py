@@ -12,22 +12,19 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
+# The cell letters and side names are re-exported: callers that read and write text find them here.
+from kernel.board import EMPTY as EMPTY
+from kernel.board import SIDE_LETTERS as SIDE_LETTERS
+from kernel.board import SIDE_NAMES as SIDE_NAMES
+from kernel.board import WALL as WALL
+from kernel.board import Geometry
+from kernel.position import Move, Position
 from kernel.protocol import shorten
 
-if TYPE_CHECKING:
-    from kernel.board import Geometry
-    from kernel.position import Move, Position
-
-EMPTY = "#"
-WALL = "+"
-#: The piece letters of each side, indexed by the side (kernel.position.WHITE, BLACK).
-SIDE_LETTERS = ("KQRBN", "kqrbn")
 WHITE_PIECES, BLACK_PIECES = SIDE_LETTERS
 PIECE_LETTERS = WHITE_PIECES + BLACK_PIECES
-#: The names of the sides, indexed like SIDE_LETTERS.
-SIDE_NAMES = ("white", "black")
 #: What `set_board` accepts as its SIDE word, and the side each names.
 SIDE_WORDS = {"w": 0, "white": 0, "b": 1, "black": 1}
 PIECE_NAMES = {"k": "king", "q": "queen", "r": "rook", "b": "bishop", "n": "knight"}

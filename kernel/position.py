@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from kernel.board import Geometry, empty_cells, geometry_for, padded_cells
+from kernel.board import EMPTY, SIDE_LETTERS, Geometry, empty_cells, geometry_for, padded_cells
 from kernel.directions import Offsets, offsets_for
-from kernel.notation import EMPTY, SIDE_LETTERS
 
 #: The sides, as indices into every per-side table (SIDE_LETTERS, SIDE_NAMES, pieces).
 WHITE = 0

@@ -9,9 +9,9 @@ look-up per piece, whatever the board's size, and the paths walked are the few t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from kernel.notation import EMPTY, SIDE_LETTERS, SIDE_NAMES, get_cell_name_from_point
+from kernel.board import EMPTY, SIDE_LETTERS, SIDE_NAMES
 from kernel.position import KING_LETTERS, NO_POINT, Move, Position
 
 
@@ -395,17 +395,14 @@ class InvalidPosition(ValueError):
     """A position that cannot be asked about; the message says why."""
 
 
-def check_position(position: Position) -> Analysis:
+def check_position(position: Position, name: Callable[[int], str] = str) -> Analysis:
     """Analyse a position once it is known to be one that can be asked about.
 
-    Raise InvalidPosition for a wrong number of kings, kings side by side, or both in check.
+    Raise InvalidPosition for a wrong number of kings, kings side by side, or both in check;
+    `name` writes a cell for the message (the text layer passes its cell names).
     """
     white_kings = position.find("K")
     black_kings = position.find("k")
-
-    def name(point: int) -> str:
-        return get_cell_name_from_point(position.geometry, point)
-
     if not white_kings:
         raise InvalidPosition("no white king")
     for kings, colour in zip((white_kings, black_kings), SIDE_NAMES, strict=True):
