@@ -138,7 +138,7 @@ def blocked_sliders(analysis: Analysis, target: int) -> Iterator[tuple[int, int]
     """Yield own sliders that would reach target but for one piece in between."""
     position = analysis.position
     attacks = position.offsets.attacks
-    for origin, letter in position.pieces[analysis.side]:
+    for origin, letter in position.pieces[analysis.side].items():
         attack = attacks.get(compact_difference(position, origin, target))
         if attack is None or not attack.step or letter not in attack.letters:
             continue

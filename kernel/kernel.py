@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from kernel.config import EngineConfig
+from kernel.game import Game
 from kernel.messages import (
     BOARD_ROW_AGAIN,
     BOARD_ROW_HINT,
@@ -55,13 +56,11 @@ class Exchange(NamedTuple):
 
 
 class Kernel:
-    """Hold the position and the moves played since it was set, and answer commands."""
+    """Hold the game (the position and the moves played since it was set) and answer commands."""
 
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
-        self.position = Position.empty(config.board_size)
-        #: The positions before each move played since the position was set, oldest first.
-        self.history: list[Position] = []
+        self.game = Game(Position.empty(config.board_size))
         self.quit_requested = False
         #: Whether the last line looked like a row of a board pasted over several lines.
         self.in_pasted_board = False
@@ -69,21 +68,28 @@ class Kernel:
 
     # --- the position -------------------------------------------------------------------
 
+    @property
+    def position(self) -> Position:
+        """The position now."""
+        return self.game.position
+
     def set_position(self, position: Position, analysis: Analysis | None = None) -> None:
         """Set up a new position, forgetting the moves played; keep what is known about it."""
-        self.history.clear()
-        self.position = position
+        self.set_game(Game(position), analysis)
+
+    def set_game(self, game: Game, analysis: Analysis | None = None) -> None:
+        """Make a game the current one."""
+        self.game = game
         self._analysis = analysis
 
-    def push(self, position: Position) -> None:
-        """Make the position after a move the current one, remembering the one before."""
-        self.history.append(self.position)
-        self.position = position
+    def play(self, move: Move) -> None:
+        """Play a legal move of the side to move."""
+        self.game.play(move)
         self._analysis = None
 
-    def pop(self) -> None:
-        """Go back to the position before the last move; the caller checked there is one."""
-        self.position = self.history.pop()
+    def undo(self) -> None:
+        """Take back the last move; the caller checked there is one."""
+        self.game.undo()
         self._analysis = None
 
     def analysis(self) -> Analysis:
@@ -309,7 +315,7 @@ def cmd_play(kernel: Kernel, args: list[str]) -> str:
         raise CommandError(f"illegal move: {error}") from None
     analysis = kernel.game_analysis()
     move = find_move(kernel.position, analysis, readings)
-    kernel.push(kernel.position.play(move))
+    kernel.play(move)
     return ""
 
 
@@ -380,7 +386,10 @@ def cmd_solution(kernel: Kernel, args: list[str]) -> str:
     answer, down to the mate, which is marked `#`; one move per line; empty when no key.
     """
     search = mate_search(kernel, args[0])
-    return "\n".join(within_budget(lambda: search.solution(kernel.position, search.budget.depth)))
+    from kernel.solution import write_solution  # imported when first used, to start faster
+
+    lines = within_budget(lambda: write_solution(search, kernel.position, search.budget.depth))
+    return "\n".join(lines)
 
 
 def cmd_status(kernel: Kernel, args: list[str]) -> str:
@@ -419,9 +428,9 @@ def cmd_undo(kernel: Kernel, args: list[str]) -> str:
     Fails: no move was played since the position was set ("cannot undo").
     Returns: nothing.
     """
-    if not kernel.history:
+    if not kernel.game.plies:
         raise CommandError("cannot undo")
-    kernel.pop()
+    kernel.undo()
     return ""
 
 

@@ -1,14 +1,16 @@
-"""A position: the padded cells, the side to move and each side's pieces.
+"""A position: the padded cells, the side to move, each side's pieces and a hash key.
 
-Positions are immutable: `play` makes a new one and leaves the old one as it was. Three things
-follow. Undo is a stack of positions, so taking a move back cannot get anything wrong; a
-search can keep a position while it looks at the next; and a position's cells and side, which
-never change, are the key a transposition table needs. The cost is a copy of the
-cells string per move, a few microseconds up to n = 16 and a memcpy even at n = 64, which
-make/unmake would save but at the price of state that every caller must restore exactly.
+A position is changed in place: `play` makes a move and `undo` takes it back exactly, each at
+the cost of the move alone, whatever the board's size. A game's history is then the moves
+played (each carries what undoing it needs: the piece, both cells, what was captured) and
+one key per ply, not a copy of the board per ply: at n = 64 a board is 300,000 cells. A
+search plays and takes back moves on one position; whoever keeps a position while another
+part of the program plays on it takes a `copy`.
 
-Each side's pieces are kept in a tuple beside the cells and updated by `play`, so nothing
-has to scan the n³ cells to find them again.
+Each side's pieces are kept in a dict (cell -> letter) beside the cells and updated by `play`
+and `undo`, so nothing has to scan the n³ cells to find them again. The key is a Zobrist
+hash of the pieces and the side to move, updated by each move: equal positions have equal
+keys, which is what a transposition table and the repetition rule ask.
 """
 
 from __future__ import annotations
@@ -26,8 +28,27 @@ KING_LETTERS = ("K", "k")
 #: Where no cell is: a side without a king has its king here.
 NO_POINT = -1
 
-#: A piece: where it stands and its letter.
-Piece = tuple[int, str]
+#: One side's pieces: cell -> letter.
+Pieces = dict[int, str]
+
+#: A distinct number per letter, mixed into each piece's key (the letters' own str hashes
+#: change from run to run, and a search must be the same in every run).
+_LETTER_SALTS = {
+    letter: 0x9E3779B97F4A7C15 * (index + 1) & 0xFFFFFFFFFFFF
+    for index, letter in enumerate(SIDE_LETTERS[0] + SIDE_LETTERS[1])
+}
+#: XORed into the key when black is to move.
+BLACK_TO_MOVE_KEY = hash((0x5851F42D4C957F2D, -1))
+
+
+def piece_key(point: int, letter: str) -> int:
+    """Return the Zobrist number of a piece on a cell.
+
+    Made from Python's hash of an int tuple (xxHash's mixing, deterministic for ints) rather
+    than a table of random numbers: a table for every cell of a 64-cube and ten letters would
+    hold three million numbers, and the hash costs a fraction of a microsecond.
+    """
+    return hash((point, _LETTER_SALTS[letter]))
 
 
 class Move(NamedTuple):
@@ -40,81 +61,93 @@ class Move(NamedTuple):
 
 
 class Position:
-    """The cells of one board size, whose move it is, and where each side's pieces stand."""
+    """The cells of one board size, whose move it is, where each side's pieces stand, a key."""
 
-    __slots__ = ("cells", "geometry", "kings", "offsets", "pieces", "side", "size")
+    __slots__ = ("cells", "geometry", "key", "kings", "offsets", "pieces", "side", "size")
 
-    def __init__(
-        self,
-        size: int,
-        cells: str,
-        side: int = WHITE,
-        pieces: tuple[tuple[Piece, ...], tuple[Piece, ...]] | None = None,
-    ) -> None:
+    def __init__(self, size: int, cells: list[str], side: int = WHITE) -> None:
         self.size = size
         self.cells = cells
         self.side = side
         self.geometry: Geometry = geometry_for(size)
         self.offsets: Offsets = offsets_for(size)
-        if pieces is None:
-            pieces = find_pieces(cells)
-        self.pieces = pieces
-        self.kings = (king_of(pieces[WHITE], "K"), king_of(pieces[BLACK], "k"))
+        self.pieces: tuple[Pieces, Pieces] = find_pieces("".join(cells))
+        self.kings = [king_of(self.pieces[WHITE], "K"), king_of(self.pieces[BLACK], "k")]
+        key = BLACK_TO_MOVE_KEY if side else 0
+        for pieces in self.pieces:
+            for point, letter in pieces.items():
+                key ^= piece_key(point, letter)
+        self.key = key
 
     @classmethod
     def empty(cls, size: int) -> Position:
         """Make an empty board of this size, white to move."""
-        return cls(size, empty_cells(size), WHITE, ((), ()))
+        return cls(size, list(empty_cells(size)), WHITE)
 
     @classmethod
     def from_rows(cls, size: int, rows: list[str], side: int = WHITE) -> Position:
         """Make a position from n*n rows of n cells, top layer first, back row first."""
-        return cls(size, padded_cells(size, rows), side)
+        return cls(size, list(padded_cells(size, rows)), side)
 
     @property
     def enemy(self) -> int:
         """The side not to move."""
         return 1 - self.side
 
-    def play(self, move: Move) -> Position:
-        """Return the position after a move, the other side to move; this one is unchanged."""
-        origin, target, letter = move.origin, move.target, move.piece
+    def play(self, move: Move) -> None:
+        """Make a move of the side to move; the other side is then to move."""
+        letter, origin, target, captured = move
         cells = self.cells
-        if origin < target:
-            cells = (
-                cells[:origin] + EMPTY + cells[origin + 1 : target] + letter + cells[target + 1 :]
-            )
-        else:
-            cells = (
-                cells[:target] + letter + cells[target + 1 : origin] + EMPTY + cells[origin + 1 :]
-            )
+        cells[origin] = EMPTY
+        cells[target] = letter
         side = self.side
-        mine = tuple(
-            (target, letter) if point == origin else (point, piece)
-            for point, piece in self.pieces[side]
-        )
-        theirs = self.pieces[1 - side]
-        if move.captured != EMPTY:
-            theirs = tuple(piece for piece in theirs if piece[0] != target)
-        # Built field by field: the size's tables and the kings carry over, nothing is searched.
-        after = Position.__new__(Position)
-        after.size = self.size
-        after.cells = cells
-        after.side = 1 - side
-        after.geometry = self.geometry
-        after.offsets = self.offsets
-        king, their_king = self.kings[side], self.kings[1 - side]
-        if origin == king:
-            king = target
-        if target == their_king:
-            their_king = NO_POINT
-        if side == WHITE:
-            after.pieces = (mine, theirs)
-            after.kings = (king, their_king)
-        else:
-            after.pieces = (theirs, mine)
-            after.kings = (their_king, king)
-        return after
+        mine = self.pieces[side]
+        del mine[origin]
+        mine[target] = letter
+        key = self.key ^ BLACK_TO_MOVE_KEY ^ piece_key(origin, letter) ^ piece_key(target, letter)
+        if captured != EMPTY:
+            del self.pieces[1 - side][target]
+            key ^= piece_key(target, captured)
+            if captured in KING_LETTERS:
+                self.kings[1 - side] = NO_POINT
+        if self.kings[side] == origin:
+            self.kings[side] = target
+        self.key = key
+        self.side = 1 - side
+
+    def undo(self, move: Move) -> None:
+        """Take back `move`, the last move played; the side that made it is to move again."""
+        letter, origin, target, captured = move
+        side = 1 - self.side
+        cells = self.cells
+        cells[origin] = letter
+        cells[target] = captured
+        mine = self.pieces[side]
+        del mine[target]
+        mine[origin] = letter
+        key = self.key ^ BLACK_TO_MOVE_KEY ^ piece_key(origin, letter) ^ piece_key(target, letter)
+        if captured != EMPTY:
+            self.pieces[1 - side][target] = captured
+            key ^= piece_key(target, captured)
+            if captured in KING_LETTERS:
+                self.kings[1 - side] = target
+        if self.kings[side] == target:
+            self.kings[side] = origin
+        self.key = key
+        self.side = side
+
+    def copy(self) -> Position:
+        """Return an independent position equal to this one."""
+        twin = Position.__new__(Position)
+        twin.size = self.size
+        twin.cells = self.cells.copy()
+        twin.side = self.side
+        twin.geometry = self.geometry
+        twin.offsets = self.offsets
+        twin.pieces = (self.pieces[WHITE].copy(), self.pieces[BLACK].copy())
+        twin.kings = self.kings.copy()
+        twin.key = self.key
+        return twin
 
     def rows(self) -> list[str]:
         """Return the n*n rows in notation order: top layer first, back row first."""
@@ -122,35 +155,35 @@ class Position:
         cells = self.cells
         row_start = self.geometry.row_start
         return [
-            cells[row_start(y, z) : row_start(y, z) + size]
+            "".join(cells[row_start(y, z) : row_start(y, z) + size])
             for z in reversed(range(size))
             for y in reversed(range(size))
         ]
 
     def find(self, letter: str) -> list[int]:
-        """Return the points of every piece with this letter."""
+        """Return the points of every piece with this letter, in board order."""
         side = WHITE if letter.isupper() else BLACK
-        return [point for point, piece in self.pieces[side] if piece == letter]
+        return sorted(point for point, piece in self.pieces[side].items() if piece == letter)
 
 
-def find_pieces(cells: str) -> tuple[tuple[Piece, ...], tuple[Piece, ...]]:
+def find_pieces(cells: str) -> tuple[Pieces, Pieces]:
     """Find every piece in the padded cells once, white's and black's apart, kings first."""
     # One str.find per piece and letter runs at C speed (memchr): far faster than a regex
     # or a loop over the n³ cells, which matters at n = 64.
-    found: tuple[list[Piece], list[Piece]] = ([], [])
+    found: tuple[Pieces, Pieces] = ({}, {})
     for side, letters in enumerate(SIDE_LETTERS):
         pieces = found[side]
         for letter in letters:
             point = cells.find(letter)
             while point >= 0:
-                pieces.append((point, letter))
+                pieces[point] = letter
                 point = cells.find(letter, point + 1)
-    return tuple(found[WHITE]), tuple(found[BLACK])
+    return found
 
 
-def king_of(pieces: tuple[Piece, ...], letter: str) -> int:
+def king_of(pieces: Pieces, letter: str) -> int:
     """Return where the king with this letter stands among the pieces, or NO_POINT."""
-    for point, piece in pieces:
+    for point, piece in pieces.items():
         if piece == letter:
             return point
     return NO_POINT

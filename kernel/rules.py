@@ -25,7 +25,7 @@ def attackers(position: Position, target: int, side: int, lifted: int = NO_POINT
     attacks = position.offsets.attacks
     compact = position.offsets.compact
     compact_target = compact[target]
-    for origin, letter in position.pieces[side]:
+    for origin, letter in position.pieces[side].items():
         attack = attacks.get(compact_target - compact[origin])
         if attack is None or letter not in attack.letters:
             continue
@@ -178,7 +178,7 @@ class Analysis:
             attacks = position.offsets.attacks
             compact = position.offsets.compact
             compact_king = compact[king]
-            for origin, letter in position.pieces[self.enemy]:
+            for origin, letter in position.pieces[self.enemy].items():
                 attack = attacks.get(compact_king - compact[origin])
                 if attack is None or not attack.step or letter not in attack.letters:
                     continue
@@ -240,7 +240,7 @@ class Analysis:
                     if origin != king and (origin not in pins or target in pins[origin]):
                         yield Move(cells[origin], origin, target, piece)
             return
-        for origin, letter in position.pieces[self.side]:
+        for origin, letter in position.pieces[self.side].items():
             if origin == king:
                 continue  # its moves came first, from king_moves
             line = pins.get(origin)
@@ -259,7 +259,7 @@ class Analysis:
         enemies = SIDE_LETTERS[self.enemy]
         pins = self.pins()
         king = self.king
-        for origin, letter in position.pieces[self.side]:
+        for origin, letter in position.pieces[self.side].items():
             if origin == king:
                 continue
             line = pins.get(origin)
@@ -317,7 +317,7 @@ class Analysis:
         pins = self.pins()
         attacks = offsets.attacks
         compact = offsets.compact
-        for origin, letter in position.pieces[self.side]:
+        for origin, letter in position.pieces[self.side].items():
             if origin == self.king:
                 continue  # a king never checks a king
             line = pins.get(origin)
@@ -350,7 +350,7 @@ class Analysis:
         compact = position.offsets.compact
         mine = SIDE_LETTERS[self.side]
         lines: dict[int, range] = {}
-        for origin, letter in position.pieces[self.side]:
+        for origin, letter in position.pieces[self.side].items():
             attack = attacks.get(compact[target_king] - compact[origin])
             if attack is None or not attack.step or letter not in attack.letters:
                 continue

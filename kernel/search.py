@@ -1,15 +1,17 @@
 """Searches over positions: perft, and the AND/OR proof search for mate in N.
 
-Both count the positions they visit against one budget (`search.max_nodes`), and both leave
-the position they were given as it was: positions are immutable, so a search never has
-anything to restore.
+Both count the positions they visit against one budget (`search.max_nodes`), both play and
+take back moves on the one position they are given and leave it as it was, and both hold
+their memory to a bound whatever the board's size: perft keeps nothing but its path, and
+the mate search's table keys are the positions' hash keys (a few words each, not a board),
+in a table of at most `TABLE_ENTRIES` that starts afresh when full.
 
 Mate in N is proved by an AND/OR search. At an attacker's node (OR) one move that mates is
 enough; at a defender's node (AND) every defence must lose, and the first that does not
 refutes the attacker's move at once. The attacker tries checks first; with one move left only
 checks can mate, and those are found without playing the others (rules.gives_check). A
-transposition table keyed by (cells, side to move, moves left) remembers every verdict, since
-different move orders reach the same positions.
+transposition table keyed by (position key, moves left) remembers verdicts, since different
+move orders reach the same positions.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from kernel.notation import EMPTY, get_move_name
+from kernel.board import EMPTY
 from kernel.position import Move, Position
 from kernel.rules import Analysis
 
@@ -28,6 +30,12 @@ Progress = Callable[[int, int, float], None]
 CLOCK_EVERY = 4096
 #: A search reports progress once it has run this long, then at this interval.
 PROGRESS_AFTER = 1.0
+#: The deepest perft and the longest mate asked for: deeper recursions than these would
+#: outgrow Python's stack long before any budget ends them, and no position needs them.
+MAX_PERFT_DEPTH = 100
+MAX_MATE_MOVES = 100
+#: Verdicts the mate search keeps: about 150 bytes each, so at most about 150 MB.
+TABLE_ENTRIES = 1_000_000
 
 
 class SearchLimitReached(Exception):
@@ -81,29 +89,40 @@ def perft(position: Position, depth: int, budget: Budget) -> int:
         return count
     moves = list(analysis.legal_moves())
     budget.spend(len(moves))
-    return sum(perft(position.play(move), depth - 1, budget) for move in moves)
+    total = 0
+    for move in moves:
+        position.play(move)
+        try:
+            total += perft(position, depth - 1, budget)
+        finally:
+            position.undo(move)
+    return total
 
 
 class MateSearch:
     """Find the moves that mate in N for the side to move, with a shared transposition table."""
 
-    def __init__(self, budget: Budget) -> None:
+    def __init__(self, budget: Budget, table_entries: int = TABLE_ENTRIES) -> None:
         self.budget = budget
-        #: (cells, side to move, moves left) -> whether the attacker wins from there.
-        self.table: dict[tuple[str, int, int], bool] = {}
+        #: (position key, moves left) packed in one int -> whether the attacker wins from there.
+        self.table: dict[int, bool] = {}
+        self.table_entries = table_entries
         #: The defence that last refuted an attacker's move, by moves left.
         self.killers: dict[int, Move] = {}
 
     def keys(self, position: Position, moves: int) -> list[Move]:
         """Return every move of the side to move that mates in `moves` or fewer."""
-        analysis = Analysis(position)
-        candidates = self.attacking_moves(analysis, moves)
-        return [move for move in candidates if self.mates_after(self.visit(position, move), moves)]
+        candidates = self.attacking_moves(Analysis(position), moves)
+        return [move for move in candidates if self.mates_after_move(position, move, moves)]
 
-    def visit(self, position: Position, move: Move) -> Position:
-        """Play a move inside the search, counting the position it reaches."""
+    def mates_after_move(self, position: Position, move: Move, moves: int) -> bool:
+        """Play the attacker's move, tell whether it mates in `moves` or fewer, take it back."""
         self.budget.spend()
-        return position.play(move)
+        position.play(move)
+        try:
+            return self.mates_after(position, moves)
+        finally:
+            position.undo(move)
 
     def attacking_moves(self, analysis: Analysis, moves: int) -> list[Move]:
         """List the attacker's moves worth trying, checks first; with one move left, only checks.
@@ -122,15 +141,28 @@ class MateSearch:
                 (quiet if move.captured == EMPTY else captures).append(move)
         return checks + captures + quiet
 
+    def remember(self, position: Position, moves: int, verdict: bool) -> bool:
+        """Keep a verdict in the table, starting the table afresh when it is full."""
+        if len(self.table) >= self.table_entries:
+            self.table.clear()
+        self.table[position.key * MAX_MATE_MOVES * 2 + moves] = verdict
+        return verdict
+
+    def recall(self, position: Position, moves: int) -> bool | None:
+        """Return the verdict kept for this position and number of moves, if any."""
+        return self.table.get(position.key * MAX_MATE_MOVES * 2 + moves)
+
     def attacker_mates(self, position: Position, moves: int) -> bool:
         """Tell whether the side to move (the attacker) mates in `moves` or fewer."""
-        key = (position.cells, position.side, moves)
-        known = self.table.get(key)
-        if known is None:
-            candidates = self.attacking_moves(Analysis(position), moves)
-            known = any(self.mates_after(self.visit(position, move), moves) for move in candidates)
-            self.table[key] = known
-        return known
+        known = self.recall(position, moves)
+        if known is not None:
+            return known
+        candidates = self.attacking_moves(Analysis(position), moves)
+        return self.remember(
+            position,
+            moves,
+            any(self.mates_after_move(position, move, moves) for move in candidates),
+        )
 
     def mates_after(self, position: Position, moves: int) -> bool:
         """Tell whether the attacker's move that led here mates in `moves` or fewer.
@@ -138,21 +170,20 @@ class MateSearch:
         The defender is to move: mated now; or, with moves to spare, it has a move (stalemate
         is no mate) and after each of its moves the attacker mates in one move fewer.
         """
-        key = (position.cells, position.side, moves)
-        known = self.table.get(key)
+        # The defender's verdicts sit beside the attacker's: the side to move is in the key.
+        known = self.recall(position, moves)
         if known is not None:
             return known
         analysis = Analysis(position)
         if moves == 1:
-            known = analysis.in_check and not analysis.has_legal_move()
+            verdict = analysis.in_check and not analysis.has_legal_move()
         else:
             defences = list(analysis.legal_moves())
             if not defences:
-                known = analysis.in_check
+                verdict = analysis.in_check
             else:
-                known = self.every_defence_loses(position, defences, moves)
-        self.table[key] = known
-        return known
+                verdict = self.every_defence_loses(position, defences, moves)
+        return self.remember(position, moves, verdict)
 
     def every_defence_loses(self, position: Position, defences: list[Move], moves: int) -> bool:
         """Tell whether the attacker mates in `moves` - 1 after each defence.
@@ -165,46 +196,24 @@ class MateSearch:
             defences.remove(killer)
             defences.insert(0, killer)
         for defence in defences:
-            if not self.attacker_mates(self.visit(position, defence), moves - 1):
+            self.budget.spend()
+            position.play(defence)
+            try:
+                mated = self.attacker_mates(position, moves - 1)
+            finally:
+                position.undo(defence)
+            if not mated:
                 self.killers[moves] = defence
                 return False
         return True
 
-    def shortest_mate(self, position: Position, moves: int) -> tuple[Move, int] | None:
-        """Return the attacker's first move (by name order) of the shortest mate within `moves`."""
+    def mating_answers(self, position: Position, moves: int) -> tuple[list[Move], int]:
+        """Return the attacker's moves of the shortest mate within `moves`, and its length.
+
+        ([], 0) when there is none.
+        """
         for depth in range(1, moves + 1):
             keys = self.keys(position, depth)
             if keys:
-                return min(keys, key=lambda move: get_move_name(position, move)), depth
-        return None
-
-    def solution(self, position: Position, moves: int) -> list[str]:
-        """Write each key and, under it, each defence with a mating answer, down to the mate."""
-        lines: list[str] = []
-        keys = sorted(self.keys(position, moves), key=lambda move: get_move_name(position, move))
-        for key in keys:
-            after = position.play(key)
-            tree = self.defences_tree(after, moves, "  ")
-            lines.append(get_move_name(position, key) + ("" if tree else " #"))
-            lines.extend(tree)
-        return lines
-
-    def defences_tree(self, position: Position, moves: int, indent: str) -> list[str]:
-        """Write each defence of the position and the attacker's mating answer, recursively.
-
-        Empty when the defender is already mated.
-        """
-        lines: list[str] = []
-        defences = list(Analysis(position).legal_moves())
-        for defence in sorted(defences, key=lambda move: get_move_name(position, move)):
-            after = position.play(defence)
-            found = self.shortest_mate(after, moves - 1)
-            if found is None:  # cannot happen under a key; say so rather than hide it
-                raise AssertionError("a key's defence has no mating answer")
-            answer, depth = found
-            mated = depth == 1
-            line = f"{indent}{get_move_name(position, defence)} {get_move_name(after, answer)}"
-            lines.append(line + (" #" if mated else ""))
-            if not mated:
-                lines.extend(self.defences_tree(after.play(answer), depth, indent + "  "))
-        return lines
+                return keys, depth
+        return [], 0

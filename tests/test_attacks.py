@@ -114,10 +114,12 @@ def test_gives_check_says_what_playing_the_move_shows(size: int) -> None:
         position = position_of(random_position(rng, size), side)
         if in_check(position, position.enemy):
             continue  # not a game position: the enemy king could be taken
-        for move in Analysis(position).legal_moves():
-            after = position.play(move)
-            check = in_check(after, after.side)
-            assert gives_check(position, move) == check, move
+        for move in list(Analysis(position).legal_moves()):
+            expected = gives_check(position, move)
+            position.play(move)
+            check = in_check(position, position.side)
+            position.undo(move)
+            assert expected == check, move
             checked += 1
             checks += check
     assert checked > 60 and 0 < checks < checked

@@ -179,8 +179,8 @@ def test_board_from_rows_places_pieces_top_layer_and_back_row_first() -> None:
     def name(point: int) -> str:
         return get_cell_name_from_point(board.geometry, point)
 
-    assert {name(point): piece for point, piece in board.pieces[WHITE]} == {"a1(I)": "K"}
-    assert {name(point): piece for point, piece in board.pieces[BLACK]} == {"b2(II)": "q"}
+    assert {name(point): piece for point, piece in board.pieces[WHITE].items()} == {"a1(I)": "K"}
+    assert {name(point): piece for point, piece in board.pieces[BLACK].items()} == {"b2(II)": "q"}
     assert name(board.kings[WHITE]) == "a1(I)"
     assert board.kings[BLACK] == -1
     assert board.rows() == ["#q", "##", "##", "K#"]
@@ -192,7 +192,7 @@ def test_padded_cells_put_every_row_where_the_converters_say(size: int) -> None:
     rows = ["".join(rng.choice("#KQRBNkqrbn") for _ in range(size)) for _ in range(size**2)]
     board = Position.from_rows(size, rows)
     geometry = board.geometry
-    found = {point: letter for side in (WHITE, BLACK) for point, letter in board.pieces[side]}
+    found = {point: letter for side in (WHITE, BLACK) for point, letter in board.pieces[side].items()}
     assert found == {point: letter for point, letter in enumerate(board.cells) if letter.isalpha()}
     assert len(board.cells) == geometry.memory_area
     for index, row in enumerate(rows):

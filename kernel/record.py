@@ -1,0 +1,170 @@
+"""Game records: plain text that people read and programs parse, many games to a file.
+
+A record is header lines `Key: value`, then the moves, numbered by move pairs; records are
+separated by an empty line, and lines starting with `#` are comments (docs/rules.md, "Game
+records"):
+
+    Size: 3
+    Start: [###,#k#,###],[###,###,###],[###,#K#,###] w
+    Result: 1/2-1/2 (insufficient material)
+    Date: 2026-12-01
+    1. Kb2(I)-b1(I) kb2(III)-b3(III)
+    2. ...
+
+`Size`, `Start` and `Result` are required and written first; any other header may follow
+(`White`, `Black`, `Date`, `Event`, `Round`, `Opening`, `TimeControl`, ...). A game whose
+start has black to move begins `1... m`. This is not PGN: our move names hold parentheses,
+which every PGN reader would take for variations, so the format is a plainer one of its own.
+This module reads and writes the text only; replaying the moves is the command layer's job.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+#: The headers every record has, in the order they are written.
+REQUIRED = ("Size", "Start", "Result")
+HEADER = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):[ \t]*(.*)")
+#: A move line: the number of the move pair, `.` (white moves first) or `...` (black's).
+MOVE_LINE = re.compile(r"([0-9]+)(\.\.\.|\.)[ \t]+(.*)")
+RESULT = re.compile(r"\*|(?:1-0|0-1|1/2-1/2)(?: \(.+\))?")
+#: More digits than any board size or move number needs.
+MAX_DIGITS = 9
+
+
+class RecordError(ValueError):
+    """Text that is not a well-formed record; the message names the line and the problem."""
+
+
+@dataclass
+class GameRecord:
+    """One game: its size, start (board notation and `w`/`b`), result, moves and headers."""
+
+    size: int
+    start: str
+    result: str
+    moves: list[str] = field(default_factory=list)
+    #: Every other header, in the order written.
+    headers: dict[str, str] = field(default_factory=dict)
+    #: Where the record starts in its file, counting lines from 1 (0 when not read from text).
+    line: int = 0
+
+    @property
+    def black_starts(self) -> bool:
+        """Tell whether black is to move in the start position."""
+        return self.start.rstrip().endswith(" b")
+
+
+def one_line(value: str) -> str:
+    """Make a header value safe for one line: control characters become spaces."""
+    return " ".join("".join(" " if ord(ch) < 32 or ch == "\x7f" else ch for ch in value).split())
+
+
+def format_record(record: GameRecord) -> str:
+    """Write one record, ending in a newline."""
+    lines = [f"Size: {record.size}", f"Start: {one_line(record.start)}"]
+    lines.append(f"Result: {one_line(record.result)}")
+    for key, value in record.headers.items():
+        if key not in REQUIRED and HEADER.fullmatch(f"{key}: x"):
+            lines.append(f"{key}: {one_line(value)}")
+    moves = record.moves
+    number = 1
+    index = 0
+    if record.black_starts and moves:
+        lines.append(f"1... {moves[0]}")
+        number, index = 2, 1
+    while index < len(moves):
+        lines.append(f"{number}. " + " ".join(moves[index : index + 2]))
+        number += 1
+        index += 2
+    return "\n".join(lines) + "\n"
+
+
+def format_records(records: list[GameRecord]) -> str:
+    """Write several records, an empty line between two."""
+    return "\n".join(format_record(record) for record in records)
+
+
+def parse_records(text: str) -> list[GameRecord]:
+    """Read every record of a text; raise RecordError naming the line of the first problem."""
+    records: list[GameRecord] = []
+    block: list[tuple[int, str]] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("#"):
+            continue
+        if not line:
+            if block:
+                records.append(parse_block(block))
+                block = []
+            continue
+        block.append((number, line))
+    if block:
+        records.append(parse_block(block))
+    return records
+
+
+def parse_block(block: list[tuple[int, str]]) -> GameRecord:
+    """Read the lines of one record, each with its line number."""
+    headers: dict[str, str] = {}
+    moves: list[str] = []
+    first_line = block[0][0]
+    for number, line in block:
+        move_line = MOVE_LINE.fullmatch(line)
+        if move_line is None:
+            header = HEADER.fullmatch(line)
+            if header is None:
+                raise RecordError(f"line {number}: expected 'Key: value' or a move line: {line!r}")
+            if moves:
+                raise RecordError(f"line {number}: header after the moves: {line!r}")
+            key, value = header.groups()
+            if key in headers:
+                raise RecordError(f"line {number}: header {key} given twice")
+            headers[key] = value.strip()
+            continue
+        if not moves:
+            check_headers(headers, first_line)
+        read_move_line(move_line, number, moves, headers["Start"].endswith(" b"))
+    check_headers(headers, first_line)
+    size_text = headers.pop("Size")
+    if not size_text.isdigit() or len(size_text) > MAX_DIGITS:
+        raise RecordError(f"line {first_line}: Size must be a whole number, got {size_text!r}")
+    start = headers.pop("Start")
+    result = headers.pop("Result")
+    if RESULT.fullmatch(result) is None:
+        raise RecordError(f"line {first_line}: Result must be *, 1-0, 0-1 or 1/2-1/2: {result!r}")
+    return GameRecord(int(size_text), start, result, moves, headers, first_line)
+
+
+def check_headers(headers: dict[str, str], line: int) -> None:
+    """Refuse a record without one of the required headers."""
+    for key in REQUIRED:
+        if key not in headers:
+            raise RecordError(f"line {line}: the record has no {key} header")
+
+
+def read_move_line(found: re.Match[str], number: int, moves: list[str], black_starts: bool) -> None:
+    """Add the moves of one move line, checking its number and its dots.
+
+    With white to move first, every line is `N. w b` and begins with an even count of moves
+    so far; with black first, the first line is `1... b` and the others begin after an odd
+    count.
+    """
+    digits, dots, rest = found.groups()
+    words = rest.split()
+    if not words or len(words) > 2:
+        raise RecordError(f"line {number}: a move line holds one or two moves")
+    if not moves and black_starts != (dots == "..."):
+        first = "1... m (black moves first)" if black_starts else "1. m m (white moves first)"
+        raise RecordError(f"line {number}: the first move line must read {first}")
+    if moves and dots == "...":
+        raise RecordError(f"line {number}: only the first move line may be '1...'")
+    if dots == "..." and len(words) != 1:
+        raise RecordError(f"line {number}: '1...' is followed by black's one move")
+    if moves and len(moves) % 2 != int(black_starts):
+        raise RecordError(f"line {number}: the move line before it holds one move only")
+    expected = (len(moves) + int(black_starts)) // 2 + 1
+    if len(digits) > MAX_DIGITS or int(digits) != expected:
+        raise RecordError(f"line {number}: move {expected} expected, got {digits}{dots}")
+    moves.extend(words)
