@@ -192,7 +192,7 @@ def test_padded_cells_put_every_row_where_the_converters_say(size: int) -> None:
     rows = ["".join(rng.choice("#KQRBNkqrbn") for _ in range(size)) for _ in range(size**2)]
     board = Position.from_rows(size, rows)
     geometry = board.geometry
-    found = {point: letter for side in (WHITE, BLACK) for point, letter in board.pieces[side].items()}
+    found = {**board.pieces[WHITE], **board.pieces[BLACK]}
     assert found == {point: letter for point, letter in enumerate(board.cells) if letter.isalpha()}
     assert len(board.cells) == geometry.memory_area
     for index, row in enumerate(rows):
