@@ -38,7 +38,15 @@ from kernel.notation import (
 from kernel.position import NO_POINT, WHITE, Move, Position, owner
 from kernel.protocol import Command, CommandError, Reply, frame, parse_command, shorten
 from kernel.rules import Analysis, InvalidPosition, check_position, destinations, is_game_position
-from kernel.search import Budget, MateSearch, Progress, SearchLimitReached, perft
+from kernel.search import (
+    MAX_MATE_MOVES,
+    MAX_PERFT_DEPTH,
+    Budget,
+    MateSearch,
+    Progress,
+    SearchLimitReached,
+    perft,
+)
 
 Handler = Callable[["Kernel", list[str]], str]
 Result = TypeVar("Result")
@@ -295,7 +303,7 @@ def cmd_perft(kernel: Kernel, args: list[str]) -> str:
     the count would visit more than search.max_nodes positions.
     Returns: the count, a whole number.
     """
-    budget = search_budget(kernel, args[0], "D", least=0)
+    budget = search_budget(kernel, args[0], "D", least=0, most=MAX_PERFT_DEPTH)
     return str(within_budget(lambda: perft(kernel.position, budget.depth, budget)))
 
 
@@ -463,18 +471,21 @@ def move_list(position: Position, moves: Iterable[Move]) -> str:
     return " ".join(sorted(get_move_name(position, move) for move in moves))
 
 
-def search_budget(kernel: Kernel, text: str, what: str, least: int) -> Budget:
+def search_budget(kernel: Kernel, text: str, what: str, least: int, most: int) -> Budget:
     """Read a search's depth, check the position is a game position, and make its budget."""
-    depth = parse_int(text, what, f"{what} is too large")
+    too_large = f"{what} is too large (at most {most}: deeper searches could never finish)"
+    depth = parse_int(text, what, too_large)
     if depth < least:
         raise CommandError(f"{what} must be {least} or more, got {depth}")
+    if depth > most:
+        raise CommandError(too_large)
     kernel.game_analysis()
     return kernel.budget(depth)
 
 
 def mate_search(kernel: Kernel, text: str) -> MateSearch:
     """Read N for mate_in or solution, check the position, and make the search."""
-    return MateSearch(search_budget(kernel, text, "N", least=1))
+    return MateSearch(search_budget(kernel, text, "N", least=1, most=MAX_MATE_MOVES))
 
 
 def within_budget(search: Callable[[], Result]) -> Result:
