@@ -13,31 +13,28 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from kernel.config import EngineConfig
-from kernel.game import Game
+from kernel.game import UNDECIDED, Game, Outcome
 from kernel.messages import (
     BOARD_ROW_AGAIN,
     BOARD_ROW_HINT,
     looks_like_board_row,
     unknown_command,
 )
+from kernel.move_reading import IllegalMove, read_move
 from kernel.notation import (
-    EMPTY,
     SIDE_NAMES,
     SIDE_WORDS,
-    MoveText,
     NotationError,
     format_board,
     get_cell_name_from_point,
     get_move_name,
-    get_point_from_cell_name,
     parse_board,
     parse_move_text,
     piece_label,
-    piece_name,
 )
-from kernel.position import NO_POINT, WHITE, Move, Position, owner
+from kernel.position import NO_POINT, WHITE, Move, Position
 from kernel.protocol import Command, CommandError, Reply, frame, parse_command, shorten
-from kernel.rules import Analysis, InvalidPosition, check_position, destinations, is_game_position
+from kernel.rules import Analysis, InvalidPosition, check_position, is_game_position
 from kernel.search import (
     MAX_MATE_MOVES,
     MAX_PERFT_DEPTH,
@@ -115,6 +112,15 @@ class Kernel:
             raise CommandError("the side not to move is in check")
         return analysis
 
+    def is_game(self) -> bool:
+        """Tell whether the position can arise in a game: a white king, the side not to move
+        out of check."""
+        return self.position.kings[WHITE] != NO_POINT and is_game_position(self.position)
+
+    def outcome(self) -> Outcome | None:
+        """Judge the game now (a game position): None while it goes on."""
+        return self.game.outcome(self.game_analysis())
+
     def budget(self, depth: int) -> Budget:
         """Make the position budget of one search, with progress shown at a terminal."""
         return Budget(self.config.max_nodes, depth, terminal_progress())
@@ -172,11 +178,7 @@ def cmd_boardsize(kernel: Kernel, args: list[str]) -> str:
     Fails: N is not a whole number, or is outside 2 ... max size ("unacceptable size (2 ... 64)").
     Returns: nothing.
     """
-    unacceptable = f"unacceptable size (2 ... {kernel.config.max_board_size})"
-    size = parse_int(args[0], "N", unacceptable)
-    if not 2 <= size <= kernel.config.max_board_size:
-        raise CommandError(unacceptable)
-    kernel.set_position(Position.empty(size))
+    kernel.set_position(Position.empty(read_size(kernel, args[0])))
     return ""
 
 
@@ -274,6 +276,28 @@ def cmd_list_commands(kernel: Kernel, args: list[str]) -> str:
     return "\n".join(spec.name for spec in COMMANDS)
 
 
+def cmd_loadgame(kernel: Kernel, args: list[str]) -> str:
+    """Replay a game from a record file.
+
+    Arguments: FILE (one word), then optionally PLY, how many of its moves to replay (all when
+    left out or `end`), then optionally GAME, which record of the file (1 for the first).
+    Fails: the file cannot be read, is not text, is too large or is not a record; the record
+    asked for is not there; its size is outside the accepted range; its start position or a
+    move is refused (the ply, the line and the reason are named). Nothing changes then.
+    Returns: nothing.
+    """
+    from kernel.replay import ReplayError, load_game  # imported when first used
+
+    ply = None if len(args) < 2 or args[1] == "end" else read_count(args[1], "PLY", 0)
+    game_number = 1 if len(args) < 3 else read_count(args[2], "GAME", 1)
+    try:
+        game = load_game(args[0], ply, game_number, kernel.config)
+    except ReplayError as error:
+        raise CommandError(str(error)) from None
+    kernel.set_game(game)
+    return ""
+
+
 def cmd_mate_in(kernel: Kernel, args: list[str]) -> str:
     """List the moves that mate in N.
 
@@ -293,6 +317,24 @@ def cmd_name(kernel: Kernel, args: list[str]) -> str:
     Arguments: none. Fails: never. Returns: the engine name from the config.
     """
     return kernel.config.name
+
+
+def cmd_new_game(kernel: Kernel, args: list[str]) -> str:
+    """Start a game from the start position of docs/rules.md.
+
+    Arguments: optionally N, the board size (the current size when left out).
+    Fails: N is not a whole number, is outside 2 ... max size, or has no start position (2).
+    Returns: nothing.
+    """
+    from kernel.start import NoStartPosition, start_position
+
+    size = kernel.position.size if not args else read_size(kernel, args[0])
+    try:
+        position = start_position(size)
+    except NoStartPosition as error:
+        raise CommandError(f"no game on a board of size {size}: {error}") from None
+    kernel.set_position(position)
+    return ""
 
 
 def cmd_perft(kernel: Kernel, args: list[str]) -> str:
@@ -318,13 +360,31 @@ def cmd_play(kernel: Kernel, args: list[str]) -> str:
     Returns: nothing.
     """
     try:
-        readings = parse_move_text(args[0])
+        parse_move_text(args[0])  # a move that cannot be read is refused before the position
     except NotationError as error:
         raise CommandError(f"illegal move: {error}") from None
     analysis = kernel.game_analysis()
-    move = find_move(kernel.position, analysis, readings)
+    if not analysis.has_legal_move():
+        raise CommandError(f"game over: {kernel.outcome()}")
+    try:
+        move = read_move(kernel.position, analysis, args[0])
+    except IllegalMove as error:
+        raise CommandError(str(error)) from None
     kernel.play(move)
     return ""
+
+
+def cmd_printgame(kernel: Kernel, args: list[str]) -> str:
+    """Write the record of the game since the position was set.
+
+    Arguments: none. Fails: never.
+    Returns: the record of docs/rules.md ("Game records"), starting on the line after `=`.
+    """
+    from kernel.replay import game_record  # imported when first used, to start faster
+
+    outcome = kernel.outcome() if kernel.is_game() else None
+    record: str = game_record(kernel.game, outcome, kernel.config.empty_cell)
+    return "\n" + record.rstrip("\n")
 
 
 def cmd_protocol_version(kernel: Kernel, args: list[str]) -> str:
@@ -342,6 +402,19 @@ def cmd_quit(kernel: Kernel, args: list[str]) -> str:
     """
     kernel.quit_requested = True
     return ""
+
+
+def cmd_result(kernel: Kernel, args: list[str]) -> str:
+    """Tell how the game stands.
+
+    Arguments: none.
+    Fails: no white king; the side not to move is in check.
+    Returns: * while the game goes on; else the score and why, in chess words:
+    1-0 (checkmate), 0-1 (checkmate), 1/2-1/2 (stalemate), 1/2-1/2 (threefold repetition),
+    1/2-1/2 (fifty-move rule), 1/2-1/2 (insufficient material).
+    """
+    outcome = kernel.outcome()
+    return UNDECIDED if outcome is None else str(outcome)
 
 
 def cmd_set_board(kernel: Kernel, args: list[str]) -> str:
@@ -377,12 +450,14 @@ def cmd_showboard(kernel: Kernel, args: list[str]) -> str:
 
     Arguments: none. Fails: never.
     Returns: every layer, top first, with its level, ranks and files (`.` is an empty cell),
-    then whose move it is.
+    then whose move it is, then the result once the game has one.
     """
     from kernel.picture import draw_board  # imported when first used, to start faster
 
     position = kernel.position
-    return f"\n{draw_board(position)}\n{SIDE_NAMES[position.side]} to move"
+    picture = f"\n{draw_board(position)}\n{SIDE_NAMES[position.side]} to move"
+    outcome = kernel.outcome() if kernel.is_game() else None
+    return picture if outcome is None else f"{picture}\nresult: {outcome}"
 
 
 def cmd_solution(kernel: Kernel, args: list[str]) -> str:
@@ -466,6 +541,23 @@ def parse_int(text: str, what: str, out_of_range: str) -> int:
     return int(text)
 
 
+def read_size(kernel: Kernel, text: str) -> int:
+    """Read a board size argument, refusing one outside 2 ... the configured maximum."""
+    unacceptable = f"unacceptable size (2 ... {kernel.config.max_board_size})"
+    size = parse_int(text, "N", unacceptable)
+    if not 2 <= size <= kernel.config.max_board_size:
+        raise CommandError(unacceptable)
+    return size
+
+
+def read_count(text: str, what: str, least: int) -> int:
+    """Read a whole number argument of at least `least`."""
+    number = parse_int(text, what, f"{what} is too large")
+    if number < least:
+        raise CommandError(f"{what} must be {least} or more, got {number}")
+    return number
+
+
 def move_list(position: Position, moves: Iterable[Move]) -> str:
     """Write moves sorted by name, space-separated."""
     return " ".join(sorted(get_move_name(position, move) for move in moves))
@@ -494,53 +586,6 @@ def within_budget(search: Callable[[], Result]) -> Result:
         return search()
     except SearchLimitReached as error:
         raise CommandError(str(error)) from None
-
-
-def find_move(position: Position, analysis: Analysis, readings: list[MoveText]) -> Move:
-    """Find the legal move that one reading of a move's text names, or refuse saying why."""
-    problems: list[str] = []
-    for reading in readings:
-        try:
-            return resolve_move(position, analysis, reading.letter, reading.origin, reading.target)
-        except CommandError as error:
-            problems.append(str(error))
-    raise CommandError(problems[0])
-
-
-def resolve_move(
-    position: Position, analysis: Analysis, letter: str, origin_name: str, target_name: str
-) -> Move:
-    """Find the legal move from one cell to another, or refuse it naming the first reason."""
-    geometry = position.geometry
-    try:
-        origin = get_point_from_cell_name(geometry, origin_name)
-        target = get_point_from_cell_name(geometry, target_name)
-    except NotationError as error:
-        raise CommandError(f"illegal move: {error}") from None
-    # Messages name the cells canonically, however the move wrote them (c2(2) is c2(II)).
-    origin_name = get_cell_name_from_point(geometry, origin)
-    target_name = get_cell_name_from_point(geometry, target)
-    side = SIDE_NAMES[position.side]
-    piece = position.cells[origin]
-    if piece == EMPTY or owner(piece) != position.side:
-        held = "nothing" if piece == EMPTY else f"a {piece_name(piece)}"
-        raise CommandError(f"illegal move: no {side} piece on {origin_name} ({held} there)")
-    if letter and letter != piece:
-        raise CommandError(
-            f"illegal move: the letter {letter} does not match the {piece_name(piece)} "
-            f"on {origin_name}"
-        )
-    if target not in destinations(position, origin):
-        raise CommandError(
-            f"illegal move: the {piece_name(piece)} on {origin_name} cannot move to {target_name}"
-        )
-    for move in analysis.legal_moves():
-        if move.origin == origin and move.target == target:
-            return move
-    move = Move(piece, origin, target, position.cells[target])
-    raise CommandError(
-        f"illegal move: {get_move_name(position, move)} would leave the {side} king in check"
-    )
 
 
 def terminal_progress() -> Progress | None:
@@ -617,12 +662,16 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("known_command", "NAME", cmd_known_command),
     CommandSpec("legal_moves", "", cmd_legal_moves),
     CommandSpec("list_commands", "", cmd_list_commands),
+    CommandSpec("loadgame", "FILE [PLY] [GAME]", cmd_loadgame),
     CommandSpec("mate_in", "N", cmd_mate_in),
     CommandSpec("name", "", cmd_name),
+    CommandSpec("new_game", "[N]", cmd_new_game),
     CommandSpec("perft", "D", cmd_perft),
     CommandSpec("play", "MOVE", cmd_play),
+    CommandSpec("printgame", "", cmd_printgame),
     CommandSpec("protocol_version", "", cmd_protocol_version),
     CommandSpec("quit", "", cmd_quit),
+    CommandSpec("result", "", cmd_result),
     CommandSpec("set_board", "[N] BOARD... [SIDE]", cmd_set_board),
     CommandSpec("showboard", "", cmd_showboard),
     CommandSpec("solution", "N", cmd_solution),

@@ -49,6 +49,8 @@ class GameRecord:
     headers: dict[str, str] = field(default_factory=dict)
     #: Where the record starts in its file, counting lines from 1 (0 when not read from text).
     line: int = 0
+    #: The line of each move, when read from text.
+    move_lines: list[int] = field(default_factory=list)
 
     @property
     def black_starts(self) -> bool:
@@ -109,6 +111,7 @@ def parse_block(block: list[tuple[int, str]]) -> GameRecord:
     """Read the lines of one record, each with its line number."""
     headers: dict[str, str] = {}
     moves: list[str] = []
+    move_lines: list[int] = []
     first_line = block[0][0]
     for number, line in block:
         move_line = MOVE_LINE.fullmatch(line)
@@ -126,6 +129,7 @@ def parse_block(block: list[tuple[int, str]]) -> GameRecord:
         if not moves:
             check_headers(headers, first_line)
         read_move_line(move_line, number, moves, headers["Start"].endswith(" b"))
+        move_lines.extend([number] * (len(moves) - len(move_lines)))
     check_headers(headers, first_line)
     size_text = headers.pop("Size")
     if not size_text.isdigit() or len(size_text) > MAX_DIGITS:
@@ -134,7 +138,7 @@ def parse_block(block: list[tuple[int, str]]) -> GameRecord:
     result = headers.pop("Result")
     if RESULT.fullmatch(result) is None:
         raise RecordError(f"line {first_line}: Result must be *, 1-0, 0-1 or 1/2-1/2: {result!r}")
-    return GameRecord(int(size_text), start, result, moves, headers, first_line)
+    return GameRecord(int(size_text), start, result, moves, headers, first_line, move_lines)
 
 
 def check_headers(headers: dict[str, str], line: int) -> None:

@@ -1,0 +1,81 @@
+"""Read a move as people write it and find the legal move it names, or say why there is none.
+
+`play` and the replay of game records read moves alike: the letter may be left out, `-` and
+`x` are interchangeable and levels may be decimal (docs/protocol.md). A refusal names the
+first reason, with the cells named canonically.
+"""
+
+from __future__ import annotations
+
+from kernel.board import EMPTY, SIDE_NAMES
+from kernel.notation import (
+    MoveText,
+    NotationError,
+    get_cell_name_from_point,
+    get_move_name,
+    get_point_from_cell_name,
+    parse_move_text,
+    piece_name,
+)
+from kernel.position import Move, Position, owner
+from kernel.rules import Analysis, destinations
+
+
+class IllegalMove(ValueError):
+    """A move that cannot be read or is not legal; the message says why, for the user."""
+
+
+def read_move(position: Position, analysis: Analysis, text: str) -> Move:
+    """Find the legal move of the side to move that `text` names; raise IllegalMove."""
+    try:
+        readings = parse_move_text(text)
+    except NotationError as error:
+        raise IllegalMove(f"illegal move: {error}") from None
+    return find_move(position, analysis, readings)
+
+
+def find_move(position: Position, analysis: Analysis, readings: list[MoveText]) -> Move:
+    """Find the legal move that one reading of a move's text names, or refuse saying why."""
+    problems: list[str] = []
+    for reading in readings:
+        try:
+            return resolve_move(position, analysis, reading.letter, reading.origin, reading.target)
+        except IllegalMove as error:
+            problems.append(str(error))
+    raise IllegalMove(problems[0])
+
+
+def resolve_move(
+    position: Position, analysis: Analysis, letter: str, origin_name: str, target_name: str
+) -> Move:
+    """Find the legal move from one cell to another, or refuse it naming the first reason."""
+    geometry = position.geometry
+    try:
+        origin = get_point_from_cell_name(geometry, origin_name)
+        target = get_point_from_cell_name(geometry, target_name)
+    except NotationError as error:
+        raise IllegalMove(f"illegal move: {error}") from None
+    # Messages name the cells canonically, however the move wrote them (c2(2) is c2(II)).
+    origin_name = get_cell_name_from_point(geometry, origin)
+    target_name = get_cell_name_from_point(geometry, target)
+    side = SIDE_NAMES[position.side]
+    piece = position.cells[origin]
+    if piece == EMPTY or owner(piece) != position.side:
+        held = "nothing" if piece == EMPTY else f"a {piece_name(piece)}"
+        raise IllegalMove(f"illegal move: no {side} piece on {origin_name} ({held} there)")
+    if letter and letter != piece:
+        raise IllegalMove(
+            f"illegal move: the letter {letter} does not match the {piece_name(piece)} "
+            f"on {origin_name}"
+        )
+    if target not in destinations(position, origin):
+        raise IllegalMove(
+            f"illegal move: the {piece_name(piece)} on {origin_name} cannot move to {target_name}"
+        )
+    for move in analysis.legal_moves():
+        if move.origin == origin and move.target == target:
+            return move
+    move = Move(piece, origin, target, position.cells[target])
+    raise IllegalMove(
+        f"illegal move: {get_move_name(position, move)} would leave the {side} king in check"
+    )

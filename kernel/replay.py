@@ -1,0 +1,133 @@
+"""Games to records and back: what `printgame` writes and `loadgame` replays.
+
+A record file is read whole, but never more than `MAX_RECORD_BYTES`, and only a regular file
+of UTF-8 text; its moves are replayed on a game of their own, so a record refused half-way
+leaves the engine's game as it was.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+
+from kernel.board import SIDE_NAMES
+from kernel.config import EngineConfig
+from kernel.game import UNDECIDED, Game, Outcome
+from kernel.move_reading import IllegalMove, read_move
+from kernel.notation import (
+    SIDE_WORDS,
+    NotationError,
+    format_board,
+    get_cell_name_from_point,
+    get_move_name,
+    parse_board,
+)
+from kernel.position import BLACK, Position
+from kernel.protocol import shorten
+from kernel.record import GameRecord, RecordError, format_record, parse_records
+from kernel.rules import Analysis, InvalidPosition, check_position, is_game_position
+
+#: The largest record file read: about 40,000 moves of a 64-cube, and far more on small boards.
+MAX_RECORD_BYTES = 16 << 20
+
+
+class ReplayError(ValueError):
+    """A record file that cannot be replayed; the message names the file, place and reason."""
+
+
+def game_record(game: Game, outcome: Outcome | None, empty: str) -> str:
+    """Write the record of a game: its start, its result so far and its moves."""
+    start = game.start_position()
+    board = format_board(start, empty)
+    side = "b" if start.side == BLACK else "w"
+    moves = [get_move_name(start, move) for move in game.moves]  # names need the size only
+    date = datetime.now(UTC).date().isoformat()
+    record = GameRecord(
+        start.size,
+        f"{board} {side}",
+        UNDECIDED if outcome is None else str(outcome),
+        moves,
+        {"Date": date},
+    )
+    return format_record(record)
+
+
+def read_record_file(path: str) -> str:
+    """Read a record file as text, refusing what is not a regular UTF-8 file of bounded size."""
+    name = shorten(path)
+    try:
+        status = os.stat(path)
+        if not os.path.isfile(path):
+            kind = "a directory" if os.path.isdir(path) else "not a regular file"
+            raise ReplayError(f"{name} is {kind}")
+        if status.st_size > MAX_RECORD_BYTES:
+            raise ReplayError(
+                f"{name} is too large ({status.st_size} bytes; the most is {MAX_RECORD_BYTES})"
+            )
+        with open(path, "rb") as file:
+            data = file.read(MAX_RECORD_BYTES + 1)
+    except OSError as error:
+        raise ReplayError(f"cannot read {name}: {error.strerror or error}") from None
+    if len(data) > MAX_RECORD_BYTES:
+        raise ReplayError(f"{name} is too large (the most is {MAX_RECORD_BYTES} bytes)")
+    if b"\0" in data:
+        raise ReplayError(f"{name} is not a text file (a NUL byte at offset {data.index(0)})")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ReplayError(
+            f"{name} is not a text file (not UTF-8 at byte offset {error.start})"
+        ) from None
+
+
+def load_game(path: str, ply: int | None, number: int, config: EngineConfig) -> Game:
+    """Replay game `number` (from 1) of a record file, its first `ply` moves (all if None)."""
+    name = shorten(path)
+    try:
+        records = parse_records(read_record_file(path))
+    except RecordError as error:
+        raise ReplayError(f"{name} {error}") from None
+    if number > len(records):
+        held = f"{len(records)} game{'' if len(records) == 1 else 's'}"
+        raise ReplayError(f"{name} holds {held}; there is no game {number}")
+    record = records[number - 1]
+    where = f"{name} game {number}"
+    if ply is not None and ply > len(record.moves):
+        raise ReplayError(f"{where} has only {len(record.moves)} plies, not {ply}")
+    game = Game(start_of(record, where, config))
+    for index, text in enumerate(record.moves[:ply]):
+        at = f"{where}, ply {index + 1} (line {record.move_lines[index]})"
+        analysis = Analysis(game.position)
+        if not analysis.has_legal_move():
+            raise ReplayError(f"{at}: the game is over: {game.outcome(analysis)}")
+        try:
+            move = read_move(game.position, analysis, text)
+        except IllegalMove as error:
+            raise ReplayError(f"{at}: {error}") from None
+        game.play(move)
+    return game
+
+
+def start_of(record: GameRecord, where: str, config: EngineConfig) -> Position:
+    """Set up a record's start position, refusing one the engine would not take."""
+    at = f"{where} (line {record.line})"
+    if not 2 <= record.size <= config.max_board_size:
+        raise ReplayError(f"{at}: size {record.size} is outside 2 ... {config.max_board_size}")
+    board, _, side_word = record.start.rstrip().rpartition(" ")
+    if side_word not in SIDE_WORDS:
+        board, side_word = record.start, "w"
+    try:
+        text = parse_board(board, config.max_board_size)
+    except NotationError as error:
+        raise ReplayError(f"{at}: invalid start board: {error}") from None
+    if text.size != record.size:
+        raise ReplayError(f"{at}: the start board has size {text.size}, Size says {record.size}")
+    position = Position.from_rows(text.size, text.rows, SIDE_WORDS[side_word])
+    try:
+        check_position(position, lambda point: get_cell_name_from_point(position.geometry, point))
+    except InvalidPosition as error:
+        raise ReplayError(f"{at}: invalid start board: {error}") from None
+    if not is_game_position(position):
+        enemy = SIDE_NAMES[position.enemy]
+        raise ReplayError(f"{at}: the start is no game position: {enemy} is in check")
+    return position
