@@ -358,6 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     version = engine_version()
     log.start(version, config_path.resolve(), log_dir.resolve(), config.board_size)
     kernel = Kernel(config)
+    kernel.log_event = log.event
     signal.signal(signal.SIGTERM, on_sigterm)
     if sys.stdin is None or sys.stdout is None:
         # Started with fd 0 or 1 closed: no question can come in, or no answer go out.

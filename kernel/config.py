@@ -29,6 +29,12 @@ class EngineConfig:
     json_log: str = "cubemate.jsonl"
     echo_stderr: bool = False
     max_nodes: int = 5_000_000
+    play_depth: int = 0
+    play_nodes: int = 0
+    move_time: float = 1.0
+    resign_cp: int = 0
+    hash_mb: int = 64
+    thinking: str = "terminal"
 
     def __post_init__(self) -> None:
         check_config(self)
@@ -54,7 +60,23 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "echo_stderr": "echo_stderr",
     },
     "search": {"max_nodes": "max_nodes"},
+    "play": {
+        "depth": "play_depth",
+        "nodes": "play_nodes",
+        "move_time": "move_time",
+        "resign_cp": "resign_cp",
+        "hash_mb": "hash_mb",
+        "thinking": "thinking",
+    },
 }
+
+#: The values of `play.thinking`: where genmove's thinking lines go.
+THINKING_MODES = ("terminal", "always", "never")
+#: The longest fixed search depth and the most a move may be given, in the config and `level`.
+MAX_PLAY_DEPTH = 64
+MAX_MOVE_TIME = 86_400.0
+#: The largest transposition table, in megabytes.
+MAX_HASH_MB = 4096
 
 #: The values of `protocol.comments`: where a `#` starts a comment.
 COMMENT_MODES = ("line-start", "anywhere")
@@ -89,6 +111,7 @@ def check_config(config: EngineConfig) -> None:
         )
     if config.max_nodes < 1:
         raise ConfigError(f"search.max_nodes: {config.max_nodes} must be 1 or more")
+    check_play(config)
     # The largest board must fit on one line, with room for the command and its size.
     needed = notation_length(config.max_board_size) + 64
     if config.max_line_bytes < needed:
@@ -105,6 +128,25 @@ def check_config(config: EngineConfig) -> None:
             raise ConfigError(f"{key}: must not be empty")
     if "/" in config.console_log or "/" in config.json_log:
         raise ConfigError("log: file names must not contain '/'; set log.dir instead")
+
+
+def check_play(config: EngineConfig) -> None:
+    """Raise ConfigError naming the first impossible value of the [play] table."""
+    if not 0 <= config.play_depth <= MAX_PLAY_DEPTH:
+        raise ConfigError(f"play.depth: {config.play_depth} is outside 0 ... {MAX_PLAY_DEPTH}")
+    if config.play_nodes < 0:
+        raise ConfigError(f"play.nodes: {config.play_nodes} must be 0 (no limit) or more")
+    if not 0 <= config.move_time <= MAX_MOVE_TIME:  # also false for NaN
+        raise ConfigError(f"play.move_time: {config.move_time} is outside 0 ... {MAX_MOVE_TIME:g}")
+    if config.resign_cp < 0:
+        raise ConfigError(f"play.resign_cp: {config.resign_cp} must be 0 (never) or more")
+    if not 1 <= config.hash_mb <= MAX_HASH_MB:
+        raise ConfigError(f"play.hash_mb: {config.hash_mb} is outside 1 ... {MAX_HASH_MB}")
+    if config.thinking not in THINKING_MODES:
+        raise ConfigError(
+            f"play.thinking: {config.thinking!r} is not one of "
+            + ", ".join(repr(mode) for mode in THINKING_MODES)
+        )
 
 
 def load_config(path: Path) -> EngineConfig:
@@ -136,6 +178,8 @@ def config_from_document(document: dict[str, Any]) -> EngineConfig:
             if field_name is None:
                 raise ConfigError(f"{table}.{key}: unknown key")
             expected = _FIELD_TYPES[field_name]
+            if expected is float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)  # `move_time = 2` means two seconds too
             # bool is a subclass of int, so it must be refused by hand where a number goes.
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
                 raise ConfigError(

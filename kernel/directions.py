@@ -113,6 +113,9 @@ class Offsets(NamedTuple):
     attacks: dict[int, Attack]
     #: The compact index of each memory index: x + C*y + C*C*z, C from compact_width_for.
     compact: tuple[int, ...]
+    #: letter -> compact difference -> the unit step of the path (0 for a leap): the attack
+    #: table split by letter, so that "does this piece attack that cell" is one look-up.
+    reach: dict[str, dict[int, int]]
 
 
 def attack_table(size: int, memory_width: int) -> dict[int, Attack]:
@@ -168,6 +171,11 @@ def offsets_for(size: int) -> Offsets:
         for steps, sliders in LINE_ATTACKERS
         for step in steps
     )
+    attacks = attack_table(size, memory_width)
+    reach: dict[str, dict[int, int]] = {letter: {} for letter in moves}
+    for key, attack in attacks.items():
+        for letter in attack.letters:
+            reach[letter][key] = attack.step
     return Offsets(
         rook,
         bishop,
@@ -175,8 +183,9 @@ def offsets_for(size: int) -> Offsets:
         knight,
         moves,
         rays,
-        attack_table(size, memory_width),
+        attacks,
         compact_indices(size, memory_width),
+        reach,
     )
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
-from kernel.config import EngineConfig
+from kernel.alphabeta import Iteration
+from kernel.clock import Clocks, TimeSettings
+from kernel.config import MAX_MOVE_TIME, MAX_PLAY_DEPTH, EngineConfig
 from kernel.game import UNDECIDED, Game, Outcome
 from kernel.messages import (
     BOARD_ROW_AGAIN,
@@ -32,6 +34,7 @@ from kernel.notation import (
     parse_move_text,
     piece_label,
 )
+from kernel.player import Level, Player, limits_for, search_summary, thinking_line
 from kernel.position import NO_POINT, WHITE, Move, Position
 from kernel.protocol import Command, CommandError, Reply, frame, parse_command, shorten
 from kernel.rules import Analysis, InvalidPosition, check_position, is_game_position
@@ -50,6 +53,9 @@ Result = TypeVar("Result")
 
 #: More digits than any size or coordinate could need; int() of far more is slow or refused.
 MAX_DIGITS = 9
+#: The most seconds a clock may hold (eleven days), and moves a byo-yomi period.
+MAX_CLOCK_SECONDS = 1_000_000.0
+MAX_STONES = 1_000_000
 
 
 class Exchange(NamedTuple):
@@ -66,6 +72,13 @@ class Kernel:
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
         self.game = Game(Position.empty(config.board_size))
+        #: How hard genmove tries (config [play], changed by `level`).
+        self.level = Level(config.play_depth, config.play_nodes, config.move_time)
+        #: The game clocks of `time_settings` and `time_left`.
+        self.clocks = Clocks()
+        self.player = Player(config.hash_mb)
+        #: Where events beside the exchanges go (the JSON log's `search`); set by main.py.
+        self.log_event: Callable[[str, dict[str, Any]], None] = lambda name, fields: None
         self.quit_requested = False
         #: Whether the last line looked like a row of a board pasted over several lines.
         self.in_pasted_board = False
@@ -83,9 +96,10 @@ class Kernel:
         self.set_game(Game(position), analysis)
 
     def set_game(self, game: Game, analysis: Analysis | None = None) -> None:
-        """Make a game the current one."""
+        """Make a game the current one; both clocks start again from the time settings."""
         self.game = game
         self._analysis = analysis
+        self.clocks = Clocks(self.clocks.settings)
 
     def play(self, move: Move) -> None:
         """Play a legal move of the side to move."""
@@ -224,6 +238,19 @@ def cmd_explain(kernel: Kernel, args: list[str]) -> str:
     return explain(kernel.analysis())
 
 
+def cmd_genmove(kernel: Kernel, args: list[str]) -> str:
+    """Choose a move for the side to move, play it and name it.
+
+    Arguments: optionally COLOR (w, b, white or black), which must be the side to move.
+    Fails: COLOR is not the side to move ("not black's move"); the game is over, by mate,
+    stalemate or a draw rule ("game over: 1/2-1/2 (threefold repetition)"); no white king;
+    the side not to move is in check.
+    Returns: the move, as legal_moves writes it; `resign` when play.resign_cp is set and the
+    game is lost.
+    """
+    return choose_move(kernel, args, play=True)
+
+
 def cmd_get_board(kernel: Kernel, args: list[str]) -> str:
     """Write the position in the canonical board notation.
 
@@ -255,6 +282,34 @@ def cmd_known_command(kernel: Kernel, args: list[str]) -> str:
     Arguments: NAME. Fails: never. Returns: true or false.
     """
     return "true" if args[0] in COMMANDS_BY_NAME else "false"
+
+
+def cmd_level(kernel: Kernel, args: list[str]) -> str:
+    """Show or set how hard genmove tries.
+
+    Arguments: none, or KEY VALUE pairs: `depth N` (a fixed depth, 0 for none), `nodes N` (a
+    fixed node count, 0 for none), `time S` (seconds a move when no clock runs, 0 for none).
+    A fixed depth or node count makes the moves reproducible: the time is then ignored
+    (a running clock is not).
+    Fails: an unknown key, a missing value, a value out of range; nothing changes then.
+    Returns: the level, as `depth D nodes N time S`.
+    """
+    if len(args) % 2:
+        raise CommandError("level takes KEY VALUE pairs: depth N, nodes N, time S")
+    level = Level(kernel.level.depth, kernel.level.nodes, kernel.level.move_time)
+    for key, value in zip(args[::2], args[1::2], strict=True):
+        if key == "depth":
+            level.depth = read_count(value, "depth", 0)
+            if level.depth > MAX_PLAY_DEPTH:
+                raise CommandError(f"depth must be at most {MAX_PLAY_DEPTH}, got {level.depth}")
+        elif key == "nodes":
+            level.nodes = read_count(value, "nodes", 0)
+        elif key == "time":
+            level.move_time = read_seconds(value, "time", MAX_MOVE_TIME)
+        else:
+            raise CommandError(f"unknown level setting {shorten(key)} (depth, nodes or time)")
+    kernel.level = level
+    return level.describe()
 
 
 def cmd_legal_moves(kernel: Kernel, args: list[str]) -> str:
@@ -404,6 +459,14 @@ def cmd_quit(kernel: Kernel, args: list[str]) -> str:
     return ""
 
 
+def cmd_reg_genmove(kernel: Kernel, args: list[str]) -> str:
+    """Choose a move for the side to move and name it, without playing it.
+
+    Arguments and failures: as genmove. Returns: the move genmove would play.
+    """
+    return choose_move(kernel, args, play=False)
+
+
 def cmd_result(kernel: Kernel, args: list[str]) -> str:
     """Tell how the game stands.
 
@@ -504,6 +567,41 @@ def cmd_test_get_point_from_xy(kernel: Kernel, args: list[str]) -> str:
         raise CommandError(str(error)) from None
 
 
+def cmd_time_left(kernel: Kernel, args: list[str]) -> str:
+    """Tell the engine what is left on a side's clock (GTP).
+
+    Arguments: COLOR, TIME (seconds), STONES (moves left in the current byo-yomi period, 0
+    while in main time).
+    Fails: COLOR is not a colour; TIME or STONES is not a number in range.
+    Returns: nothing.
+    """
+    side = read_colour(args[0])
+    seconds = read_seconds(args[1], "TIME", MAX_CLOCK_SECONDS)
+    stones = read_count(args[2], "STONES", 0)
+    if kernel.clocks.settings is None:
+        # A clock given without settings is absolute time: honour it rather than ignore it.
+        kernel.clocks = Clocks(TimeSettings(seconds, 0.0, 0))
+    kernel.clocks.set_left(side, seconds, stones)
+    return ""
+
+
+def cmd_time_settings(kernel: Kernel, args: list[str]) -> str:
+    """Set the time control of both sides (GTP), clocks full.
+
+    Arguments: MAIN (seconds), BYO_TIME (seconds of each byo-yomi period), BYO_STONES (moves
+    in a period); BYO_TIME 0 is absolute time, `0 1 0` (BYO_TIME > 0, BYO_STONES 0) no limit.
+    Fails: a value that is not a number, negative, or absurdly large.
+    Returns: nothing.
+    """
+    main = read_seconds(args[0], "MAIN", MAX_CLOCK_SECONDS)
+    byo_time = read_seconds(args[1], "BYO_TIME", MAX_CLOCK_SECONDS)
+    byo_stones = read_count(args[2], "BYO_STONES", 0)
+    if byo_stones > MAX_STONES:
+        raise CommandError(f"BYO_STONES must be at most {MAX_STONES}, got {byo_stones}")
+    kernel.clocks = Clocks(TimeSettings(main, byo_time, byo_stones))
+    return ""
+
+
 def cmd_undo(kernel: Kernel, args: list[str]) -> str:
     """Take back the last move played.
 
@@ -539,6 +637,71 @@ def parse_int(text: str, what: str, out_of_range: str) -> int:
     if len(text.lstrip("+-0")) > MAX_DIGITS:
         raise CommandError(out_of_range)
     return int(text)
+
+
+def choose_move(kernel: Kernel, args: list[str], play: bool) -> str:
+    """Search a move for genmove (play=True) or reg_genmove, log the search, name the move."""
+    position = kernel.position
+    side = position.side
+    if args:
+        asked = read_colour(args[0])
+        if asked != side:
+            raise CommandError(f"not {SIDE_NAMES[asked]}'s move")
+    outcome = kernel.outcome()
+    if outcome is not None:
+        raise CommandError(f"game over: {outcome}")
+    limits = limits_for(kernel.level, kernel.clocks, side, kernel.config.max_nodes)
+    game = kernel.game
+    report = thinking_reporter(kernel)
+    choice = kernel.player.choose(
+        game, limits, kernel.config.resign_cp, None if report is None else report
+    )
+    kernel.log_event("search", search_summary(game, choice))
+    if play:
+        kernel.clocks.spend(side, choice.result.seconds)
+    if choice.move is None:
+        return "resign"
+    name = get_move_name(position, choice.move)
+    if play:
+        kernel.play(choice.move)
+    return name
+
+
+def thinking_reporter(kernel: Kernel) -> Callable[[Iteration], None] | None:
+    """Return what writes each finished depth on stderr, as play.thinking asks, or None."""
+    import sys
+
+    mode = kernel.config.thinking
+    if mode == "never" or sys.stderr is None:
+        return None
+    if mode == "terminal" and not sys.stderr.isatty():
+        return None
+    game = kernel.game
+
+    def report(iteration: Iteration) -> None:
+        from kernel.logger import write_stderr
+
+        write_stderr(thinking_line(game, iteration))
+
+    return report
+
+
+def read_colour(text: str) -> int:
+    """Read a GTP colour: w, b, white or black, in any case."""
+    side = SIDE_WORDS.get(text.lower())
+    if side is None:
+        raise CommandError(f"COLOR must be w, b, white or black, got {shorten(text)}")
+    return side
+
+
+def read_seconds(text: str, what: str, most: float) -> float:
+    """Read a number of seconds: digits, perhaps with a decimal part, at most `most`."""
+    if re.fullmatch(r"[+]?[0-9]+(?:\.[0-9]+)?|[+]?\.[0-9]+", text) is None:
+        raise CommandError(f"{what} must be a number of seconds, 0 or more, got {shorten(text)}")
+    digits = text.lstrip("+").split(".")[0].lstrip("0")
+    if len(digits) > MAX_DIGITS or float(text) > most:
+        raise CommandError(f"{what} must be at most {most:g} seconds, got {shorten(text)}")
+    return float(text)
 
 
 def read_size(kernel: Kernel, text: str) -> int:
@@ -630,7 +793,13 @@ class CommandSpec:
         # Work the argument counts out of the syntax once, not on every command:
         # required words, [optional] ones, and `...` for no limit.
         words = syntax.split()
-        least = sum(1 for word in words if not word.startswith("["))
+        least = 0
+        depth = 0  # inside how many [ ] the word stands
+        for word in words:
+            depth += word.count("[")
+            if depth == 0:
+                least += 1
+            depth -= word.count("]")
         most = None if any(word.endswith("...") for word in words) else len(words)
         self.arity: tuple[int, int | None] = (least, most)
 
@@ -657,10 +826,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("checkmate", "", cmd_checkmate),
     CommandSpec("clear_board", "", cmd_clear_board),
     CommandSpec("explain", "", cmd_explain),
+    CommandSpec("genmove", "[COLOR]", cmd_genmove),
     CommandSpec("get_board", "", cmd_get_board),
     CommandSpec("help", "[COMMAND]", cmd_help),
     CommandSpec("known_command", "NAME", cmd_known_command),
     CommandSpec("legal_moves", "", cmd_legal_moves),
+    CommandSpec("level", "[depth N] [nodes N] [time S]", cmd_level),
     CommandSpec("list_commands", "", cmd_list_commands),
     CommandSpec("loadgame", "FILE [PLY] [GAME]", cmd_loadgame),
     CommandSpec("mate_in", "N", cmd_mate_in),
@@ -671,12 +842,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("printgame", "", cmd_printgame),
     CommandSpec("protocol_version", "", cmd_protocol_version),
     CommandSpec("quit", "", cmd_quit),
+    CommandSpec("reg_genmove", "[COLOR]", cmd_reg_genmove),
     CommandSpec("result", "", cmd_result),
     CommandSpec("set_board", "[N] BOARD... [SIDE]", cmd_set_board),
     CommandSpec("showboard", "", cmd_showboard),
     CommandSpec("solution", "N", cmd_solution),
     CommandSpec("status", "", cmd_status),
     CommandSpec("test_get_point_from_xy", "X Y [Z]", cmd_test_get_point_from_xy),
+    CommandSpec("time_left", "COLOR TIME STONES", cmd_time_left),
+    CommandSpec("time_settings", "MAIN BYO_TIME BYO_STONES", cmd_time_settings),
     CommandSpec("undo", "", cmd_undo),
     CommandSpec("version", "", cmd_version),
 )

@@ -284,6 +284,11 @@ class ExchangeLog:
                 duration_us=duration_us,
             )
 
+    def event(self, name: str, fields: dict[str, Any]) -> None:
+        """Log an event beside the exchanges, such as genmove's `search`, with its fields."""
+        summary = " ".join(f"{key} {value}" for key, value in fields.items() if key != "pv")
+        self.log.info(name, text=f"{name}: {summary}", **fields)
+
     def close(self) -> None:
         """Close both files; nothing is buffered, so nothing can be lost here."""
         self.console_file.close()

@@ -22,14 +22,13 @@ def attackers(position: Position, target: int, side: int, lifted: int = NO_POINT
     whether it may step to `target`, so that a slider's line goes on behind the king.
     """
     cells = position.cells
-    attacks = position.offsets.attacks
+    reach = position.offsets.reach
     compact = position.offsets.compact
     compact_target = compact[target]
     for origin, letter in position.pieces[side].items():
-        attack = attacks.get(compact_target - compact[origin])
-        if attack is None or letter not in attack.letters:
+        step = reach[letter].get(compact_target - compact[origin])
+        if step is None:
             continue
-        step = attack.step
         if step:
             point = origin + step
             while point != target and (cells[point] == EMPTY or point == lifted):

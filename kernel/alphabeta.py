@@ -1,0 +1,484 @@
+"""The player's search: the move `genmove` plays (docs/search.md).
+
+Iterative deepening over a principal variation search (PVS): alpha-beta in which every move
+after the first is tried with a null window and searched again only if it beats the first.
+PVS rather than MTD(f) because MTD(f) leans on a transposition table large enough to keep
+every bound of an iteration, and the table here is bounded by memory; PVS needs it only
+for move ordering. Around it:
+
+- a transposition table of a fixed number of slots (`TranspositionTable`), replaced by depth;
+- quiescence on captures at the leaves, every evasion when in check (so a mate at the horizon
+  is seen as one);
+- move ordering: the table's move, captures by the value taken then by the taker's cheapness,
+  two killer moves per ply, then quiet moves by the history of their cut-offs;
+- a check extension: a side in check is searched one ply deeper;
+- mate scores that count the plies to the mate, draws by repetition (a position that stood
+  before on the path or in the game) and by the fifty-move rule inside the tree.
+
+No null-move pruning, no late-move reductions and no futility pruning: each of them can hide
+a mate within the nominal depth (null move in zugzwang, the others by cutting a quiet
+mating move short), and the player must never miss a mate that `mate_in` finds at the same
+depth. Depth is bought with move ordering and speed instead.
+
+The search plays and takes back moves on the game's own position, which it gives back as it
+found it, also when it is stopped by its clock, its node limit or a request to stop.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kernel.board import EMPTY, SIDE_LETTERS
+from kernel.evaluation import Tables, armies, evaluate, move_delta
+from kernel.game import FIFTY_MOVE_PLIES, Game
+from kernel.position import Position
+from kernel.rules import Analysis, attackers, is_attacked
+
+#: A move as the search handles it: piece letter, origin, target, captured (EMPTY if none).
+#: The same fields as kernel.position.Move, as a plain tuple: cheaper to make by the thousand.
+SearchMove = tuple[str, int, int, str]
+
+#: The score of being mated now; a mate k plies away scores MATE - k for the mating side.
+MATE = 1_000_000
+#: Scores beyond this are mates.
+MATE_THRESHOLD = MATE - 10_000
+INFINITY = 10 * MATE
+#: The deepest iteration; the nominal depth can never grow past it.
+MAX_DEPTH = 64
+#: The longest line searched, extensions and captures included: past it a position is
+#: judged as it stands (the Python stack stays shallow whatever the board).
+MAX_PLY = 100
+#: Kinds of bound a table entry holds.
+EXACT, LOWER, UPPER = 0, 1, 2
+
+
+class SearchStopped(Exception):
+    """The clock, the node limit or a request ended the search."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """When a search stops: a depth, a node count, a time budget in seconds (None: no limit)."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    seconds: float | None = None
+
+
+@dataclass
+class Iteration:
+    """What one completed iteration (depth) found."""
+
+    depth: int
+    score: int
+    nodes: int
+    seconds: float
+    pv: list[SearchMove]
+
+
+@dataclass
+class SearchResult:
+    """The move chosen and how it was found."""
+
+    move: SearchMove | None
+    score: int
+    depth: int
+    nodes: int
+    seconds: float
+    pv: list[SearchMove] = field(default_factory=list)
+
+
+def mate_distance(score: int) -> int | None:
+    """Return the moves to mate of a mate score (negative when being mated), else None."""
+    if score > MATE_THRESHOLD:
+        return (MATE - score + 1) // 2
+    if score < -MATE_THRESHOLD:
+        return -((MATE + score) // 2)
+    return None
+
+
+class TranspositionTable:
+    """A fixed number of slots, each one entry: key, depth, bound kind, score, best move.
+
+    The number of slots is a power of two chosen from a memory budget; an entry takes about
+    160 bytes with its tuple and numbers, so the table's memory never grows past its budget.
+    A slot is overwritten by an entry of another position, or by a deeper one of its own.
+    """
+
+    ENTRY_BYTES = 160
+
+    __slots__ = ("mask", "slots")
+
+    def __init__(self, megabytes: float) -> None:
+        count = 1
+        while count * 2 * self.ENTRY_BYTES <= megabytes * (1 << 20):
+            count *= 2
+        self.mask = count - 1
+        self.slots: list[tuple[int, int, int, int, SearchMove | None] | None] = [None] * count
+
+    def get(self, key: int) -> tuple[int, int, int, int, SearchMove | None] | None:
+        """Return the entry of this key, if its slot holds it."""
+        entry = self.slots[key & self.mask]
+        return entry if entry is not None and entry[0] == key else None
+
+    def put(self, key: int, depth: int, kind: int, score: int, move: SearchMove | None) -> None:
+        """Store an entry, unless its slot holds a deeper one of the same position."""
+        index = key & self.mask
+        old = self.slots[index]
+        if old is None or old[0] != key or depth >= old[1]:
+            self.slots[index] = (key, depth, kind, score, move)
+
+
+#: Called after each completed iteration.
+OnIteration = Callable[[Iteration], None]
+
+
+class Searcher:
+    """Search one position of a game for the best move within limits."""
+
+    def __init__(
+        self,
+        game: Game,
+        limits: Limits,
+        table: TranspositionTable,
+        on_iteration: OnIteration | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> None:
+        self.game = game
+        self.position: Position = game.position
+        self.limits = limits
+        self.table = table
+        self.on_iteration = on_iteration
+        self.should_stop = should_stop
+        self.tables = Tables(self.position)
+        self.material = self.tables.material(self.position)
+        self.army = armies(self.position, self.tables)
+        self.nodes = 0
+        self.started = time.monotonic()
+        self.deadline = None if limits.seconds is None else self.started + limits.seconds
+        self.node_limit = limits.nodes
+        #: How often each key stands on the path and in the game so far (for repetitions).
+        self.seen: dict[int, int] = dict(game.seen)
+        self.quiet_plies = game.quiet_plies
+        self.quiet_plies_stack: list[int] = []
+        self.root_depth = 0
+        self.killers: list[list[SearchMove | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
+        self.history: dict[tuple[str, int], int] = {}
+        self.pv_table: list[list[SearchMove]] = [[] for _ in range(MAX_PLY + 2)]
+
+    # --- the iterations -------------------------------------------------------------------
+
+    def search(self) -> SearchResult:
+        """Deepen until a limit; return the best move of the deepest search (complete or not)."""
+        root_moves = self.legal_moves(Analysis(self.position))
+        if not root_moves:
+            return SearchResult(None, 0, 0, 0, 0.0)
+        best = SearchResult(root_moves[0], 0, 0, 0, 0.0, [root_moves[0]])
+        max_depth = min(self.limits.depth or MAX_DEPTH, MAX_DEPTH)
+        for depth in range(1, max_depth + 1):
+            try:
+                score = self.root(depth, root_moves)
+            except SearchStopped:
+                break
+            finally:
+                # A stopped iteration's best move, if it changed, was searched in full.
+                if self.pv_table[0]:
+                    best.move = self.pv_table[0][0]
+            elapsed = time.monotonic() - self.started
+            pv = list(self.pv_table[0])
+            best = SearchResult(pv[0], score, depth, self.nodes, elapsed, pv)
+            if self.on_iteration is not None:
+                self.on_iteration(Iteration(depth, score, self.nodes, elapsed, pv))
+            if len(root_moves) == 1 or abs(score) > MATE_THRESHOLD:
+                break  # nothing to choose, or a mate proved: deeper cannot change the move
+            if self.deadline is not None and elapsed > 0.5 * (self.deadline - self.started):
+                break  # the next iteration would not finish in time
+        best.nodes = self.nodes
+        best.seconds = time.monotonic() - self.started
+        return best
+
+    def root(self, depth: int, moves: list[SearchMove]) -> int:
+        """Search every root move to `depth`; keep the best first for the next iteration."""
+        alpha, beta = -INFINITY, INFINITY
+        self.pv_table[0] = []
+        self.root_depth = depth
+        for index, move in enumerate(moves):
+            self.make(move)
+            try:
+                child_depth = depth - 1
+                if index == 0:
+                    score = -self.pvs(child_depth, -beta, -alpha, 1)
+                else:
+                    score = -self.pvs(child_depth, -alpha - 1, -alpha, 1)
+                    if score > alpha:
+                        score = -self.pvs(child_depth, -beta, -alpha, 1)
+            finally:
+                self.unmake(move)
+            if score > alpha:
+                alpha = score
+                self.pv_table[0] = [move, *self.pv_table[1]]
+                moves.insert(0, moves.pop(index))
+        return alpha
+
+    # --- the tree ---------------------------------------------------------------------------
+
+    def pvs(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """Return the score of the position for the side to move, within (alpha, beta)."""
+        self.count_node()
+        self.pv_table[ply] = []
+        position = self.position
+        key = position.key
+        repeated = self.seen.get(key, 0) > 1
+        if (repeated and self.quiet_plies < FIFTY_MOVE_PLIES) or (
+            self.quiet_plies >= FIFTY_MOVE_PLIES and self.has_escape()
+        ):
+            return 0  # a repetition, or a fifty-move draw (unless it is a mate)
+        # Mate distance: no score here can beat a mate already found nearer the root.
+        alpha = max(alpha, -MATE + ply)
+        beta = min(beta, MATE - ply - 1)
+        if alpha >= beta:
+            return alpha
+        if ply >= MAX_PLY:
+            return evaluate(position, self.tables, self.material, self.army)
+        analysis = Analysis(position)
+        in_check = bool(analysis.checkers)
+        if in_check and ply < 2 * self.root_depth:
+            depth += 1  # a check extension, while the line is not yet twice the nominal depth
+        if depth <= 0:
+            return self.quiescence(alpha, beta, ply, analysis)
+        entry = self.table.get(key)
+        table_move: SearchMove | None = None
+        if entry is not None:
+            table_move = entry[4]
+            if entry[1] >= depth:
+                score = score_from_table(entry[3], ply)
+                kind = entry[2]
+                if (
+                    kind == EXACT
+                    or (kind == LOWER and score >= beta)
+                    or (kind == UPPER and score <= alpha)
+                ):
+                    return score
+        original_alpha = alpha
+        best_score = -INFINITY
+        best_move: SearchMove | None = None
+        searched = 0
+        for move in self.ordered_moves(analysis, in_check, table_move, ply):
+            if not in_check and not self.is_legal(analysis, move):
+                continue
+            self.make(move)
+            try:
+                if searched == 0:
+                    score = -self.pvs(depth - 1, -beta, -alpha, ply + 1)
+                else:
+                    score = -self.pvs(depth - 1, -alpha - 1, -alpha, ply + 1)
+                    if alpha < score < beta:
+                        score = -self.pvs(depth - 1, -beta, -alpha, ply + 1)
+            finally:
+                self.unmake(move)
+            searched += 1
+            if score > best_score:
+                best_score = score
+                best_move = move
+                if score > alpha:
+                    alpha = score
+                    self.pv_table[ply] = [move, *self.pv_table[ply + 1]]
+                    if score >= beta:
+                        if move[3] == EMPTY:
+                            self.remember_cut(move, ply, depth)
+                        break
+        if searched == 0:
+            return -MATE + ply if in_check else 0
+        kind = (
+            EXACT if original_alpha < best_score < beta else LOWER if best_score >= beta else UPPER
+        )
+        self.table.put(key, depth, kind, score_to_table(best_score, ply), best_move)
+        return best_score
+
+    def quiescence(self, alpha: int, beta: int, ply: int, analysis: Analysis) -> int:
+        """Search captures only (every evasion when in check) until the position is quiet."""
+        if ply >= MAX_PLY:
+            return evaluate(self.position, self.tables, self.material, self.army)
+        in_check = bool(analysis.checkers)
+        if in_check:
+            best_score = -MATE + ply  # mated unless an evasion is found
+        else:
+            best_score = evaluate(self.position, self.tables, self.material, self.army)
+            if best_score >= beta:
+                return best_score
+            alpha = max(alpha, best_score)
+        moves = self.legal_moves(analysis) if in_check else self.legal_captures(analysis)
+        for move in moves:
+            self.make(move)
+            try:
+                self.count_node()
+                score = -self.quiescence(-beta, -alpha, ply + 1, Analysis(self.position))
+            finally:
+                self.unmake(move)
+            if score > best_score:
+                best_score = score
+                if score > alpha:
+                    alpha = score
+                    if score >= beta:
+                        break
+        return best_score
+
+    # --- moves --------------------------------------------------------------------------------
+
+    def ordered_moves(
+        self, analysis: Analysis, in_check: bool, table_move: SearchMove | None, ply: int
+    ) -> list[SearchMove]:
+        """List the moves to try: the table's move, captures (best victim, cheapest taker first),
+        the killers, then quiet moves by their history.
+
+        In check they are the legal evasions; otherwise they are pseudo-legal, and the caller
+        asks `is_legal` of each just before trying it: at a cut-off node most are never tried.
+        """
+        if in_check:
+            moves = self.legal_moves(analysis)
+            captures = [move for move in moves if move[3] != EMPTY]
+            quiet = [move for move in moves if move[3] == EMPTY]
+        else:
+            captures, quiet = self.pseudo_legal(analysis)
+        values = self.tables.values
+        captures.sort(key=lambda move: abs(values[move[0]]) - 16 * abs(values[move[3]]))
+        history = self.history
+        quiet.sort(key=lambda move: -history.get((move[0], move[2]), 0))
+        killers = [killer for killer in self.killers[ply] if killer is not None and killer in quiet]
+        ordered = captures + killers + [move for move in quiet if move not in killers]
+        if table_move is not None and table_move in ordered:
+            ordered.remove(table_move)
+            ordered.insert(0, table_move)
+        return ordered
+
+    def pseudo_legal(self, analysis: Analysis) -> tuple[list[SearchMove], list[SearchMove]]:
+        """Return the captures and the quiet moves of the side to move, out of check.
+
+        Pinned pieces keep to their lines; king steps are checked later, when tried.
+        """
+        position = self.position
+        cells = position.cells
+        moves = position.offsets.moves
+        enemies = SIDE_LETTERS[1 - position.side]
+        captures: list[SearchMove] = []
+        quiet: list[SearchMove] = []
+        pins = analysis.pins()
+        for origin, letter in position.pieces[position.side].items():
+            steps, slides = moves[letter]
+            line = pins.get(origin)
+            for step in steps:
+                target = origin + step
+                piece = cells[target]
+                while piece == EMPTY:
+                    if line is None or target in line:
+                        quiet.append((letter, origin, target, EMPTY))
+                    if not slides:
+                        break
+                    target += step
+                    piece = cells[target]
+                if piece in enemies and (line is None or target in line):
+                    captures.append((letter, origin, target, piece))
+        return captures, quiet
+
+    def legal_captures(self, analysis: Analysis) -> list[SearchMove]:
+        """List the legal captures, out of check, the best victim first.
+
+        Found from the victims: for each enemy piece, the pieces that attack it (through the
+        attack table, one look-up per pair). That beats walking every ray of every piece on
+        any board, and by far on a large one, where rays are long and pieces far apart.
+        """
+        position = self.position
+        cells = position.cells
+        side = position.side
+        values = self.tables.values
+        found: list[tuple[int, SearchMove]] = []
+        for target, victim in position.pieces[1 - side].items():
+            worth = 16 * abs(values[victim])
+            for origin in attackers(position, target, side):
+                letter = cells[origin]
+                move = (letter, origin, target, victim)
+                if self.is_legal(analysis, move):
+                    found.append((abs(values[letter]) - worth, move))
+        found.sort()
+        return [move for _, move in found]
+
+    def legal_moves(self, analysis: Analysis) -> list[SearchMove]:
+        """List every legal move (in check: the evasions)."""
+        return [tuple(move) for move in analysis.legal_moves()]  # type: ignore[misc]
+
+    def is_legal(self, analysis: Analysis, move: SearchMove) -> bool:
+        """Tell whether a pseudo-legal move out of check keeps the king safe."""
+        _, origin, target, _ = move
+        if origin != analysis.king:
+            pin = analysis.pins().get(origin)
+            return pin is None or target in pin
+        return not is_attacked(self.position, target, analysis.enemy, lifted=origin)
+
+    def has_escape(self) -> bool:
+        """Tell whether the side to move has a legal move, or is not in check (so: not mated)."""
+        analysis = Analysis(self.position)
+        return not analysis.checkers or analysis.has_legal_move()
+
+    # --- bookkeeping --------------------------------------------------------------------------
+
+    def make(self, move: SearchMove) -> None:
+        """Play a move, keeping the material, the path's keys and the quiet plies."""
+        self.material += move_delta(self.tables, move)
+        captured = move[3]
+        if captured != EMPTY:
+            self.army[self.position.side ^ 1] -= abs(self.tables.values[captured])
+        self.position.play(move)  # type: ignore[arg-type]
+        key = self.position.key
+        self.seen[key] = self.seen.get(key, 0) + 1
+        self.quiet_plies_stack.append(self.quiet_plies)
+        self.quiet_plies = 0 if move[3] != EMPTY else self.quiet_plies + 1
+
+    def unmake(self, move: SearchMove) -> None:
+        """Take back `make`."""
+        key = self.position.key
+        self.seen[key] -= 1
+        self.position.undo(move)  # type: ignore[arg-type]
+        self.material -= move_delta(self.tables, move)
+        captured = move[3]
+        if captured != EMPTY:
+            self.army[self.position.side ^ 1] += abs(self.tables.values[captured])
+        self.quiet_plies = self.quiet_plies_stack.pop()
+
+    def count_node(self) -> None:
+        """Count a node; stop on the clock, the node limit or a request."""
+        self.nodes += 1
+        if self.node_limit is not None and self.nodes > self.node_limit:
+            raise SearchStopped
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise SearchStopped
+        if self.should_stop is not None and self.should_stop():
+            raise SearchStopped
+
+    def remember_cut(self, move: SearchMove, ply: int, depth: int) -> None:
+        """Make a quiet move that caused a cut-off a killer of its ply and raise its history."""
+        killers = self.killers[ply]
+        if killers[0] != move:
+            killers[1] = killers[0]
+            killers[0] = move
+        key = (move[0], move[2])
+        self.history[key] = self.history.get(key, 0) + depth * depth
+
+
+def score_to_table(score: int, ply: int) -> int:
+    """Make a mate score relative to the node, for the table."""
+    if score > MATE_THRESHOLD:
+        return score + ply
+    if score < -MATE_THRESHOLD:
+        return score - ply
+    return score
+
+
+def score_from_table(score: int, ply: int) -> int:
+    """Make a table's mate score relative to the root again."""
+    if score > MATE_THRESHOLD:
+        return score - ply
+    if score < -MATE_THRESHOLD:
+        return score + ply
+    return score

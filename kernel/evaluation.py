@@ -1,0 +1,232 @@
+"""How good a position is for the side to move, in centipawns (docs/evaluation.md).
+
+There are no pawns on the cube, but engines and players think in pawns, so the unit is kept:
+100 centipawns are what 1.6 cells of mobility are worth, the rate at which the flat-board
+values (knight and bishop 3¼, rook 5, queen 9) follow the pieces' mobility (below).
+
+**Material.** A piece is worth what it can reach. On an empty board that overrates the
+sliders, whose rays are soon blocked on a real one; so the reach counted is that on a board
+whose every cell is occupied with probability 0.3: a cell k steps along a ray counts 0.7^(k-1).
+On the flat 8×8 board this "blocked mobility" gives knight 5.25, bishop 5.93, rook 8.1 and
+queen 14.0 cells, in the proportions 3.25 : 3.7 : 5.0 : 8.7 of the classical values; so
+each piece's value here is its blocked mobility on the cube of the game's size, averaged over
+the cells, at 62 centipawns a cell. On 5³ that makes a knight (24 leaps) 714, a rook 552, a
+bishop (8 triagonals, a quarter of the cells) 346 and a queen 1630.
+
+**Placement.** A piece on a cell from which it reaches more than its average gains
+`PLACEMENT_WEIGHT` centipawns per cell above the average (and loses them below): the centre
+is worth more than the edge, the corner least.
+
+**King exposure.** The king has up to 26 neighbours, any of which an attack can come through.
+Each open neighbour (on the board and not held by the king's own piece) costs
+`EXPOSURE_WEIGHT` while the enemy keeps its army, scaled down as the enemy's material goes;
+with little material left the king's reach is worth as much as a piece's, and it heads for
+the centre.
+
+Both material and placement are sums over pieces, kept up to date move by move by the
+search (`move_delta`); exposure looks at the two kings' neighbours at each evaluation.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from kernel.board import EMPTY, SIDE_LETTERS
+from kernel.directions import BISHOP_STEPS, KNIGHT_STEPS, QUEEN_STEPS, ROOK_STEPS, Step
+from kernel.position import BLACK, WHITE, Position
+
+#: The chance that a cell on a ray is occupied, for the blocked mobility (see above).
+BLOCKING = 0.3
+#: The most cells of a ray counted: 0.7^16 is under 1 %.
+RAY_LIMIT = 16
+#: Centipawns per cell of blocked mobility: the flat board's rate.
+CENTIPAWNS_PER_CELL = 62
+#: Centipawns per cell of reach above (or below) a piece's average on its cell.
+PLACEMENT_WEIGHT = 8
+#: Centipawns per open neighbour of a king, with the enemy's whole army on the board.
+EXPOSURE_WEIGHT = 12
+#: Centipawns per cell a king reaches, once the enemy has no material left.
+KING_REACH_WEIGHT = 6
+
+#: The moves of each kind of piece: its steps and whether it slides.
+MOVES: dict[str, tuple[tuple[Step, ...], bool]] = {
+    "k": (QUEEN_STEPS, False),
+    "q": (QUEEN_STEPS, True),
+    "r": (ROOK_STEPS, True),
+    "b": (BISHOP_STEPS, True),
+    "n": (KNIGHT_STEPS, False),
+}
+
+
+def blocked_reach(kind: str, cell: tuple[int, int, int], size: int) -> float:
+    """Return how many cells a piece reaches from `cell`, each ray cell k away weighted 0.7^(k-1).
+
+    Rays are followed `RAY_LIMIT` cells at most: further cells weigh less than 1 %.
+    """
+    steps, slides = MOVES[kind]
+    total = 0.0
+    for dx, dy, dz in steps:
+        x, y, z = cell
+        weight = 1.0
+        for _ in range(RAY_LIMIT if slides else 1):
+            x, y, z = x + dx, y + dy, z + dz
+            if not (0 <= x < size and 0 <= y < size and 0 <= z < size):
+                break
+            total += weight
+            weight *= 1.0 - BLOCKING
+    return total
+
+
+@cache
+def average_reach(kind: str, size: int) -> float:
+    """Return a piece's blocked reach averaged over every cell of the board.
+
+    Worked out per step rather than per cell: a step repeated k times stays on the board
+    from a fraction (n - k|d|)/n of the cells along each axis it moves by d, and the axes
+    are independent.
+    """
+    steps, slides = MOVES[kind]
+    total = 0.0
+    for step in steps:
+        weight = 1.0
+        for distance in range(1, (RAY_LIMIT if slides else 1) + 1):
+            inside = 1.0
+            for part in step:
+                inside *= max(0, size - distance * abs(part)) / size
+            if inside == 0.0:
+                break
+            total += weight * inside
+            weight *= 1.0 - BLOCKING
+    return total
+
+
+@cache
+def piece_values(size: int) -> dict[str, int]:
+    """Return each letter's material value on this size, signed: white's positive."""
+    values = {"k": 0}
+    for kind in "qrbn":
+        values[kind] = round(CENTIPAWNS_PER_CELL * average_reach(kind, size))
+    signed: dict[str, int] = {}
+    for kind, value in values.items():
+        signed[kind.upper()] = value
+        signed[kind] = -value
+    return signed
+
+
+class Tables:
+    """The evaluation's numbers for one board size: values, and placement by memory point.
+
+    Placement is worked out for a cell the first time a piece stands on it, not for all
+    n³ cells at once: a 64-cube has 262,144 cells, and a game visits few of them.
+    """
+
+    __slots__ = (
+        "_neighbours",
+        "geometry",
+        "offsets",
+        "placement",
+        "size",
+        "start_material",
+        "values",
+    )
+
+    def __init__(self, position: Position) -> None:
+        self.size = position.size
+        self.geometry = position.geometry
+        self.offsets = position.offsets
+        self._neighbours: dict[int, tuple[int, ...]] = {}
+        self.values = piece_values(self.size)
+        #: letter -> memory point -> signed centipawns of material and placement together.
+        self.placement: dict[str, dict[int, int]] = {letter: {} for letter in self.values}
+        #: What one side's army is worth without its king, in the start position's terms.
+        self.start_material = max(1, army_value(position, self.values))
+
+    def worth(self, letter: str, point: int) -> int:
+        """Return a piece's material and placement on a point, signed: white's positive."""
+        known = self.placement[letter].get(point)
+        if known is None:
+            kind = letter.lower()
+            cell = self.geometry.get_cell_from_point(point)
+            reach = blocked_reach(kind, cell, self.size) - average_reach(kind, self.size)
+            bonus = 0 if kind == "k" else round(PLACEMENT_WEIGHT * reach)
+            value = self.values[letter]
+            known = value + bonus if letter.isupper() else value - bonus
+            self.placement[letter][point] = known
+        return known
+
+    def neighbours(self, point: int) -> tuple[int, ...]:
+        """Return the board cells next to a cell (up to 26), worked out once per cell."""
+        known = self._neighbours.get(point)
+        if known is None:
+            size = self.size
+            x, y, z = self.geometry.get_cell_from_point(point)
+            known = tuple(
+                point + offset
+                for offset, (dx, dy, dz) in zip(self.offsets.queen, QUEEN_STEPS, strict=True)
+                if 0 <= x + dx < size and 0 <= y + dy < size and 0 <= z + dz < size
+            )
+            self._neighbours[point] = known
+        return known
+
+    def material(self, position: Position) -> int:
+        """Sum every piece's worth, signed: white's positive."""
+        return sum(
+            self.worth(letter, point)
+            for pieces in position.pieces
+            for point, letter in pieces.items()
+        )
+
+
+def army_value(position: Position, values: dict[str, int]) -> int:
+    """Return the larger of the two sides' material, kings aside (at least one side's army)."""
+    return max(abs(sum(values[letter] for letter in pieces.values())) for pieces in position.pieces)
+
+
+def move_delta(tables: Tables, move: tuple[str, int, int, str]) -> int:
+    """Return how a move changes the signed material-and-placement sum."""
+    letter, origin, target, captured = move
+    delta = tables.worth(letter, target) - tables.worth(letter, origin)
+    if captured != EMPTY:
+        delta -= tables.worth(captured, target)
+    return delta
+
+
+def king_safety(position: Position, tables: Tables, side: int, enemy_army: int) -> int:
+    """Return the king's exposure and reach term for `side`, in centipawns (higher is better).
+
+    Open neighbours cost while the enemy has material to attack with and count as reach
+    once it has little: the two weights are blended by the enemy's army left (its material,
+    kings aside, unsigned).
+    """
+    king = position.kings[side]
+    if king < 0:
+        return 0
+    cells = position.cells
+    own = SIDE_LETTERS[side]
+    open_cells = 0
+    for point in tables.neighbours(king):
+        if cells[point] not in own:
+            open_cells += 1
+    danger = min(1.0, enemy_army / tables.start_material)
+    return round((KING_REACH_WEIGHT * (1.0 - danger) - EXPOSURE_WEIGHT * danger) * open_cells)
+
+
+def armies(position: Position, tables: Tables) -> list[int]:
+    """Return each side's material, kings aside, unsigned: white's then black's."""
+    return [
+        abs(sum(tables.values[letter] for letter in pieces.values())) for pieces in position.pieces
+    ]
+
+
+def evaluate(position: Position, tables: Tables, material: int, army: list[int]) -> int:
+    """Score the position for the side to move.
+
+    `material` is the signed material-and-placement sum, `army` each side's material (both
+    kept move by move by the caller).
+    """
+    score = (
+        material
+        + king_safety(position, tables, WHITE, army[BLACK])
+        - king_safety(position, tables, BLACK, army[WHITE])
+    )
+    return score if position.side == WHITE else -score

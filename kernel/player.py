@@ -1,0 +1,140 @@
+"""The player: choose a move for the side to move within its limits (`genmove`).
+
+The limits come from the level (a fixed depth, a node count, a time per move: config `[play]`
+or the `level` command) and from the clock (`time_settings`, `time_left`): a fixed depth or
+node count ignores the time per move, so that a level is exactly reproducible, but never a
+running clock. `search.max_nodes` bounds every search, so even a level without limits ends.
+
+Each finished depth is reported as one line, `depth 5 score +0.35 nodes 48211 nps 23104 time
+2.09 pv ...` (or `score mate 3`), and the whole search as one summary for the JSON log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kernel.alphabeta import (
+    Iteration,
+    Limits,
+    Searcher,
+    SearchMove,
+    SearchResult,
+    TranspositionTable,
+    mate_distance,
+)
+from kernel.clock import Clocks
+from kernel.game import Game
+from kernel.notation import get_move_name
+from kernel.position import Move
+
+
+@dataclass
+class Level:
+    """How hard the player tries: fixed depth and nodes (0: none), seconds a move (0: none)."""
+
+    depth: int = 0
+    nodes: int = 0
+    move_time: float = 1.0
+
+    def describe(self) -> str:
+        """Write the level as the `level` command reads it."""
+        return f"depth {self.depth} nodes {self.nodes} time {self.move_time:g}"
+
+
+@dataclass
+class Choice:
+    """The player's answer: a move, or None to resign; and the search behind it."""
+
+    move: Move | None
+    result: SearchResult
+    resigned: bool = False
+
+
+def limits_for(level: Level, clocks: Clocks, side: int, max_nodes: int) -> Limits:
+    """Work out the limits of one search from the level, the clock and the node cap."""
+    fixed = level.depth > 0 or level.nodes > 0
+    seconds = clocks.budget(side)
+    if seconds is None and not fixed and level.move_time > 0:
+        seconds = level.move_time
+    nodes = min(level.nodes, max_nodes) if level.nodes else max_nodes
+    return Limits(level.depth or None, nodes, seconds)
+
+
+def score_text(score: int) -> str:
+    """Write a score as thinking lines show it: `+0.35` pawns or `mate 3` (`mate -2`)."""
+    moves = mate_distance(score)
+    if moves is not None:
+        return f"mate {moves}"
+    return f"{score / 100:+.2f}"
+
+
+def pv_names(game: Game, pv: list[SearchMove]) -> list[str]:
+    """Name the moves of a principal variation (names depend on the board's size only)."""
+    position = game.position
+    return [get_move_name(position, Move(*move)) for move in pv]
+
+
+def thinking_line(game: Game, iteration: Iteration) -> str:
+    """Write one finished depth for people."""
+    nps = round(iteration.nodes / iteration.seconds) if iteration.seconds > 0 else 0
+    return (
+        f"depth {iteration.depth} score {score_text(iteration.score)} nodes {iteration.nodes} "
+        f"nps {nps} time {iteration.seconds:.2f} pv {' '.join(pv_names(game, iteration.pv))}"
+    )
+
+
+def search_summary(game: Game, choice: Choice) -> dict[str, Any]:
+    """Describe a search for the JSON log: depth, score_cp or mate, nodes, nps, time_ms, pv,
+    move."""
+    result = choice.result
+    summary: dict[str, Any] = {"depth": result.depth}
+    moves = mate_distance(result.score)
+    if moves is None:
+        summary["score_cp"] = result.score
+    else:
+        summary["mate"] = moves
+    summary["nodes"] = result.nodes
+    summary["nps"] = round(result.nodes / result.seconds) if result.seconds > 0 else 0
+    summary["time_ms"] = round(result.seconds * 1000)
+    summary["pv"] = pv_names(game, result.pv)
+    if choice.move is None:
+        summary["move"] = "resign" if choice.resigned else None
+    else:
+        summary["move"] = get_move_name(game.position, choice.move)
+    return summary
+
+
+class Player:
+    """Search moves for a game; keeps nothing between moves but its table's memory budget."""
+
+    def __init__(self, hash_mb: int) -> None:
+        self.hash_mb = hash_mb
+
+    def choose(
+        self,
+        game: Game,
+        limits: Limits,
+        resign_cp: int = 0,
+        report: Callable[[Iteration], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Choice:
+        """Search the game's position and return the move to play (None: none, or resign).
+
+        A fresh table for each move, so that a fixed depth or node count gives the same move
+        every time the same game is asked.
+        """
+        table = TranspositionTable(self.hash_mb)
+        searcher = Searcher(game, limits, table, report, should_stop)
+        result = searcher.search()
+        if result.move is None:
+            return Choice(None, result)
+        losing = mate_distance(result.score)
+        if (
+            resign_cp > 0
+            and result.depth >= 2
+            and (result.score <= -resign_cp or (losing is not None and losing < 0))
+        ):
+            return Choice(None, result, resigned=True)
+        return Choice(Move(*result.move), result)
