@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from kernel.board import EMPTY, SIDE_LETTERS
 from kernel.evaluation import Tables, armies, evaluate, move_delta
 from kernel.game import FIFTY_MOVE_PLIES, Game
-from kernel.position import Position
-from kernel.rules import Analysis, attackers, is_attacked
+from kernel.position import KING_LETTERS, Position
+from kernel.rules import Analysis, attackers, gives_check, is_attacked, pin_of
 
 #: A move as the search handles it: piece letter, origin, target, captured (EMPTY if none).
 #: The same fields as kernel.position.Move, as a plain tuple: cheaper to make by the thousand.
@@ -146,6 +146,7 @@ class Searcher:
         on_iteration: OnIteration | None = None,
         should_stop: Callable[[], bool] | None = None,
     ) -> None:
+        self.started = time.monotonic()  # first: setting up counts against the budget
         self.game = game
         self.position: Position = game.position
         self.limits = limits
@@ -156,7 +157,8 @@ class Searcher:
         self.material = self.tables.material(self.position)
         self.army = armies(self.position, self.tables)
         self.nodes = 0
-        self.started = time.monotonic()
+        self.last_clock = self.started
+        self.longest_gap = 0.0
         self.deadline = None if limits.seconds is None else self.started + limits.seconds
         self.node_limit = limits.nodes
         #: How often each key stands on the path and in the game so far (for repetitions).
@@ -172,20 +174,26 @@ class Searcher:
 
     def search(self) -> SearchResult:
         """Deepen until a limit; return the best move of the deepest search (complete or not)."""
-        root_moves = self.legal_moves(Analysis(self.position))
+        analysis = Analysis(self.position)
+        root_moves: list[SearchMove] = [tuple(move) for move in analysis.legal_moves()]  # type: ignore[misc]
         if not root_moves:
             return SearchResult(None, 0, 0, 0, 0.0)
+        in_check = analysis.in_check
+        # Captures of the most valuable pieces first: the move played if not even the first
+        # iteration ends (a huge board on a short clock).
+        values = self.tables.values
+        root_moves.sort(key=lambda move: -abs(values.get(move[3], 0)))
         best = SearchResult(root_moves[0], 0, 0, 0, 0.0, [root_moves[0]])
         max_depth = min(self.limits.depth or MAX_DEPTH, MAX_DEPTH)
         for depth in range(1, max_depth + 1):
             try:
-                score = self.root(depth, root_moves)
+                score = self.root(depth, root_moves, in_check)
             except SearchStopped:
-                break
-            finally:
-                # A stopped iteration's best move, if it changed, was searched in full.
+                # The stopped iteration's best move so far, if it has one, was searched in
+                # full to this depth and beat the others tried: it is the better choice.
                 if self.pv_table[0]:
-                    best.move = self.pv_table[0][0]
+                    best.move, best.pv = self.pv_table[0][0], list(self.pv_table[0])
+                break
             elapsed = time.monotonic() - self.started
             pv = list(self.pv_table[0])
             best = SearchResult(pv[0], score, depth, self.nodes, elapsed, pv)
@@ -199,33 +207,38 @@ class Searcher:
         best.seconds = time.monotonic() - self.started
         return best
 
-    def root(self, depth: int, moves: list[SearchMove]) -> int:
-        """Search every root move to `depth`; keep the best first for the next iteration."""
+    def root(self, depth: int, moves: list[SearchMove], in_check: bool) -> int:
+        """Search every root move to `depth`; leave the best first for the next iteration."""
         alpha, beta = -INFINITY, INFINITY
         self.pv_table[0] = []
         self.root_depth = depth
+        best_index = 0
         for index, move in enumerate(moves):
+            check = gives_check(self.position, move)
             self.make(move)
             try:
-                child_depth = depth - 1
                 if index == 0:
-                    score = -self.pvs(child_depth, -beta, -alpha, 1)
+                    score = -self.pvs(depth - 1, -beta, -alpha, 1, check)
                 else:
-                    score = -self.pvs(child_depth, -alpha - 1, -alpha, 1)
+                    score = -self.pvs(depth - 1, -alpha - 1, -alpha, 1, check)
                     if score > alpha:
-                        score = -self.pvs(child_depth, -beta, -alpha, 1)
+                        score = -self.pvs(depth - 1, -beta, -alpha, 1, check)
             finally:
                 self.unmake(move)
             if score > alpha:
                 alpha = score
+                best_index = index
                 self.pv_table[0] = [move, *self.pv_table[1]]
-                moves.insert(0, moves.pop(index))
+        moves.insert(0, moves.pop(best_index))
         return alpha
 
     # --- the tree ---------------------------------------------------------------------------
 
-    def pvs(self, depth: int, alpha: int, beta: int, ply: int) -> int:
-        """Return the score of the position for the side to move, within (alpha, beta)."""
+    def pvs(self, depth: int, alpha: int, beta: int, ply: int, in_check: bool) -> int:
+        """Return the score of the position for the side to move, within (alpha, beta).
+
+        `in_check` says whether the side to move is in check (the move that led here knew).
+        """
         self.count_node()
         self.pv_table[ply] = []
         position = self.position
@@ -242,12 +255,10 @@ class Searcher:
             return alpha
         if ply >= MAX_PLY:
             return evaluate(position, self.tables, self.material, self.army)
-        analysis = Analysis(position)
-        in_check = bool(analysis.checkers)
         if in_check and ply < 2 * self.root_depth:
             depth += 1  # a check extension, while the line is not yet twice the nominal depth
         if depth <= 0:
-            return self.quiescence(alpha, beta, ply, analysis)
+            return self.quiescence(alpha, beta, ply, in_check)
         entry = self.table.get(key)
         table_move: SearchMove | None = None
         if entry is not None:
@@ -265,17 +276,19 @@ class Searcher:
         best_score = -INFINITY
         best_move: SearchMove | None = None
         searched = 0
-        for move in self.ordered_moves(analysis, in_check, table_move, ply):
-            if not in_check and not self.is_legal(analysis, move):
+        pins: dict[int, range | None] = {}
+        for move in self.ordered_moves(in_check, table_move, ply):
+            if not in_check and not self.is_legal(move, pins):
                 continue
+            check = gives_check(position, move)
             self.make(move)
             try:
                 if searched == 0:
-                    score = -self.pvs(depth - 1, -beta, -alpha, ply + 1)
+                    score = -self.pvs(depth - 1, -beta, -alpha, ply + 1, check)
                 else:
-                    score = -self.pvs(depth - 1, -alpha - 1, -alpha, ply + 1)
+                    score = -self.pvs(depth - 1, -alpha - 1, -alpha, ply + 1, check)
                     if alpha < score < beta:
-                        score = -self.pvs(depth - 1, -beta, -alpha, ply + 1)
+                        score = -self.pvs(depth - 1, -beta, -alpha, ply + 1, check)
             finally:
                 self.unmake(move)
             searched += 1
@@ -297,24 +310,32 @@ class Searcher:
         self.table.put(key, depth, kind, score_to_table(best_score, ply), best_move)
         return best_score
 
-    def quiescence(self, alpha: int, beta: int, ply: int, analysis: Analysis) -> int:
+    def quiescence(self, alpha: int, beta: int, ply: int, in_check: bool) -> int:
         """Search captures only (every evasion when in check) until the position is quiet."""
+        position = self.position
         if ply >= MAX_PLY:
-            return evaluate(self.position, self.tables, self.material, self.army)
-        in_check = bool(analysis.checkers)
+            return evaluate(position, self.tables, self.material, self.army)
         if in_check:
+            if ply > self.root_depth + 1:
+                # Deep in the captures a check is only looked at for mate: searching every
+                # evasion of every check there costs more than it tells.
+                if not Analysis(position).has_legal_move():
+                    return -MATE + ply
+                return evaluate(position, self.tables, self.material, self.army)
             best_score = -MATE + ply  # mated unless an evasion is found
+            moves = self.evasions()
         else:
-            best_score = evaluate(self.position, self.tables, self.material, self.army)
+            best_score = evaluate(position, self.tables, self.material, self.army)
             if best_score >= beta:
                 return best_score
             alpha = max(alpha, best_score)
-        moves = self.legal_moves(analysis) if in_check else self.legal_captures(analysis)
+            moves = self.captures()
         for move in moves:
+            check = gives_check(position, move)
             self.make(move)
             try:
                 self.count_node()
-                score = -self.quiescence(-beta, -alpha, ply + 1, Analysis(self.position))
+                score = -self.quiescence(-beta, -alpha, ply + 1, check)
             finally:
                 self.unmake(move)
             if score > best_score:
@@ -328,7 +349,7 @@ class Searcher:
     # --- moves --------------------------------------------------------------------------------
 
     def ordered_moves(
-        self, analysis: Analysis, in_check: bool, table_move: SearchMove | None, ply: int
+        self, in_check: bool, table_move: SearchMove | None, ply: int
     ) -> list[SearchMove]:
         """List the moves to try: the table's move, captures (best victim, cheapest taker first),
         the killers, then quiet moves by their history.
@@ -337,11 +358,11 @@ class Searcher:
         asks `is_legal` of each just before trying it: at a cut-off node most are never tried.
         """
         if in_check:
-            moves = self.legal_moves(analysis)
+            moves = self.evasions()
             captures = [move for move in moves if move[3] != EMPTY]
             quiet = [move for move in moves if move[3] == EMPTY]
         else:
-            captures, quiet = self.pseudo_legal(analysis)
+            captures, quiet = self.pseudo_legal()
         values = self.tables.values
         captures.sort(key=lambda move: abs(values[move[0]]) - 16 * abs(values[move[3]]))
         history = self.history
@@ -353,36 +374,31 @@ class Searcher:
             ordered.insert(0, table_move)
         return ordered
 
-    def pseudo_legal(self, analysis: Analysis) -> tuple[list[SearchMove], list[SearchMove]]:
-        """Return the captures and the quiet moves of the side to move, out of check.
-
-        Pinned pieces keep to their lines; king steps are checked later, when tried.
-        """
+    def pseudo_legal(self) -> tuple[list[SearchMove], list[SearchMove]]:
+        """Return the captures and the quiet moves of the side to move, its king's safety
+        aside (`is_legal` looks at it)."""
         position = self.position
         cells = position.cells
         moves = position.offsets.moves
         enemies = SIDE_LETTERS[1 - position.side]
         captures: list[SearchMove] = []
         quiet: list[SearchMove] = []
-        pins = analysis.pins()
         for origin, letter in position.pieces[position.side].items():
             steps, slides = moves[letter]
-            line = pins.get(origin)
             for step in steps:
                 target = origin + step
                 piece = cells[target]
                 while piece == EMPTY:
-                    if line is None or target in line:
-                        quiet.append((letter, origin, target, EMPTY))
+                    quiet.append((letter, origin, target, EMPTY))
                     if not slides:
                         break
                     target += step
                     piece = cells[target]
-                if piece in enemies and (line is None or target in line):
+                if piece in enemies:
                     captures.append((letter, origin, target, piece))
         return captures, quiet
 
-    def legal_captures(self, analysis: Analysis) -> list[SearchMove]:
+    def captures(self) -> list[SearchMove]:
         """List the legal captures, out of check, the best victim first.
 
         Found from the victims: for each enemy piece, the pieces that attack it (through the
@@ -393,28 +409,35 @@ class Searcher:
         cells = position.cells
         side = position.side
         values = self.tables.values
+        pins: dict[int, range | None] = {}
         found: list[tuple[int, SearchMove]] = []
         for target, victim in position.pieces[1 - side].items():
             worth = 16 * abs(values[victim])
             for origin in attackers(position, target, side):
                 letter = cells[origin]
                 move = (letter, origin, target, victim)
-                if self.is_legal(analysis, move):
+                if self.is_legal(move, pins):
                     found.append((abs(values[letter]) - worth, move))
         found.sort()
         return [move for _, move in found]
 
-    def legal_moves(self, analysis: Analysis) -> list[SearchMove]:
-        """List every legal move (in check: the evasions)."""
-        return [tuple(move) for move in analysis.legal_moves()]  # type: ignore[misc]
+    def evasions(self) -> list[SearchMove]:
+        """List every legal move of a side in check."""
+        return [tuple(move) for move in Analysis(self.position).legal_moves()]  # type: ignore[misc]
 
-    def is_legal(self, analysis: Analysis, move: SearchMove) -> bool:
-        """Tell whether a pseudo-legal move out of check keeps the king safe."""
-        _, origin, target, _ = move
-        if origin != analysis.king:
-            pin = analysis.pins().get(origin)
-            return pin is None or target in pin
-        return not is_attacked(self.position, target, analysis.enemy, lifted=origin)
+    def is_legal(self, move: SearchMove, pins: dict[int, range | None]) -> bool:
+        """Tell whether a pseudo-legal move, out of check, keeps its king safe.
+
+        `pins` keeps, for the node, what was found about each piece asked (pinned or not).
+        """
+        letter, origin, target, _ = move
+        position = self.position
+        if letter in KING_LETTERS:
+            return not is_attacked(position, target, 1 - position.side, lifted=origin)
+        if origin not in pins:
+            pins[origin] = pin_of(position, origin)
+        line = pins[origin]
+        return line is None or target in line
 
     def has_escape(self) -> bool:
         """Tell whether the side to move has a legal move, or is not in check (so: not mated)."""
@@ -429,17 +452,17 @@ class Searcher:
         captured = move[3]
         if captured != EMPTY:
             self.army[self.position.side ^ 1] -= abs(self.tables.values[captured])
-        self.position.play(move)  # type: ignore[arg-type]
+        self.position.play(move)
         key = self.position.key
         self.seen[key] = self.seen.get(key, 0) + 1
         self.quiet_plies_stack.append(self.quiet_plies)
-        self.quiet_plies = 0 if move[3] != EMPTY else self.quiet_plies + 1
+        self.quiet_plies = 0 if captured != EMPTY else self.quiet_plies + 1
 
     def unmake(self, move: SearchMove) -> None:
         """Take back `make`."""
         key = self.position.key
         self.seen[key] -= 1
-        self.position.undo(move)  # type: ignore[arg-type]
+        self.position.undo(move)
         self.material -= move_delta(self.tables, move)
         captured = move[3]
         if captured != EMPTY:
@@ -451,8 +474,14 @@ class Searcher:
         self.nodes += 1
         if self.node_limit is not None and self.nodes > self.node_limit:
             raise SearchStopped
-        if self.deadline is not None and time.monotonic() >= self.deadline:
-            raise SearchStopped
+        if self.deadline is not None:
+            # Stop when the next node, if as slow as the slowest so far, would end past the
+            # deadline: on a large board one node can take many milliseconds.
+            now = time.monotonic()
+            self.longest_gap = max(self.longest_gap, now - self.last_clock)
+            self.last_clock = now
+            if now + self.longest_gap >= self.deadline:
+                raise SearchStopped
         if self.should_stop is not None and self.should_stop():
             raise SearchStopped
 

@@ -51,6 +51,11 @@ def piece_key(point: int, letter: str) -> int:
     return hash((point, _LETTER_SALTS[letter]))
 
 
+#: A move as a plain tuple: piece letter, origin, target, captured (EMPTY if none). Move is
+#: one with names; searches that make moves by the thousand make plain tuples, cheaper.
+MoveTuple = tuple[str, int, int, str]
+
+
 class Move(NamedTuple):
     """A move: the piece, where it stands, where it goes, and what stands there (EMPTY if none)."""
 
@@ -94,7 +99,7 @@ class Position:
         """The side not to move."""
         return 1 - self.side
 
-    def play(self, move: Move) -> None:
+    def play(self, move: MoveTuple) -> None:
         """Make a move of the side to move; the other side is then to move."""
         letter, origin, target, captured = move
         cells = self.cells
@@ -115,7 +120,7 @@ class Position:
         self.key = key
         self.side = 1 - side
 
-    def undo(self, move: Move) -> None:
+    def undo(self, move: MoveTuple) -> None:
         """Take back `move`, the last move played; the side that made it is to move again."""
         letter, origin, target, captured = move
         side = 1 - self.side

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from kernel.board import EMPTY, SIDE_LETTERS, SIDE_NAMES
-from kernel.position import KING_LETTERS, NO_POINT, Move, Position
+from kernel.position import KING_LETTERS, NO_POINT, Move, MoveTuple, Position
 
 
 def attackers(position: Position, target: int, side: int, lifted: int = NO_POINT) -> Iterator[int]:
@@ -86,7 +86,7 @@ def in_check(position: Position, side: int) -> bool:
     return king != NO_POINT and is_attacked(position, king, 1 - side)
 
 
-def gives_check(position: Position, move: Move) -> bool:
+def gives_check(position: Position, move: MoveTuple) -> bool:
     """Tell whether a move of the side to move checks the other king, without playing it."""
     king = position.kings[position.enemy]
     if king == NO_POINT:
@@ -94,39 +94,74 @@ def gives_check(position: Position, move: Move) -> bool:
     return checks_directly(position, move, king) or discovers_check(position, move, king)
 
 
-def checks_directly(position: Position, move: Move, king: int) -> bool:
+def checks_directly(position: Position, move: MoveTuple, king: int) -> bool:
     """Tell whether the moved piece attacks the king from its target cell."""
-    attack = position.offsets.attacks.get(compact_difference(position, move.target, king))
-    if attack is None or move.piece not in attack.letters:
+    piece, origin, target, _ = move
+    offsets = position.offsets
+    step = offsets.reach[piece].get(offsets.compact[king] - offsets.compact[target])
+    if step is None:
         return False
+    if not step:
+        return True  # a leap
     cells = position.cells
-    step = attack.step
-    point = move.target + step
+    point = target + step
     # The origin is empty once the piece has left it.
-    while step and point != king and (cells[point] == EMPTY or point == move.origin):
+    while point != king and (cells[point] == EMPTY or point == origin):
         point += step
-    return not step or point == king
+    return point == king
 
 
-def discovers_check(position: Position, move: Move, king: int) -> bool:
+def discovers_check(position: Position, move: MoveTuple, king: int) -> bool:
     """Tell whether leaving the origin opens a line from one of the mover's sliders to the king."""
-    step = line_step(position, king, move.origin)
+    _, origin, target, _ = move
+    step = line_step(position, king, origin)
     if not step:
         return False
     cells = position.cells
     point = king + step
-    while point != move.origin:
-        if cells[point] != EMPTY or point == move.target:
+    while point != origin:
+        if cells[point] != EMPTY or point == target:
             return False  # the line was shut before the origin, or the mover shuts it
         point += step
     point += step
-    while cells[point] == EMPTY and point != move.target:
+    while cells[point] == EMPTY and point != target:
         point += step
     letter = cells[point]
-    if point == move.target or letter not in SIDE_LETTERS[position.side]:
+    if point == target or letter not in SIDE_LETTERS[position.side]:
         return False
     # Every cell between that slider and the king is empty now: only its kind matters.
     return letter in position.offsets.attacks[compact_difference(position, point, king)].letters
+
+
+def pin_of(position: Position, origin: int) -> range | None:
+    """Return the cells a piece of the side to move may go to if it is pinned, else None.
+
+    The piece is pinned when it alone stands between its king and an enemy slider moving
+    along that line; it may then go anywhere from the slider's cell up to its king. One
+    line is looked at, so asking about a piece costs little whatever the enemy's army.
+    """
+    king = position.kings[position.side]
+    if king == NO_POINT or origin == king:
+        return None
+    step = line_step(position, king, origin)
+    if not step:
+        return None
+    cells = position.cells
+    point = king + step
+    while point != origin:
+        if cells[point] != EMPTY:
+            return None  # another piece shields the king first
+        point += step
+    point += step
+    while cells[point] == EMPTY:
+        point += step
+    letter = cells[point]
+    if letter not in SIDE_LETTERS[position.enemy]:
+        return None  # the wall, or a piece of its own
+    offsets = position.offsets
+    if not offsets.reach[letter].get(offsets.compact[king] - offsets.compact[point]):
+        return None  # that enemy piece does not move along this line (or is next to it)
+    return range(point, king, -step)
 
 
 def compact_difference(position: Position, origin: int, target: int) -> int:

@@ -1,6 +1,6 @@
 """The start position of a game on each board size (docs/rules.md, "The start position").
 
-From n = 4 on, white's army fills the first two ranks of level I, 2n pieces:
+From n = 5 on, white's army fills the first two ranks of level I, 2n pieces:
 
 - rank 1: the king on file ⌊n/2⌋, a rook in each corner, and between them knights and
   bishops in turn outwards from the king, a knight first;
@@ -17,8 +17,12 @@ stands in a corner of rank 1, whose triagonal runs through the cube's centre to 
 corner.
 
 n = 3 is too small for two ranks (the enemy stands two levels up, within a knight's leap
-and on the same files); its army is a smaller one of its own. n = 2 has no game: every two
-cells of a 2×2×2 board touch, so two kings could never stand apart.
+and on the same files); its army is a smaller one of its own. On n = 4 the rule's army lets
+white win a rook at once (the queen checks from b2(II) along the king's file and attacks the
+corner rook through the centre), so n = 4 has an army of its own too, chosen among every
+arrangement of the same pieces on the two ranks as the one a search four and five plies deep
+found most even. n = 2 has no game: every two cells of a 2×2×2 board touch, so two kings could
+never stand apart.
 """
 
 from __future__ import annotations
@@ -32,6 +36,12 @@ NO_GAME = {2: "every two cells of a 2×2×2 board touch, so two kings could neve
 #: a3 and on c3, a knight on b3. No queen fits: from any cell of levels I and II she would see
 #: the enemy's army (an exhaustive search of the armies of four or more pieces found none).
 SMALL_ARMIES: dict[int, dict[tuple[int, int, int], str]] = {
+    # The 4-cube: the king in the corner a1 with the queen in front of it, rooks on b1 and c1,
+    # a knight on d1; bishops on b2 and d2 and a knight on c2 beside the queen.
+    4: {
+        **{(x, 0, 0): letter for x, letter in enumerate("KRRN")},
+        **{(x, 1, 0): letter for x, letter in enumerate("QBNB")},
+    },
     3: {
         (1, 0, 0): "K",
         (0, 1, 0): "B",
