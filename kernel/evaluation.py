@@ -34,6 +34,7 @@ from functools import cache
 from kernel.board import EMPTY, SIDE_LETTERS
 from kernel.directions import BISHOP_STEPS, KNIGHT_STEPS, QUEEN_STEPS, ROOK_STEPS, Step
 from kernel.position import BLACK, WHITE, Position
+from kernel.start import NoStartPosition, start_position
 
 #: The chance that a cell on a ray is occupied, for the blocked mobility (see above).
 BLOCKING = 0.3
@@ -138,8 +139,9 @@ class Tables:
         self.values = piece_values(self.size)
         #: letter -> memory point -> signed centipawns of material and placement together.
         self.placement: dict[str, dict[int, int]] = {letter: {} for letter in self.values}
-        #: What one side's army is worth without its king, in the start position's terms.
-        self.start_material = max(1, army_value(position, self.values))
+        #: What a whole army is worth, kings aside: the start position's, or this one's on a
+        #: size that has none; the measure of how much attacking material is left.
+        self.start_material = max(1, full_army(self.size, position, self.values))
 
     def worth(self, letter: str, point: int) -> int:
         """Return a piece's material and placement on a point, signed: white's positive."""
@@ -175,6 +177,20 @@ class Tables:
             for pieces in position.pieces
             for point, letter in pieces.items()
         )
+
+
+def full_army(size: int, position: Position, values: dict[str, int]) -> int:
+    """Return what one side's army of the start position is worth (kings aside)."""
+    return start_army(size) or army_value(position, values)
+
+
+@cache
+def start_army(size: int) -> int:
+    """Return what one side's army of the start position of a size is worth; 0 if none."""
+    try:
+        return army_value(start_position(size), piece_values(size))
+    except NoStartPosition:
+        return 0
 
 
 def army_value(position: Position, values: dict[str, int]) -> int:
