@@ -10,8 +10,9 @@ Every wait is bounded by ``idle_timeout``: a connection that sends nothing for t
 closed, a request must arrive whole within it, and a client must take its answer within it. At
 ``max_connections`` open connections the longest idle one is closed to make room for a new one.
 A connection closed while the client may still be sending (a refused body) is closed gently: its
-sending half first, then whatever still comes is read and dropped for ``LINGER`` seconds, so
-that the client reads the answer instead of a reset.
+sending half first, then whatever still comes is read and dropped until the client has been
+silent for ``LINGER`` seconds (for ``idle_timeout`` at most), so that the client reads the
+answer instead of a reset.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ DEFAULT_IDLE_TIMEOUT = 30.0
 DEFAULT_MAX_CONNECTIONS = 1000
 #: Descriptors kept free for everything but connections: the engine's pipes, the page, logs.
 SPARE_DESCRIPTORS = 64
-#: Seconds a closing connection's late input is read and dropped before it is closed for good.
+#: Seconds of silence after which a closing connection is closed for good.
 LINGER = 2.0
 #: Connections accepted in one turn of the loop, so that connections handed back get a turn.
 ACCEPTS_PER_TURN = 256
@@ -127,8 +128,10 @@ class Connection:
         self.stream = TimedSocket(sock, timeout)
         self.rfile = io.BufferedReader(self.stream)
         self.wfile = io.BufferedWriter(self.stream, write_buffer)
-        #: When the connection went idle, or began its lingering close.
+        #: When the connection went idle, or last sent something while closing.
         self.since = time.monotonic()
+        #: When a lingering close ends even if the client goes on sending.
+        self.linger_end = 0.0
 
     def expect_request(self) -> None:
         """Start the clock of a request: it must arrive whole within the timeout."""
@@ -363,8 +366,11 @@ class PooledHTTPServer(HTTPServer):
                 return
             except OSError:
                 data = b""
-            if not data:
+            conn.since = time.monotonic()
+            if not data or conn.since > conn.linger_end:
                 self._close(conn)
+            else:
+                self._lingering.move_to_end(conn)  # keep the dict in order of silence
             return
         self._selector.unregister(conn.sock)
         del self._idle[conn]
@@ -388,9 +394,9 @@ class PooledHTTPServer(HTTPServer):
                 self._linger(conn)
 
     def _linger(self, conn: Connection) -> None:
-        """Close the sending half now and the connection once the client has stopped sending
-        (or after ``LINGER`` seconds): closing with unread input would reset the connection and
-        could destroy the answer before the client reads it."""
+        """Close the sending half now and the connection once the client has stopped sending:
+        closing with unread input would reset the connection and could destroy the answer
+        before the client reads it."""
         assert self._selector is not None
         try:
             conn.sock.shutdown(socket.SHUT_WR)
@@ -400,6 +406,7 @@ class PooledHTTPServer(HTTPServer):
             self._closed()
             return
         conn.since = time.monotonic()
+        conn.linger_end = conn.since + self.idle_timeout
         self._lingering[conn] = None
         self._selector.register(conn.sock, selectors.EVENT_READ, conn)
 
