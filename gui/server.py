@@ -18,6 +18,12 @@ HTTP interface:
   ``{"ok": <all ok>, "replies": [<one answer as above per line>]}`` (HTTP 200); after an engine
   failure the remaining lines are not sent. One request instead of five saves the page a
   round trip per line.
+
+Every request gets an HTTP answer, refusals included: a body that is not plainly one of these
+two shapes (gui/request_body.py) or not framed by one Content-Length is refused with a JSON error
+naming the problem before any of its lines reaches the engine. Connections are served by a
+bounded pool of threads and closed after ``--idle-timeout`` seconds of silence
+(gui/connections.py); docs/gui-server.md lists every limit.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import argparse
 import contextlib
 import errno
 import json
+import math
 import queue
 import shlex
 import signal
@@ -35,20 +42,22 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import FrameType
 from typing import Any
+
+from gui.connections import DEFAULT_IDLE_TIMEOUT, PooledHTTPServer, PooledRequestHandler
+from gui.request_body import BadBody, RelayRequest, parse_relay_body
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 INDEX_HTML = Path(__file__).resolve().parent / "index.html"
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 DEFAULT_TIMEOUT = 30.0
+# The longest wait an option may ask for (a day); threading's waits overflow past ~292 years.
+MAX_SECONDS = 86_400.0
 # Enough for the largest board the engine takes (n = 64 is 266 kB of notation).
 MAX_BODY = 4 * 1024 * 1024
-# Lines one request may carry: the page sends a board and its analysis together.
-MAX_BATCH = 16
 # Bytes of one response kept together for a single write; the page and a JSON reply fit easily.
 WRITE_BUFFER = 256 * 1024
 # Host names a browser may legitimately use for this server; anything else is refused so that a
@@ -260,14 +269,18 @@ class Engine:
             self._stop()
 
 
-class GuiServer(ThreadingHTTPServer):
+class GuiServer(PooledHTTPServer):
     """An HTTP server that knows its engine and page."""
 
-    daemon_threads = True
-
-    def __init__(self, port: int, engine: Engine, verbose: bool) -> None:
+    def __init__(
+        self,
+        port: int,
+        engine: Engine,
+        verbose: bool,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+    ) -> None:
         """Bind to 127.0.0.1 on ``port`` (0 picks a free port)."""
-        super().__init__((HOST, port), Handler)
+        super().__init__((HOST, port), Handler, idle_timeout=idle_timeout)
         self.engine = engine
         self.verbose = verbose
 
@@ -282,12 +295,15 @@ class GuiServer(ThreadingHTTPServer):
         return f"http://{HOST}:{self.port}/"
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(PooledRequestHandler):
     """Serve the page and relay engine lines."""
 
     server: GuiServer
     server_version = "cubemate-gui"
     protocol_version = "HTTP/1.1"
+    # No client speaks HTTP/0.9, whose answers have no status line: a garbled request line
+    # must still get a refusal a client can read.
+    default_request_version = "HTTP/1.1"
     # A kept-alive connection with Nagle's algorithm on waits ~40 ms for the client's delayed
     # ACK before it sends a second small write: send at once, and buffer each response so its
     # headers and body leave in one write (the handler flushes after every request).
@@ -306,6 +322,18 @@ class Handler(BaseHTTPRequestHandler):
         if self.server.verbose:
             super().log_message(format, *args)
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Answer a request that http.server itself refuses (bad syntax, an unknown method, a
+        header too long, ...) in JSON like every other refusal, and close the connection: what
+        follows such a request cannot be trusted to be the next one."""
+        self.close_connection = True
+        try:
+            default = self.responses[code][0]
+        except KeyError:
+            default = "error"
+        self.log_error("code %d, message %s", code, message or default)
+        self._error(code, message or default)
+
     def _send_bytes(self, status: int, body: bytes, content_type: str) -> None:
         """Send a complete response with security headers."""
         self.send_response(status)
@@ -320,17 +348,28 @@ class Handler(BaseHTTPRequestHandler):
             "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
             "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'",
         )
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
     def _send_json(self, status: int, payload: dict[str, Any]) -> None:
         """Send ``payload`` as JSON."""
-        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-        self._send_bytes(status, body, "application/json; charset=utf-8")
+        # A stray lone surrogate becomes its JSON escape instead of failing the answer.
+        text = json.dumps(payload, ensure_ascii=False)
+        self._send_bytes(
+            status, text.encode("utf-8", "backslashreplace"), "application/json; charset=utf-8"
+        )
 
     def _error(self, status: int, message: str) -> None:
         """Send a JSON error."""
         self._send_json(status, {"ok": False, "error": message})
+
+    def _refuse(self, status: int, message: str) -> None:
+        """Send a JSON error and close the connection: the body was not read, or not whole."""
+        self.close_connection = True
+        self._error(status, message)
 
     def _host_allowed(self) -> bool:
         """Accept only requests addressed to this machine by name or address."""
@@ -346,6 +385,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         """Serve the page."""
+        if "Transfer-Encoding" in self.headers or self.headers.get("Content-Length", "0") != "0":
+            # A GET with a body is not read: the connection cannot carry another request.
+            self.close_connection = True
         if not self._host_allowed():
             self._error(HTTPStatus.FORBIDDEN, "requests must address 127.0.0.1 or localhost")
             return
@@ -365,23 +407,22 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         """Relay one protocol line (or a short list of them) to the engine; answer in JSON."""
         if not self._host_allowed():
-            self._error(HTTPStatus.FORBIDDEN, "requests must come from this server's own page")
+            self._refuse(HTTPStatus.FORBIDDEN, "requests must come from this server's own page")
             return
         if self.path.split("?", 1)[0] != "/engine":
-            self._error(HTTPStatus.NOT_FOUND, f"no such endpoint: {self.path}")
+            self._refuse(HTTPStatus.NOT_FOUND, f"no such endpoint: {self.path}")
             return
-        request = self._read_lines()
+        request = self._read_request()
         if request is None:
             return
-        lines, batch = request
-        if not batch:
-            reply = self._relay(lines[0])
+        if not request.batch:
+            reply = self._relay(request.lines[0])
             status = HTTPStatus.BAD_GATEWAY if "error" in reply else HTTPStatus.OK
             self._send_json(status, reply)
             return
         replies: list[dict[str, Any]] = []
         with self.server.engine.lock:  # no other request between the lines of a batch
-            for line in lines:
+            for line in request.lines:
                 replies.append(self._relay(line))
                 if "error" in replies[-1]:
                     break  # the engine failed: the lines after this one are not sent
@@ -400,47 +441,77 @@ class Handler(BaseHTTPRequestHandler):
             payload["notice"] = reply.notice
         return payload
 
-    def _read_lines(self) -> tuple[list[str], bool] | None:
-        """Read and check the request's protocol lines and whether it was a batch; on a bad
-        request answer the error and return None."""
+    def _read_request(self) -> RelayRequest | None:
+        """Read the body and check every line in it before any is sent; on a bad request
+        answer the error and return None."""
         # Requiring JSON forces a CORS preflight on cross-site requests, which we never grant.
         content_type = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
         if content_type != "application/json":
-            self._error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send Content-Type: application/json")
+            self._refuse(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send Content-Type: application/json")
+            return None
+        body = self._read_body()
+        if body is None:
             return None
         try:
-            length = int(self.headers.get("Content-Length", ""))
-        except ValueError:
-            self._error(HTTPStatus.LENGTH_REQUIRED, "send a Content-Length")
+            request = parse_relay_body(body)
+        except BadBody as exc:
+            self._error(HTTPStatus.BAD_REQUEST, str(exc))
             return None
-        if not 0 <= length <= MAX_BODY:
-            self.close_connection = True
-            self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body over {MAX_BODY} bytes")
-            return None
-        try:
-            data = json.loads(self.rfile.read(length).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            self._error(HTTPStatus.BAD_REQUEST, f"body is not JSON: {exc}")
-            return None
-        usage = 'send {"line": "<one protocol line>"} or {"lines": ["<line>", ...]}'
-        if not isinstance(data, dict):
-            self._error(HTTPStatus.BAD_REQUEST, usage)
-            return None
-        batch = "lines" in data
-        lines = data.get("lines") if batch else [data.get("line")]
-        if (
-            not isinstance(lines, list)
-            or not 1 <= len(lines) <= MAX_BATCH
-            or not all(isinstance(line, str) for line in lines)
-        ):
-            self._error(HTTPStatus.BAD_REQUEST, f"{usage}, 1 to {MAX_BATCH} lines")
-            return None
-        for line in lines:
+        for number, line in enumerate(request.lines, 1):
             problem = check_line(line)
             if problem is not None:
-                self._error(HTTPStatus.BAD_REQUEST, problem)
+                where = f'line {number} of "lines": ' if request.batch else ""
+                self._error(HTTPStatus.BAD_REQUEST, where + problem)
                 return None
-        return lines, batch
+        return request
+
+    def _read_body(self) -> bytes | None:
+        """Read the body that one Content-Length frames; on a problem answer it, close the
+        connection and return None."""
+        if "Transfer-Encoding" in self.headers:
+            self._refuse(
+                HTTPStatus.BAD_REQUEST,
+                "Transfer-Encoding (a chunked body) is not accepted: send a Content-Length",
+            )
+            return None
+        lengths = self.headers.get_all("Content-Length") or []
+        if not lengths:
+            self._refuse(HTTPStatus.LENGTH_REQUIRED, "send a Content-Length")
+            return None
+        if len(lengths) > 1:
+            self._refuse(HTTPStatus.BAD_REQUEST, "send one Content-Length, not several")
+            return None
+        value = lengths[0].strip()
+        if not (value.isascii() and value.isdigit()):
+            self._refuse(
+                HTTPStatus.BAD_REQUEST, f"Content-Length is not a number of bytes: {value[:40]!r}"
+            )
+            return None
+        if len(value) > len(str(MAX_BODY)) or int(value) > MAX_BODY:
+            self._refuse(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body over {MAX_BODY} bytes")
+            return None
+        length = int(value)
+        body = bytearray()
+        try:
+            while len(body) < length:
+                chunk = self.rfile.read1(length - len(body))
+                if not chunk:
+                    break
+                body += chunk
+        except TimeoutError:
+            self._refuse(
+                HTTPStatus.REQUEST_TIMEOUT,
+                f"the body stopped after {len(body)} of its {length} bytes "
+                f"(Content-Length) for {self.link.timeout:g} s",
+            )
+            return None
+        if len(body) < length:
+            self._refuse(
+                HTTPStatus.BAD_REQUEST,
+                f"the body ended after {len(body)} of its {length} bytes (Content-Length)",
+            )
+            return None
+        return bytes(body)
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -460,17 +531,36 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=seconds,
         default=DEFAULT_TIMEOUT,
         help="seconds to wait for one engine response",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=seconds,
+        default=DEFAULT_IDLE_TIMEOUT,
+        help="seconds a connection may stay silent, or take to send one request, "
+        f"before it is closed (default {DEFAULT_IDLE_TIMEOUT:g})",
     )
     parser.add_argument("--verbose", action="store_true", help="log every HTTP request")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error("--port must be 0 … 65535")
-    if args.timeout <= 0:
-        parser.error("--timeout must be positive")
     return args
+
+
+def seconds(text: str) -> float:
+    """Read a number of seconds for an option: above 0, at most ``MAX_SECONDS``."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    # NaN fails both comparisons; infinity would overflow the waits that take it.
+    if not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds above 0 and at most {MAX_SECONDS:g}"
+        )
+    return value
 
 
 def listen_problem(port: int, exc: OSError) -> str:
@@ -501,7 +591,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     engine = Engine(command, REPO_ROOT, args.timeout)
     # Take the port first: a busy one should fail at once, before an engine is started.
     try:
-        server = GuiServer(args.port, engine, args.verbose)
+        server = GuiServer(args.port, engine, args.verbose, args.idle_timeout)
     except OSError as exc:
         print(f"error: {listen_problem(args.port, exc)}", file=sys.stderr)
         return 1

@@ -1,0 +1,502 @@
+"""An HTTP server whose idle connections cost a file descriptor, not a thread.
+
+http.server's ThreadingHTTPServer gives every connection a thread for its whole life: 300
+sockets that never send a byte hold 300 threads, forever. Here the thread that runs
+``serve_forever`` accepts connections and watches the idle ones with a selector; a bounded set of
+worker threads takes a connection only when a request has begun to arrive, serves the requests
+that are there, and hands it back to be watched.
+
+Every wait is bounded by ``idle_timeout``: a connection that sends nothing for that long is
+closed, a request must arrive whole within it, and a client must take its answer within it. At
+``max_connections`` open connections the longest idle one is closed to make room for a new one.
+A connection closed while the client may still be sending (a refused body) is closed gently: its
+sending half first, then whatever still comes is read and dropped until the client has been
+silent for ``LINGER`` seconds (for ``idle_timeout`` at most), so that the client reads the
+answer instead of a reset.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import queue
+import resource
+import select
+import selectors
+import socket
+import threading
+import time
+from collections import OrderedDict
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer, WriteableBuffer
+
+#: The listen backlog asked for (the kernel caps it at net.core.somaxconn): a burst of fresh
+#: connections waits there for the accept loop instead of being dropped.
+BACKLOG = 1024
+DEFAULT_WORKERS = 16
+DEFAULT_IDLE_TIMEOUT = 30.0
+DEFAULT_MAX_CONNECTIONS = 1000
+#: Descriptors kept free for everything but connections: the engine's pipes, the page, logs.
+SPARE_DESCRIPTORS = 64
+#: Seconds of silence after which a closing connection is closed for good.
+LINGER = 2.0
+#: Connections accepted in one turn of the loop, so that connections handed back get a turn.
+ACCEPTS_PER_TURN = 256
+DRAIN_CHUNK = 65536
+#: accept() errors that mean "no descriptor for now": make room, or wait for one to close.
+OUT_OF_DESCRIPTORS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+#: accept() errors of one connection that failed before it was taken (accept(2) says to treat
+#: them like EAGAIN): skip it and take the next.
+FAILED_CONNECTION = frozenset(
+    {
+        errno.ECONNABORTED,
+        errno.EPROTO,
+        errno.ENOPROTOOPT,
+        errno.EHOSTDOWN,
+        errno.ENONET,
+        errno.EHOSTUNREACH,
+        errno.EOPNOTSUPP,
+        errno.ENETDOWN,
+        errno.ENETUNREACH,
+        errno.EPERM,
+    }
+)
+
+
+class TimedSocket(io.RawIOBase):
+    """A socket as a raw stream whose reads wait until a deadline and writes a fixed time."""
+
+    def __init__(self, sock: socket.socket, write_timeout: float) -> None:
+        """Wrap ``sock``; reads do not wait at all until ``deadline`` is set."""
+        super().__init__()
+        self.sock = sock
+        self.write_timeout = write_timeout
+        self.deadline: float | None = None
+        #: Whether a read ran out of time since the deadline was set.
+        self.timed_out = False
+
+    def readable(self) -> bool:
+        """Tell io that this stream reads."""
+        return True
+
+    def writable(self) -> bool:
+        """Tell io that this stream writes."""
+        return True
+
+    def readinto(self, buffer: WriteableBuffer) -> int | None:
+        """Read what has arrived, waiting no later than the deadline; None if nothing has
+        arrived and there is no deadline."""
+        if self.deadline is None:
+            self.sock.settimeout(0.0)
+            try:
+                return self.sock.recv_into(buffer)
+            except BlockingIOError:
+                return None
+        remaining = self.deadline - time.monotonic()
+        try:
+            if remaining <= 0:
+                raise TimeoutError("the request did not arrive in time")
+            self.sock.settimeout(remaining)
+            return self.sock.recv_into(buffer)
+        except TimeoutError:
+            # http.server swallows a timeout in the request line or headers: note it here.
+            self.timed_out = True
+            raise
+
+    def write(self, data: ReadableBuffer) -> int:
+        """Send all of ``data`` or fail after the write timeout."""
+        view = memoryview(data)
+        self.sock.settimeout(self.write_timeout)
+        self.sock.sendall(view)
+        return view.nbytes
+
+
+class Connection:
+    """One client connection: its socket and the buffered streams kept across its requests."""
+
+    def __init__(
+        self, sock: socket.socket, address: tuple[str, int], timeout: float, write_buffer: int
+    ) -> None:
+        """Wrap an accepted socket."""
+        self.sock = sock
+        self.address = address
+        self.timeout = timeout
+        self.stream = TimedSocket(sock, timeout)
+        self.rfile = io.BufferedReader(self.stream)
+        self.wfile = io.BufferedWriter(self.stream, write_buffer)
+        #: When the connection went idle, or last sent something while closing.
+        self.since = time.monotonic()
+        #: When a lingering close ends even if the client goes on sending.
+        self.linger_end = 0.0
+
+    def expect_request(self) -> None:
+        """Start the clock of a request: it must arrive whole within the timeout."""
+        self.stream.deadline = time.monotonic() + self.timeout
+        self.stream.timed_out = False
+
+    def has_pending_input(self) -> bool:
+        """Tell, without waiting, whether the next request has begun to arrive."""
+        self.stream.deadline = None
+        try:
+            return bool(self.rfile.peek(1))
+        except OSError:
+            return False  # a broken connection: the selector reports it, and it is closed
+
+    def close(self) -> None:
+        """Close the socket, then the streams (their flush fails at once, not after a wait)."""
+        self.sock.close()
+        for stream in (self.wfile, self.rfile):
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
+
+
+class PooledRequestHandler(BaseHTTPRequestHandler):
+    """Serve the requests that have arrived on a connection, then hand it back to be watched.
+
+    A request that does not arrive whole in time is answered 408, an exception other than the
+    client going away is logged and answered 500 (each when no answer has begun), and the
+    connection is closed in both cases.
+    """
+
+    server: PooledHTTPServer
+
+    def __init__(self, link: Connection, server: PooledHTTPServer) -> None:
+        """Serve ``link`` now (as every request handler does in its constructor)."""
+        self.link = link
+        self.responded = False
+        super().__init__(link.sock, link.address, server)
+
+    def setup(self) -> None:
+        """Use the connection's streams, which outlive this handler."""
+        self.connection = self.request
+        self.rfile = self.link.rfile
+        self.wfile = self.link.wfile
+
+    def handle(self) -> None:
+        """Serve one request, and the next ones while they have already begun to arrive."""
+        self.close_connection = True
+        self._serve_one()
+        while not self.close_connection and self.link.has_pending_input():
+            self._serve_one()
+
+    def finish(self) -> None:
+        """Send what is buffered; the connection stays open for the server to watch or close."""
+        with contextlib.suppress(OSError, ValueError):
+            self.wfile.flush()
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        """Start a response, noting that one has begun."""
+        self.responded = True
+        super().send_response(code, message)
+
+    def _serve_one(self) -> None:
+        """Serve one request; on a failure answer it if possible and mark the connection done."""
+        self.responded = False
+        self.link.expect_request()
+        try:
+            self.handle_one_request()
+        except OSError:
+            self.close_connection = True  # the client went away, or stopped reading
+        except Exception:
+            self.close_connection = True
+            self.server.handle_error(self.request, self.client_address)
+            if not self.responded:
+                self._answer_failure(500, "internal error of the server (see its stderr)")
+        if self.link.stream.timed_out:
+            self.close_connection = True
+            if not self.responded:
+                self._answer_failure(
+                    408, f"the request did not arrive whole within {self.link.timeout:g} s"
+                )
+
+    def _answer_failure(self, code: int, message: str) -> None:
+        """Answer a request that failed midway, if the client still listens."""
+        with contextlib.suppress(OSError, ValueError):
+            self.send_error(code, message)
+            self.wfile.flush()
+
+
+class PooledHTTPServer(HTTPServer):
+    """An HTTP server with bounded worker threads and timed, bounded connections."""
+
+    request_queue_size = BACKLOG
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        handler_class: type[PooledRequestHandler],
+        *,
+        workers: int = DEFAULT_WORKERS,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    ) -> None:
+        """Bind and listen on ``address``; serve with at most ``workers`` threads."""
+        # Made before binding: a failed bind calls server_close, which closes this pair.
+        self._wake_read, self._wake_write = socket.socketpair()
+        super().__init__(address, handler_class)
+        self.handler_class = handler_class
+        self.workers = workers
+        self.idle_timeout = idle_timeout
+        soft_limit, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft_limit != resource.RLIM_INFINITY:
+            max_connections = min(max_connections, soft_limit - SPARE_DESCRIPTORS)
+        self.max_connections = max(1, max_connections)
+        self.socket.setblocking(False)
+        self._write_buffer = max(handler_class.wbufsize, io.DEFAULT_BUFFER_SIZE)
+        # Workers hand connections back through this queue and wake the loop by the socket pair.
+        self._returns: queue.SimpleQueue[tuple[Connection, bool]] = queue.SimpleQueue()
+        self._wake_read.setblocking(False)
+        self._wake_write.setblocking(False)
+        self._jobs: queue.SimpleQueue[Connection] = queue.SimpleQueue()
+        self._pool_lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._waiting_workers = 0
+        # Owned by the serving thread alone: no lock needed.
+        self._idle: OrderedDict[Connection, None] = OrderedDict()
+        self._lingering: OrderedDict[Connection, None] = OrderedDict()
+        self._busy: set[Connection] = set()
+        self._accepting = True
+        self._selector: selectors.BaseSelector | None = None
+        self._stop = threading.Event()
+        self._stopped = threading.Event()
+        self._stopped.set()
+
+    @property
+    def open_connections(self) -> int:
+        """Return how many connections are open (idle, being served or closing)."""
+        return len(self._idle) + len(self._lingering) + len(self._busy)
+
+    @property
+    def queued_connections(self) -> int:
+        """Return how many connections with a request wait for a free worker."""
+        return self._jobs.qsize()
+
+    @property
+    def worker_threads(self) -> int:
+        """Return how many worker threads have been started (never more than ``workers``)."""
+        with self._pool_lock:
+            return len(self._threads)
+
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        """Accept, watch and dispatch connections until ``shutdown`` (``poll_interval`` is
+        unused: the loop sleeps until a socket, a handed-back connection or a deadline)."""
+        self._stop.clear()
+        self._stopped.clear()
+        with selectors.DefaultSelector() as selector:
+            self._selector = selector
+            selector.register(self.socket, selectors.EVENT_READ, self)
+            selector.register(self._wake_read, selectors.EVENT_READ, self._wake_read)
+            try:
+                while not self._stop.is_set():
+                    for key, _ in selector.select(self._time_to_next_deadline()):
+                        if key.data is self:
+                            self._accept()
+                        elif key.data is self._wake_read:
+                            self._take_back()
+                        else:
+                            self._readable(key.data)
+                    self._close_expired()
+            finally:
+                self._close_all()
+                self._selector = None
+                self._stopped.set()
+
+    def shutdown(self) -> None:
+        """Stop ``serve_forever`` and wait until it has; call it from another thread."""
+        self._stop.set()
+        self._wake()
+        self._stopped.wait()
+
+    def server_close(self) -> None:
+        """Close the listening socket and the loop's wake-up pair."""
+        super().server_close()
+        self._wake_read.close()
+        self._wake_write.close()
+
+    # --- the serving thread ---------------------------------------------------------------
+
+    def _accept(self) -> None:
+        """Accept the connections waiting in the backlog and start watching them."""
+        for _ in range(ACCEPTS_PER_TURN):
+            if self.open_connections >= self.max_connections:
+                if not self._connection_waiting():
+                    return
+                if not self._make_room():
+                    self._pause_accepting()
+                    return
+            try:
+                sock, address = self.socket.accept()
+            except BlockingIOError:
+                return
+            except OSError as exc:
+                if exc.errno in FAILED_CONNECTION:
+                    continue
+                if exc.errno in OUT_OF_DESCRIPTORS:
+                    if not self._make_room():
+                        self._pause_accepting()
+                    return
+                raise
+            if self.handler_class.disable_nagle_algorithm:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._watch(Connection(sock, address, self.idle_timeout, self._write_buffer))
+
+    def _connection_waiting(self) -> bool:
+        """Tell whether a connection waits in the backlog (room is made only for one)."""
+        readable, _, _ = select.select([self.socket], [], [], 0)
+        return bool(readable)
+
+    def _watch(self, conn: Connection) -> None:
+        """Keep an idle connection in the selector until its next request arrives."""
+        assert self._selector is not None
+        conn.since = time.monotonic()
+        self._idle[conn] = None
+        self._selector.register(conn.sock, selectors.EVENT_READ, conn)
+
+    def _readable(self, conn: Connection) -> None:
+        """Hand a connection whose request has begun to a worker, or drain a closing one."""
+        assert self._selector is not None
+        if conn in self._lingering:
+            try:
+                data = conn.sock.recv(DRAIN_CHUNK)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            conn.since = time.monotonic()
+            if not data or conn.since > conn.linger_end:
+                self._close(conn)
+            else:
+                self._lingering.move_to_end(conn)  # keep the dict in order of silence
+            return
+        self._selector.unregister(conn.sock)
+        del self._idle[conn]
+        self._busy.add(conn)
+        self._dispatch(conn)
+
+    def _take_back(self) -> None:
+        """Watch again the connections the workers have finished with, or close them."""
+        with contextlib.suppress(BlockingIOError):
+            while self._wake_read.recv(DRAIN_CHUNK):
+                pass
+        while True:
+            try:
+                conn, keep = self._returns.get_nowait()
+            except queue.Empty:
+                return
+            self._busy.discard(conn)
+            if keep:
+                self._watch(conn)
+            else:
+                self._linger(conn)
+
+    def _linger(self, conn: Connection) -> None:
+        """Close the sending half now and the connection once the client has stopped sending:
+        closing with unread input would reset the connection and could destroy the answer
+        before the client reads it."""
+        assert self._selector is not None
+        try:
+            conn.sock.shutdown(socket.SHUT_WR)
+            conn.sock.setblocking(False)
+        except OSError:
+            conn.close()
+            self._closed()
+            return
+        conn.since = time.monotonic()
+        conn.linger_end = conn.since + self.idle_timeout
+        self._lingering[conn] = None
+        self._selector.register(conn.sock, selectors.EVENT_READ, conn)
+
+    def _close(self, conn: Connection) -> None:
+        """Stop watching an idle or closing connection and close it."""
+        assert self._selector is not None
+        self._selector.unregister(conn.sock)
+        self._idle.pop(conn, None)
+        self._lingering.pop(conn, None)
+        conn.close()
+        self._closed()
+
+    def _closed(self) -> None:
+        """Take new connections again if the limit had stopped them."""
+        if not self._accepting and self._selector is not None:
+            self._accepting = True
+            self._selector.register(self.socket, selectors.EVENT_READ, self)
+
+    def _pause_accepting(self) -> None:
+        """Leave new connections in the backlog until one closes."""
+        if self._accepting and self._selector is not None:
+            self._accepting = False
+            self._selector.unregister(self.socket)
+
+    def _make_room(self) -> bool:
+        """Close the oldest closing or idle connection; False when every one is busy."""
+        for watched in (self._lingering, self._idle):
+            if watched:
+                self._close(next(iter(watched)))
+                return True
+        return False
+
+    def _close_expired(self) -> None:
+        """Close the connections idle for longer than the timeout and end lingering closes."""
+        now = time.monotonic()
+        for watched, limit in ((self._idle, self.idle_timeout), (self._lingering, LINGER)):
+            while watched:
+                oldest = next(iter(watched))
+                if now - oldest.since < limit:
+                    break
+                self._close(oldest)
+
+    def _time_to_next_deadline(self) -> float | None:
+        """Return the seconds until the next connection must be closed (None: no deadline)."""
+        deadlines = [
+            next(iter(watched)).since + limit
+            for watched, limit in ((self._idle, self.idle_timeout), (self._lingering, LINGER))
+            if watched
+        ]
+        return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+
+    def _close_all(self) -> None:
+        """Close every watched connection and wake the workers out of busy ones."""
+        for conn in [*self._idle, *self._lingering]:
+            self._close(conn)
+        for conn in self._busy:
+            with contextlib.suppress(OSError):
+                conn.sock.shutdown(socket.SHUT_RDWR)
+
+    # --- the workers ----------------------------------------------------------------------
+
+    def _dispatch(self, conn: Connection) -> None:
+        """Queue a connection for a worker, starting one if none waits and the pool has room."""
+        with self._pool_lock:
+            self._jobs.put(conn)
+            if self._waiting_workers < self._jobs.qsize() and len(self._threads) < self.workers:
+                thread = threading.Thread(
+                    target=self._work, name=f"http-worker-{len(self._threads) + 1}", daemon=True
+                )
+                self._threads.append(thread)
+                thread.start()
+
+    def _work(self) -> None:
+        """Serve queued connections, one at a time, for the life of the server."""
+        while True:
+            with self._pool_lock:
+                self._waiting_workers += 1
+            conn = self._jobs.get()
+            with self._pool_lock:
+                self._waiting_workers -= 1
+            try:
+                keep = not self.handler_class(conn, self).close_connection
+            except Exception:
+                self.handle_error(conn.sock, conn.address)
+                keep = False
+            self._returns.put((conn, keep))
+            self._wake()
+
+    def _wake(self) -> None:
+        """Wake the serving thread out of its select."""
+        # A full pair already holds a wake-up; a closed one means the server is gone.
+        with contextlib.suppress(OSError):
+            self._wake_write.send(b"\0")

@@ -1,0 +1,585 @@
+"""The GUI server process under hostile requests and crowds of connections (issue 24, 7–8).
+
+Each test starts ``python -m gui.server --port 0`` with a real engine whose logs go to a
+temporary folder, and talks to it over raw sockets, as a hostile client would: every request
+must get an HTTP answer, a refused one a JSON error naming the problem, before any of its lines
+reaches the engine; idle sockets must cost no thread and be closed after the idle timeout.
+No browser is needed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import select
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gui.connections import DEFAULT_WORKERS
+from gui.request_body import MAX_BATCH
+from gui.server import MAX_BODY
+from tests.conftest import CASE_1, CASE_2, REPO, TIMEOUT
+
+#: The short idle timeout of the server that tests timeouts, in seconds.
+QUICK_IDLE = 1.0
+#: Threads a server may run at most: the serving loop, the engine's stdout reader, the workers.
+MAX_THREADS = DEFAULT_WORKERS + 2
+
+
+@dataclass
+class Server:
+    """A running GUI server process and its port."""
+
+    process: subprocess.Popen[str]
+    port: int
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def threads(self) -> int:
+        """Return how many threads the server process runs."""
+        status = Path(f"/proc/{self.pid}/status").read_text()
+        match = re.search(r"^Threads:\s+(\d+)$", status, re.MULTILINE)
+        assert match is not None, status
+        return int(match.group(1))
+
+    def descriptors(self) -> int:
+        """Return how many file descriptors the server process holds."""
+        return len(os.listdir(f"/proc/{self.pid}/fd"))
+
+
+@contextlib.contextmanager
+def running_server(logs: Path, *options: str) -> Iterator[Server]:
+    """Start the GUI server on a free port with a real engine; stop it with SIGTERM after,
+    checking that it exits 0 and wrote no traceback."""
+    engine = shlex.join([sys.executable, "main.py", "--log-dir", str(logs)])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gui.server", "--port", "0", "--engine", engine, *options],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    stdout = process.stdout
+    assert stdout is not None
+    first: list[str] = []
+    # Read in a thread so a server that never prints fails the test instead of hanging it.
+    reader = threading.Thread(target=lambda: first.append(stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(TIMEOUT)
+    match = re.search(r"http://127\.0\.0\.1:(\d+)/$", first[0].rstrip("\n") if first else "")
+    if match is None:
+        process.kill()
+        _, err = process.communicate(timeout=TIMEOUT)
+        raise AssertionError(f"the server did not print its address: {first!r} {err!r}")
+    try:
+        yield Server(process, int(match.group(1)))
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGCONT)  # in case a test left it stopped
+            process.send_signal(signal.SIGTERM)
+        try:
+            _, err = process.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, err = process.communicate()
+    assert process.returncode == 0, err
+    assert "Traceback" not in err, err
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server with the default settings, shared by the module."""
+    with running_server(tmp_path_factory.mktemp("engine-logs")) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def quick_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A server that closes a silent connection after ``QUICK_IDLE`` seconds."""
+    logs = tmp_path_factory.mktemp("engine-logs")
+    with running_server(logs, "--idle-timeout", str(QUICK_IDLE)) as running:
+        yield running
+
+
+# --- talking HTTP by hand --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Response:
+    """One HTTP response as it came over the wire."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> dict[str, Any]:
+        assert self.headers.get("content-type", "").startswith("application/json"), self
+        answer: dict[str, Any] = json.loads(self.body)
+        return answer
+
+
+class Client:
+    """One connection to the server, read response by response."""
+
+    def __init__(self, port: int) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+        self.pending = b""
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def _fill(self) -> bool:
+        """Read more; False at the end of the stream."""
+        chunk = self.sock.recv(65536)
+        self.pending += chunk
+        return bool(chunk)
+
+    def response(self) -> Response | None:
+        """Read the next whole response, or None when the server closed the connection."""
+        while b"\r\n\r\n" not in self.pending:
+            if not self._fill():
+                assert self.pending == b"", f"closed inside a response: {self.pending[:300]!r}"
+                return None
+        head, _, self.pending = self.pending.partition(b"\r\n\r\n")
+        status_line, *header_lines = head.decode("latin-1").split("\r\n")
+        headers = {}
+        for line in header_lines:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        size = int(headers.get("content-length", "0"))
+        while len(self.pending) < size:
+            assert self._fill(), f"closed inside a body: {self.pending[:300]!r}"
+        body, self.pending = self.pending[:size], self.pending[size:]
+        return Response(int(status_line.split()[1]), headers, body)
+
+    def closed(self) -> bool:
+        """Tell whether the server has closed the connection (waiting up to the timeout)."""
+        try:
+            return self.pending == b"" and not self._fill()
+        except ConnectionResetError:
+            return True
+
+
+def post(body: bytes, length: int | None = None, headers: bytes = b"") -> bytes:
+    """Frame a POST /engine of ``body`` with a Content-Length (``length``, or the true one)."""
+    size = len(body) if length is None else length
+    return (
+        b"POST /engine HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + headers
+        + f"Content-Length: {size}\r\n\r\n".encode()
+        + body
+    )
+
+
+def ask(port: int, payload: object) -> tuple[int, dict[str, Any]]:
+    """POST a JSON payload on a fresh connection; return the status and the JSON answer."""
+    with Client(port) as client:
+        client.send(post(json.dumps(payload).encode()))
+        response = client.response()
+    assert response is not None, "no answer"
+    return response.status, response.json()
+
+
+def engine_board(port: int) -> str:
+    """Return the engine's get_board through the server."""
+    status, answer = ask(port, {"line": "get_board"})
+    assert (status, answer["ok"]) == (200, True), answer
+    text: str = answer["text"]
+    return text
+
+
+def set_board(port: int, board: str) -> None:
+    """Set the engine's position through the server."""
+    status, answer = ask(port, {"line": f"set_board {board}"})
+    assert (status, answer["ok"]) == (200, True), answer
+
+
+# --- item 7: every body gets an answer ---------------------------------------------------------
+
+SET_CASE_2 = json.dumps({"line": f"set_board {CASE_2}"}).encode()
+
+HOSTILE_BODIES = {
+    "lone surrogate": (b'{"line": "name \\ud800"}', '"line" holds a lone surrogate \\ud800'),
+    "low surrogate": (b'{"line": "name \\udc00x"}', '"line" holds a lone surrogate \\udc00'),
+    "nested 100,000 deep": (b"[" * 100_000 + b"]" * 100_000, "nests arrays or objects too deep"),
+    "nested objects": (b'{"a":' * 100_000 + b"1" + b"}" * 100_000, "too deeply"),
+    "integer of 5,000 digits": (b'{"line": ' + b"9" * 5000 + b"}", '"line" is a number'),
+    "huge float": (b'{"line": 1e999999}', '"line" is a number'),
+    "NaN": (b'{"line": NaN}', "NaN is not a JSON value"),
+    "Infinity": (b'{"lines": [-Infinity]}', "-Infinity is not a JSON value"),
+    "invalid UTF-8": (b'{"line": "name \xff"}', "not UTF-8: byte 0xff at offset 15"),
+    "UTF-16": ('{"line": "name"}'.encode("utf-16"), "not UTF-8"),
+    "byte-order mark": (b'\xef\xbb\xbf{"line": "name"}', "not JSON"),
+    "duplicate keys": (b'{"line": "name", "line": "quit"}', 'the key "line" twice'),
+    "duplicate inner keys": (b'{"lines": [{"a": 1, "a": 2}]}', 'the key "a" twice'),
+    "null line": (b'{"line": null}', '"line" is null, not a string'),
+    "boolean line": (b'{"line": true}', '"line" is true, not a string'),
+    "array line": (b'{"line": ["name"]}', '"line" is an array, not a string'),
+    "string lines": (b'{"lines": "name"}', '"lines" is a string, not an array'),
+    "number in lines": (b'{"lines": ["name", 1]}', 'line 2 of "lines" is a number'),
+    "no lines": (b'{"lines": []}', '"lines" holds 0 lines'),
+    "too many lines": (
+        json.dumps({"lines": ["name"] * (MAX_BATCH + 1)}).encode(),
+        f'"lines" holds {MAX_BATCH + 1} lines',
+    ),
+    "both keys": (b'{"line": "name", "lines": ["name"]}', "not both"),
+    "unknown key": (b'{"line": "name", "engine": "other"}', 'unknown key "engine"'),
+    "empty object": (b"{}", "empty object"),
+    "array": (b'["name"]', "the body is an array, not an object"),
+    "string": (b'"name"', "the body is a string, not an object"),
+    "trailing data": (b'{"line": "name"} {"line": "quit"}', "Extra data"),
+    "empty body": (b"", "not JSON"),
+    "line break": (b'{"line": "name\\nquit"}', "line break"),
+    "comment": (b'{"line": "# nothing"}', "comment lines get no response"),
+}
+
+
+@pytest.mark.parametrize("body,problem", HOSTILE_BODIES.values(), ids=HOSTILE_BODIES.keys())
+def test_hostile_body_gets_400_naming_the_problem(
+    server: Server, body: bytes, problem: str
+) -> None:
+    """A body that is not plainly a relay request is answered 400 with a JSON error naming
+    what is wrong; the connection stays usable and the engine keeps its position."""
+    set_board(server.port, CASE_1)
+    with Client(server.port) as client:
+        client.send(post(body))
+        response = client.response()
+        assert response is not None, "the server closed the connection without an answer"
+        assert response.status == 400
+        answer = response.json()
+        assert answer["ok"] is False
+        assert problem in answer["error"]
+        client.send(post(b'{"line": "name"}'))  # the same connection goes on
+        after = client.response()
+    assert after is not None and after.json()["text"] == "cubemate"
+    assert engine_board(server.port) == CASE_1
+
+
+def test_batch_is_checked_whole_before_any_line_is_sent(server: Server) -> None:
+    """A batch whose last line is bad is refused whole: its first line never runs."""
+    set_board(server.port, CASE_1)
+    for bad in ("name \ud800", "status\nquit", "", "# comment"):
+        status, answer = ask(server.port, {"lines": [f"set_board {CASE_2}", "status", bad]})
+        assert status == 400, bad
+        assert answer["error"].startswith('line 3 of "lines"'), answer
+        assert engine_board(server.port) == CASE_1, bad
+
+
+# --- item 7: every framing gets an answer ------------------------------------------------------
+
+
+def test_body_shorter_than_its_length_is_refused(server: Server) -> None:
+    """A body that ends (the client stops sending) before its Content-Length is refused and
+    not run, even when what came is whole JSON."""
+    set_board(server.port, CASE_1)
+    with Client(server.port) as client:
+        client.send(post(SET_CASE_2, length=len(SET_CASE_2) + 10))
+        client.sock.shutdown(socket.SHUT_WR)
+        response = client.response()
+        assert response is not None
+        assert response.status == 400
+        error = response.json()["error"]
+        assert f"ended after {len(SET_CASE_2)} of its {len(SET_CASE_2) + 10} bytes" in error
+        assert client.closed()
+    assert engine_board(server.port) == CASE_1
+
+
+def test_body_that_stalls_is_answered_408(quick_server: Server) -> None:
+    """A body that stops coming is answered 408 after the idle timeout, and not run."""
+    set_board(quick_server.port, CASE_1)
+    with Client(quick_server.port) as client:
+        client.send(post(SET_CASE_2[:20], length=len(SET_CASE_2)))
+        response = client.response()
+        assert response is not None
+        assert response.status == 408
+        assert f"stopped after 20 of its {len(SET_CASE_2)} bytes" in response.json()["error"]
+        assert client.closed()
+    assert engine_board(quick_server.port) == CASE_1
+
+
+def test_headers_that_stall_are_answered_408(quick_server: Server) -> None:
+    """A request whose headers stop coming is answered 408 and its connection closed."""
+    with Client(quick_server.port) as client:
+        client.send(b"POST /engine HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
+        response = client.response()
+        assert response is not None
+        assert response.status == 408
+        assert "did not arrive whole" in response.json()["error"]
+        assert client.closed()
+
+
+def test_body_longer_than_its_length(server: Server) -> None:
+    """Bytes after the Content-Length are the next request: the body is run, the rest is
+    refused in JSON as a request that cannot be read, and the connection is closed."""
+    body = b'{"line": "name"}'
+    with Client(server.port) as client:
+        client.send(post(body + b'{"line": "quit"}\r\n\r\n', length=len(body)))
+        first = client.response()
+        second = client.response()
+        assert first is not None and first.json()["text"] == "cubemate"
+        assert second is not None
+        assert second.status == 400
+        assert "request" in second.json()["error"]
+        assert client.closed()
+    status, answer = ask(server.port, {"line": "protocol_version"})
+    assert (status, answer["restarted"]) == (200, False)  # the engine never saw the quit
+
+
+def test_chunked_body_is_refused(server: Server) -> None:
+    """A chunked body is refused in one answer; its chunks are never read as requests."""
+    body = b'{"line": "name"}'
+    chunked = f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
+    with Client(server.port) as client:
+        client.send(
+            b"POST /engine HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n" + chunked
+        )
+        response = client.response()
+        assert response is not None
+        assert response.status == 400
+        assert "Transfer-Encoding" in response.json()["error"]
+        assert client.closed()
+
+
+@pytest.mark.parametrize(
+    "lengths,status,problem",
+    [
+        ([b"abc"], 400, "not a number of bytes"),
+        ([b"-1"], 400, "not a number of bytes"),
+        ([b"+16"], 400, "not a number of bytes"),
+        ([b"1_6"], 400, "not a number of bytes"),
+        ([b"16", b"16"], 400, "one Content-Length"),
+        ([b"9" * 5000], 413, "body over"),
+        ([str(MAX_BODY + 1).encode()], 413, "body over"),
+        ([], 411, "send a Content-Length"),
+    ],
+)
+def test_bad_content_length_is_refused(
+    server: Server, lengths: list[bytes], status: int, problem: str
+) -> None:
+    """A Content-Length that is missing, doubled, not plain digits or too big is refused in
+    JSON, and the connection closed (its body cannot be told from the next request)."""
+    headers = b"".join(b"Content-Length: " + value + b"\r\n" for value in lengths)
+    with Client(server.port) as client:
+        client.send(
+            b"POST /engine HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + headers
+            + b'\r\n{"line": "name"}'
+        )
+        response = client.response()
+        assert response is not None
+        assert response.status == status
+        assert problem in response.json()["error"]
+        assert client.closed()
+
+
+def test_oversized_body_is_answered_after_the_client_sent_it(server: Server) -> None:
+    """A body over the limit is refused without being read; the server reads and drops the
+    rest while the client sends it, so the client gets the 413 instead of a reset."""
+    body = b"x" * (MAX_BODY + 1024 * 1024)
+    with Client(server.port) as client:
+        client.send(post(body))
+        response = client.response()
+        assert response is not None
+        assert response.status == 413
+        assert client.closed()
+
+
+@pytest.mark.parametrize(
+    "request_bytes,status,problem",
+    [
+        (b"PUT /engine HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 501, "Unsupported method"),
+        (b"GARBAGE\r\n\r\n", 400, "Bad request"),
+        (b"GET / HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n", 505, "Invalid HTTP version"),
+        (b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\n\r\n", 414, "URI Too Long"),
+        (b"GET / HTTP/1.1\r\nX: " + b"a" * 70_000 + b"\r\n\r\n", 431, "Line too long"),
+        (b"GET / HTTP/1.1\r\n" + b"X: 1\r\n" * 101 + b"\r\n", 431, "Too many headers"),
+    ],
+    ids=["method", "request line", "version", "long path", "long header", "many headers"],
+)
+def test_unreadable_requests_get_json(
+    server: Server, request_bytes: bytes, status: int, problem: str
+) -> None:
+    """What http.server refuses by itself is answered in JSON like every other refusal."""
+    with Client(server.port) as client:
+        client.send(request_bytes)
+        response = client.response()
+        assert response is not None
+        assert response.status == status
+        answer = response.json()
+        assert answer["ok"] is False
+        assert problem.lower() in answer["error"].lower()
+        assert client.closed()
+
+
+def test_refused_post_does_not_run_its_body_as_a_request(server: Server) -> None:
+    """A POST refused before its body is read (wrong type, path or host) closes the
+    connection: the unread body is never taken for the next request."""
+    inner = post(b'{"line": "name"}')
+    for head in (
+        b"POST /engine HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n",
+        b"POST /other HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n",
+        b"POST /engine HTTP/1.1\r\nHost: evil.test\r\nContent-Type: application/json\r\n",
+    ):
+        with Client(server.port) as client:
+            client.send(head + f"Content-Length: {len(inner)}\r\n\r\n".encode() + inner)
+            response = client.response()
+            assert response is not None
+            assert response.status in (403, 404, 415)
+            assert client.closed(), head
+
+
+# --- item 8: timeouts and bounded threads ------------------------------------------------------
+
+
+def wait_for(condition: Any, what: str) -> None:
+    """Poll ``condition`` until it holds; fail after the generous TIMEOUT."""
+    deadline = time.monotonic() + TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, f"still not {what} after {TIMEOUT} s"
+        time.sleep(0.05)
+
+
+def closed_by_server(sockets: list[socket.socket]) -> int:
+    """Count the sockets that the server has closed (poll: select cannot take 300 sockets)."""
+    poller = select.poll()
+    for conn in sockets:
+        poller.register(conn, select.POLLIN)
+    return len(poller.poll(0))
+
+
+def test_idle_connections_are_closed_after_the_timeout(quick_server: Server) -> None:
+    """A connection that never sends a byte, or that goes silent after a request, is closed by
+    the server after its idle timeout."""
+    with Client(quick_server.port) as silent, Client(quick_server.port) as kept_alive:
+        kept_alive.send(post(b'{"line": "name"}'))
+        response = kept_alive.response()
+        assert response is not None and response.status == 200
+        assert silent.closed()
+        assert kept_alive.closed()
+
+
+def test_idle_sockets_cost_no_thread(server: Server) -> None:
+    """300 sockets that never send a byte hold no thread: the server stays within its bound of
+    threads and answers a normal client all the while."""
+    start = server.descriptors()
+    idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(300)]
+    try:
+        wait_for(lambda: server.descriptors() >= start + 300, "accepted")
+        for _ in range(20):
+            status, answer = ask(server.port, {"line": "protocol_version"})
+            assert (status, answer["text"]) == (200, "2")
+        assert server.threads() <= MAX_THREADS
+        assert closed_by_server(idle) == 0
+    finally:
+        for conn in idle:
+            conn.close()
+
+
+def test_fresh_connections_are_all_answered_with_bounded_threads(server: Server) -> None:
+    """2,000 fresh connections from 20 threads at once are all answered, none reset, and the
+    server never runs more threads than its bound."""
+    outcomes: list[str] = []
+    request = b"GET /favicon.ico HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+
+    def client() -> None:
+        for _ in range(100):
+            try:
+                with Client(server.port) as conn:
+                    conn.send(request)
+                    response = conn.response()
+                outcomes.append(str(response.status if response else "closed"))
+            except OSError as exc:
+                outcomes.append(type(exc).__name__)
+
+    threads = [threading.Thread(target=client) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    most = 0
+    while any(thread.is_alive() for thread in threads):
+        most = max(most, server.threads())
+        time.sleep(0.01)
+    for thread in threads:
+        thread.join()
+    assert outcomes == ["204"] * 2000, sorted(set(outcomes))
+    assert most <= MAX_THREADS
+
+
+def test_backlog_holds_a_burst_while_the_server_is_busy(server: Server) -> None:
+    """While the server cannot accept (it is stopped), the kernel completes a burst of 500
+    connections into the listen backlog; once it resumes, every one of them is answered."""
+    # The kernel caps every backlog at net.core.somaxconn (4096 by default since Linux 5.4).
+    somaxconn = Path("/proc/sys/net/core/somaxconn")
+    burst = min(500, int(somaxconn.read_text())) if somaxconn.exists() else 500
+    sockets: list[socket.socket] = []
+    os.kill(server.pid, signal.SIGSTOP)
+    try:
+        for _ in range(burst):
+            conn = socket.socket()
+            conn.setblocking(False)
+            conn.connect_ex(("127.0.0.1", server.port))
+            sockets.append(conn)
+        # A socket turns writable when its handshake completes (poll: select cannot take 500).
+        poller = select.poll()
+        pending = {conn.fileno() for conn in sockets}
+        for fd in pending:
+            poller.register(fd, select.POLLOUT)
+        deadline = time.monotonic() + TIMEOUT
+        while pending and time.monotonic() < deadline:
+            for fd, _ in poller.poll(500):
+                poller.unregister(fd)
+                pending.discard(fd)
+        errors = [conn.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) for conn in sockets]
+        assert not pending, f"{len(pending)} of {burst} connections not completed"
+        assert errors == [0] * burst
+    finally:
+        os.kill(server.pid, signal.SIGCONT)
+    try:
+        for conn in sockets:
+            conn.setblocking(True)
+            conn.settimeout(TIMEOUT)
+            conn.sendall(b"GET /favicon.ico HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        for conn in sockets:
+            assert conn.recv(65536).startswith(b"HTTP/1.1 204")
+    finally:
+        for conn in sockets:
+            conn.close()
+
+
+@pytest.mark.parametrize("option", ["--idle-timeout", "--timeout"])
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "1e9", "soon"])
+def test_bad_seconds_are_refused(option: str, value: str) -> None:
+    """A timeout that is not a positive, finite, sane number of seconds stops the server at
+    once with one line naming the option, exit code 2."""
+    result = subprocess.run(
+        [sys.executable, "-m", "gui.server", "--port", "0", "--engine", "false", option, value],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert result.returncode == 2
+    assert f"argument {option}: '{value}' is not a number of seconds" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
