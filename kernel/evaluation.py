@@ -46,8 +46,10 @@ CENTIPAWNS_PER_CELL = 62
 PLACEMENT_WEIGHT = 8
 #: Centipawns per open neighbour of a king, with the enemy's whole army on the board.
 EXPOSURE_WEIGHT = 12
-#: Centipawns per cell a king reaches, once the enemy has no material left.
+#: Centipawns per cell a king reaches, once the enemy has no material left (or it has none).
 KING_REACH_WEIGHT = 6
+#: Centipawns per step the winner's king comes nearer a bare enemy king.
+CORNERING_WEIGHT = 10
 
 #: The moves of each kind of piece: its steps and whether it slides.
 MOVES: dict[str, tuple[tuple[Step, ...], bool]] = {
@@ -207,12 +209,12 @@ def move_delta(tables: Tables, move: tuple[str, int, int, str]) -> int:
     return delta
 
 
-def king_safety(position: Position, tables: Tables, side: int, enemy_army: int) -> int:
+def king_safety(position: Position, tables: Tables, side: int, army: list[int]) -> int:
     """Return the king's exposure and reach term for `side`, in centipawns (higher is better).
 
-    Open neighbours cost while the enemy has material to attack with and count as reach
-    once it has little: the two weights are blended by the enemy's army left (its material,
-    kings aside, unsigned).
+    Open neighbours cost while the enemy has material to attack with and the king has an
+    army of its own to shelter behind; with the enemy's army gone, or its own, they count
+    as reach: a king alone against an army needs room, and the centre gives it most.
     """
     king = position.kings[side]
     if king < 0:
@@ -223,8 +225,29 @@ def king_safety(position: Position, tables: Tables, side: int, enemy_army: int) 
     for point in tables.neighbours(king):
         if cells[point] not in own:
             open_cells += 1
-    danger = min(1.0, enemy_army / tables.start_material)
+    start = tables.start_material
+    danger = min(1.0, army[1 - side] / start) * min(1.0, 2 * army[side] / start)
     return round((KING_REACH_WEIGHT * (1.0 - danger) - EXPOSURE_WEIGHT * danger) * open_cells)
+
+
+def cornering(position: Position, tables: Tables, army: list[int]) -> int:
+    """Return, for white, the bonus of driving a bare king towards the winner's king.
+
+    A bare king is mated only near the winner's king, so the winning side gains
+    `CORNERING_WEIGHT` for each step the kings come closer (the distance is the king's
+    steps, the largest difference along an axis).
+    """
+    for loser in (WHITE, BLACK):
+        if army[loser] == 0 and army[1 - loser] > 0:
+            ours, theirs = position.kings[1 - loser], position.kings[loser]
+            if ours < 0 or theirs < 0:
+                return 0
+            a = tables.geometry.get_cell_from_point(ours)
+            b = tables.geometry.get_cell_from_point(theirs)
+            distance = max(abs(a[0] - b[0]), abs(a[1] - b[1]), abs(a[2] - b[2]))
+            bonus = CORNERING_WEIGHT * (tables.size - distance)
+            return bonus if loser == BLACK else -bonus
+    return 0
 
 
 def armies(position: Position, tables: Tables) -> list[int]:
@@ -242,7 +265,9 @@ def evaluate(position: Position, tables: Tables, material: int, army: list[int])
     """
     score = (
         material
-        + king_safety(position, tables, WHITE, army[BLACK])
-        - king_safety(position, tables, BLACK, army[WHITE])
+        + king_safety(position, tables, WHITE, army)
+        - king_safety(position, tables, BLACK, army)
     )
+    if not (army[WHITE] and army[BLACK]):
+        score += cornering(position, tables, army)
     return score if position.side == WHITE else -score
