@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from kernel.config import EngineConfig
+from kernel.interrupt import SearchStopped
 from kernel.messages import (
     BOARD_ROW_AGAIN,
     BOARD_ROW_HINT,
@@ -110,8 +111,10 @@ class Kernel:
     def respond(self, line: str) -> Exchange | None:
         """Answer one line made ready by protocol.prepare_line; None for a blank or comment line."""
         command = parse_command(line, self.config.comments)
-        if command is None:
-            return None
+        return None if command is None else self.answer(command)
+
+    def answer(self, command: Command) -> Exchange:
+        """Answer one command parsed by protocol.parse_command."""
         reply = self.execute(command.name, command.args)
         # A board pasted over several lines: its first line gets the hint, the rest of the
         # paste (blank and comment lines aside) a short reminder rather than the same again.
@@ -469,10 +472,11 @@ def mate_search(kernel: Kernel, text: str) -> MateSearch:
 
 
 def within_budget(search: Callable[[], Result]) -> Result:
-    """Run a search; past search.max_nodes, refuse the command with the count reached."""
+    """Run a search; past search.max_nodes, or stopped by a signal, refuse the command with
+    the count reached."""
     try:
         return search()
-    except SearchLimitReached as error:
+    except (SearchLimitReached, SearchStopped) as error:
         raise CommandError(str(error)) from None
 
 
