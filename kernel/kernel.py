@@ -34,6 +34,7 @@ from kernel.notation import (
     parse_move_text,
     piece_label,
     piece_name,
+    same_cell,
 )
 from kernel.position import NO_POINT, WHITE, Move, Position, owner
 from kernel.protocol import Command, CommandError, Reply, frame, parse_command, shorten
@@ -301,9 +302,10 @@ def cmd_play(kernel: Kernel, args: list[str]) -> str:
 
     Arguments: MOVE as legal_moves writes it; the letter may be left out, `-` and `x` are
     interchangeable, and levels may be decimal.
-    Fails: the move cannot be read, names a cell off the board, or is not legal (no piece of
-    the side to move there, the piece cannot move so, the king would be left in check, the
-    letter does not match the piece); no white king; the side not to move is in check.
+    Fails: the move cannot be read, names a cell off the board or the same cell twice, or is
+    not legal (no piece of the side to move there, the piece cannot move so, the king would be
+    left in check, the letter does not match the piece); no white king; the side not to move
+    is in check.
     Returns: nothing.
     """
     try:
@@ -480,27 +482,34 @@ def within_budget(search: Callable[[], Result]) -> Result:
         raise CommandError(str(error)) from None
 
 
+class OffBoard(CommandError):
+    """A move names a cell off the board: of the readings of its text, the least likely."""
+
+
 def find_move(position: Position, analysis: Analysis, readings: list[MoveText]) -> Move:
     """Find the legal move that one reading of a move's text names, or refuse saying why."""
-    problems: list[str] = []
+    problems: list[CommandError] = []
     for reading in readings:
         try:
             return resolve_move(position, analysis, reading.letter, reading.origin, reading.target)
         except CommandError as error:
-            problems.append(str(error))
-    raise CommandError(problems[0])
+            problems.append(error)
+    problems.sort(key=lambda problem: isinstance(problem, OffBoard))
+    raise problems[0]
 
 
 def resolve_move(
     position: Position, analysis: Analysis, letter: str, origin_name: str, target_name: str
 ) -> Move:
     """Find the legal move from one cell to another, or refuse it naming the first reason."""
+    if same_cell(origin_name, target_name):
+        raise CommandError(f"illegal move: {shorten(origin_name)} to the same cell")
     geometry = position.geometry
     try:
         origin = get_point_from_cell_name(geometry, origin_name)
         target = get_point_from_cell_name(geometry, target_name)
     except NotationError as error:
-        raise CommandError(f"illegal move: {error}") from None
+        raise OffBoard(f"illegal move: {error}") from None
     # Messages name the cells canonically, however the move wrote them (c2(2) is c2(II)).
     origin_name = get_cell_name_from_point(geometry, origin)
     target_name = get_cell_name_from_point(geometry, target)
