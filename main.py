@@ -19,7 +19,9 @@ from time import perf_counter_ns
 from types import FrameType
 from typing import BinaryIO, NamedTuple, NoReturn
 
+from kernel import interrupt
 from kernel.config import ConfigError, EngineConfig, load_config
+from kernel.interrupt import COMMAND, EndingSignal
 from kernel.kernel import COMMANDS, Kernel
 from kernel.logger import LOGGED_PREFIX, ExchangeLog, write_stderr
 from kernel.protocol import frame, line_too_long, parse_command, prepare_line
@@ -57,8 +59,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
         prog="main.py",
         description="cubemate: is the white king checkmated on an n×n×n board? Commands come "
         "on stdin, one per line (try `help`); each answer goes to stdout, ending in an empty "
-        "line. At a terminal: line editing, history and tab-completion; quit, Ctrl-D or "
-        "Ctrl-C ends the session.",
+        "line. At a terminal: line editing, history and tab-completion; Ctrl-C stops a "
+        "search; quit, Ctrl-D or Ctrl-C at the prompt ends the session. SIGUSR1 stops a "
+        "search; SIGTERM and SIGHUP end the engine.",
         epilog="The protocol: docs/protocol.md. Both logs go to the log folder (logs/).",
     )
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="config file")
@@ -182,31 +185,29 @@ def terminal_lines(limit: int) -> Generator[bytes | TooLong, None, None]:
             readline.write_history_file(HISTORY_FILE)
 
 
-#: The signals that end the engine, which readline's wait must never sit on.
-ENDING_SIGNALS: tuple[int, ...] = (signal.SIGINT.value, signal.SIGTERM.value)
-#: How long a signal may wait for its handler before it is sent to the main thread again.
-REDELIVER_AFTER = 0.05
+#: The signals that end the engine at the prompt, which readline's wait must never sit on.
+ENDING_SIGNALS: tuple[int, ...] = (signal.SIGINT.value, signal.SIGTERM.value, signal.SIGHUP.value)
+#: How long a signal may wait for its handler before the main thread is woken to run it.
+WAKE_AFTER = 0.05
+#: What wakes the main thread: a signal nobody else sends, whose handler does nothing.
+WAKE_SIGNAL = signal.SIGRTMIN
+
+
+def do_nothing(signum: int, frame: FrameType | None) -> None:
+    """Handle WAKE_SIGNAL: its arrival alone is what counts."""
 
 
 @contextlib.contextmanager
 def signals_wake_readline() -> Iterator[None]:
-    """Make Ctrl-C (and SIGTERM) end readline's wait, even when it lands just before it.
+    """Make Ctrl-C (and SIGTERM, SIGHUP) end readline's wait, even when it lands just before it.
 
     readline waits for a key in a select() that only a signal arriving during it interrupts;
     one that lands between Python's check for signals and that select is handled at the next
-    key. So a watcher thread hears every signal through a wakeup pipe and, as long as its
-    handler has not run, sends it again to the main thread alone, which interrupts the select.
-    Each handler runs its original once; a signal sent again after that is ignored.
+    key. So a watcher thread hears every signal through a wakeup pipe and, a moment after an
+    ending one, sends the main thread WAKE_SIGNAL: that interrupts the select, and readline
+    runs the handlers of every signal waiting. If the first was handled already, nothing is
+    waiting and the wake does nothing, so the watcher never needs to know which it was.
     """
-    handled: dict[int, int] = dict.fromkeys(ENDING_SIGNALS, 0)
-    originals = {signum: signal.getsignal(signum) for signum in ENDING_SIGNALS}
-
-    def once(signum: int, frame: FrameType | None) -> None:
-        handled[signum] += 1
-        original = originals[signum]
-        if handled[signum] == 1 and callable(original):
-            original(signum, frame)
-
     main_thread = threading.get_ident()
     stop_read, stop_write = os.pipe2(os.O_CLOEXEC)
 
@@ -215,21 +216,13 @@ def signals_wake_readline() -> Iterator[None]:
             ready, _, _ = select.select([wakeup, stop_read], [], [])
             if stop_read in ready:
                 return
-            for signum in os.read(wakeup, 64):
-                if signum not in handled:
-                    continue
-                # Wait a little for the handler; if it has not run, readline missed it.
-                while not handled[signum]:
-                    stopping, _, _ = select.select([stop_read], [], [], REDELIVER_AFTER)
-                    if stopping:
-                        return
-                    if not handled[signum]:
-                        signal.pthread_kill(main_thread, signum)
+            if any(signum in ENDING_SIGNALS for signum in os.read(wakeup, 64)):
+                stopping, _, _ = select.select([stop_read], [], [], WAKE_AFTER)
+                if stopping:
+                    return
+                signal.pthread_kill(main_thread, WAKE_SIGNAL)
 
-    for signum in ENDING_SIGNALS:
-        if originals[signum] is not signal.SIG_IGN:  # an ignored signal stays ignored
-            signal.signal(signum, once)
-    watcher: threading.Thread | None = None
+    original = signal.signal(WAKE_SIGNAL, do_nothing)
     try:
         with signal_wakeup() as wakeup:
             watcher = threading.Thread(target=watch, args=(wakeup,), daemon=True)
@@ -237,11 +230,11 @@ def signals_wake_readline() -> Iterator[None]:
             try:
                 yield
             finally:
+                # Before WAKE_SIGNAL's handler goes: a wake sent after that would kill.
                 os.write(stop_write, b"x")
                 watcher.join()
     finally:
-        for signum, original in originals.items():
-            signal.signal(signum, original)
+        signal.signal(WAKE_SIGNAL, original)
         os.close(stop_read)
         os.close(stop_write)
 
@@ -289,43 +282,40 @@ def own_terminal(fd: int) -> Iterator[None]:
 def serve(kernel: Kernel, log: ExchangeLog, lines: Iterator[bytes | TooLong], out: BinaryIO) -> str:
     """Answer every line until `quit` or the end of input; return which of the two it was."""
     limit = kernel.config.max_line_bytes
+    comments = kernel.config.comments
     for raw in lines:
         if isinstance(raw, TooLong):
-            started = perf_counter_ns()
             prefix = prepare_line(raw.prefix)
             command_id = leading_id(prefix)
-            response = frame(command_id, line_too_long(limit))
             log.too_long(prefix, raw.size, command_id)
+            started = perf_counter_ns()
+            response = frame(command_id, line_too_long(limit))
             duration = (perf_counter_ns() - started) // 1000
             log.output(response, command_id, None, ok=False, duration_us=duration)
             out.write(response.encode())
             out.flush()
             continue
-        started = perf_counter_ns()
         line = prepare_line(raw)
-        exchange = kernel.respond(line)
-        if exchange is None:
+        command = parse_command(line, comments)
+        if command is None:
             continue
-        duration = (perf_counter_ns() - started) // 1000
-        command, reply = exchange.command, exchange.reply
+        # While the command runs, SIGUSR1 (and Ctrl-C at a terminal) stops its search.
+        with COMMAND:
+            # Logged as it arrives: a command that never answers (ended by a signal, killed
+            # for its memory) still shows in both logs what was asked.
+            log.input(line, command.id, command.name)
+            started = perf_counter_ns()
+            exchange = kernel.answer(command)
+            duration = (perf_counter_ns() - started) // 1000
+        reply = exchange.reply
         # Log before answering: a signal that ends the engine right after the answer has
         # gone out must not take the answer's log line with it.
-        log.input(line, command.id, command.name)
         log.output(exchange.response, command.id, command.name, reply.ok, reply.traceback, duration)
         out.write(exchange.response.encode())
         out.flush()
         if kernel.quit_requested:
             return "quit"
     return "end of input"
-
-
-class Terminated(Exception):
-    """SIGTERM arrived: end quietly, like Ctrl-C."""
-
-
-def on_sigterm(signum: int, frame: FrameType | None) -> None:
-    """Turn SIGTERM into an exception that unwinds the loop, so the logs close."""
-    raise Terminated
 
 
 def silence_stdout() -> None:
@@ -357,16 +347,32 @@ def main(argv: list[str] | None = None) -> int:
     log = ExchangeLog(Path(config.log_dir), config.console_log, config.json_log, config.echo_stderr)
     version = engine_version()
     log.start(version, config_path.resolve(), log_dir.resolve(), config.board_size)
+    at_terminal = sys.stdin is not None and sys.stdin.isatty()
+    with interrupt.handlers(at_terminal):
+        try:
+            run(config, version, log, at_terminal)
+        except (KeyboardInterrupt, EndingSignal) as ending:
+            # A signal that cut a write to a full pipe short leaves the rest of the answer in
+            # stdout's buffer, and flushing that at exit would block as long as nobody reads.
+            silence_stdout()
+            log.exit("signal", ending.name if isinstance(ending, EndingSignal) else "SIGINT")
+        except BrokenPipeError:
+            silence_stdout()
+            log.exit("output closed")
+        finally:
+            log.close()
+    return 0
+
+
+def run(config: EngineConfig, version: str, log: ExchangeLog, at_terminal: bool) -> None:
+    """Answer stdin until it ends or `quit`, and log which."""
     kernel = Kernel(config)
     kernel.log_event = log.event
-    signal.signal(signal.SIGTERM, on_sigterm)
     if sys.stdin is None or sys.stdout is None:
         # Started with fd 0 or 1 closed: no question can come in, or no answer go out.
         log.exit("end of input" if sys.stdin is None else "output closed")
-        log.close()
-        return 0
+        return
     limit = config.max_line_bytes
-    at_terminal = sys.stdin.isatty()
     if at_terminal and sys.stderr is not None and sys.stderr.isatty():
         # For a person only: stdout carries nothing but answers, and a program that runs
         # the engine on a terminal's stdin with stderr elsewhere sees no greeting.
@@ -377,19 +383,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with terminal:
             log.exit(serve(kernel, log, lines, sys.stdout.buffer))
-    except (KeyboardInterrupt, Terminated) as ending:
-        # A signal that cut a write to a full pipe short leaves the rest of the answer in
-        # stdout's buffer, and flushing that at exit would block as long as nobody reads.
-        silence_stdout()
-        log.exit("signal", "SIGINT" if isinstance(ending, KeyboardInterrupt) else "SIGTERM")
-    except BrokenPipeError:
-        silence_stdout()
-        log.exit("output closed")
     finally:
         # Now, not whenever it is collected: the signal wakeup pipe is handed back.
         lines.close()
-        log.close()
-    return 0
 
 
 if __name__ == "__main__":

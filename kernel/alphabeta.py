@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from kernel.board import EMPTY, SIDE_LETTERS
 from kernel.evaluation import Tables, armies, evaluate, move_delta
 from kernel.game import FIFTY_MOVE_PLIES, Game
+from kernel.interrupt import COMMAND
 from kernel.position import KING_LETTERS, Position
 from kernel.rules import Analysis, attackers, gives_check, is_attacked, pin_of
 
@@ -54,8 +55,8 @@ MAX_PLY = 100
 EXACT, LOWER, UPPER = 0, 1, 2
 
 
-class SearchStopped(Exception):
-    """The clock, the node limit or a request ended the search."""
+class OutOfTime(Exception):
+    """The clock, the node limit or a request to stop (SIGUSR1, Ctrl-C) ended the search."""
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,6 @@ class Searcher:
         limits: Limits,
         table: TranspositionTable,
         on_iteration: OnIteration | None = None,
-        should_stop: Callable[[], bool] | None = None,
     ) -> None:
         self.started = time.monotonic()  # first: setting up counts against the budget
         self.game = game
@@ -152,7 +152,6 @@ class Searcher:
         self.limits = limits
         self.table = table
         self.on_iteration = on_iteration
-        self.should_stop = should_stop
         self.tables = Tables(self.position)
         self.material = self.tables.material(self.position)
         self.army = armies(self.position, self.tables)
@@ -188,7 +187,7 @@ class Searcher:
         for depth in range(1, max_depth + 1):
             try:
                 score = self.root(depth, root_moves, in_check)
-            except SearchStopped:
+            except OutOfTime:
                 # The stopped iteration's best move so far, if it has one, was searched in
                 # full to this depth and beat the others tried: it is the better choice.
                 if self.pv_table[0]:
@@ -473,7 +472,7 @@ class Searcher:
         """Count a node; stop on the clock, the node limit or a request."""
         self.nodes += 1
         if self.node_limit is not None and self.nodes > self.node_limit:
-            raise SearchStopped
+            raise OutOfTime
         if self.deadline is not None:
             # Stop when the next node, if as slow as the slowest so far, would end past the
             # deadline: on a large board one node can take many milliseconds.
@@ -481,9 +480,9 @@ class Searcher:
             self.longest_gap = max(self.longest_gap, now - self.last_clock)
             self.last_clock = now
             if now + self.longest_gap >= self.deadline:
-                raise SearchStopped
-        if self.should_stop is not None and self.should_stop():
-            raise SearchStopped
+                raise OutOfTime
+        if COMMAND.stop_requested:
+            raise OutOfTime  # the best move so far is played, as a chess engine's `stop` does
 
     def remember_cut(self, move: SearchMove, ply: int, depth: int) -> None:
         """Make a quiet move that caused a cut-off a killer of its ply and raise its history."""

@@ -16,6 +16,7 @@ from kernel.alphabeta import Iteration
 from kernel.clock import Clocks, TimeSettings
 from kernel.config import MAX_MOVE_TIME, MAX_PLAY_DEPTH, EngineConfig
 from kernel.game import UNDECIDED, Game, Outcome
+from kernel.interrupt import SearchStopped
 from kernel.messages import (
     BOARD_ROW_AGAIN,
     BOARD_ROW_HINT,
@@ -144,8 +145,10 @@ class Kernel:
     def respond(self, line: str) -> Exchange | None:
         """Answer one line made ready by protocol.prepare_line; None for a blank or comment line."""
         command = parse_command(line, self.config.comments)
-        if command is None:
-            return None
+        return None if command is None else self.answer(command)
+
+    def answer(self, command: Command) -> Exchange:
+        """Answer one command parsed by protocol.parse_command."""
         reply = self.execute(command.name, command.args)
         # A board pasted over several lines: its first line gets the hint, the rest of the
         # paste (blank and comment lines aside) a short reminder rather than the same again.
@@ -409,9 +412,10 @@ def cmd_play(kernel: Kernel, args: list[str]) -> str:
 
     Arguments: MOVE as legal_moves writes it; the letter may be left out, `-` and `x` are
     interchangeable, and levels may be decimal.
-    Fails: the move cannot be read, names a cell off the board, or is not legal (no piece of
-    the side to move there, the piece cannot move so, the king would be left in check, the
-    letter does not match the piece); no white king; the side not to move is in check.
+    Fails: the move cannot be read, names a cell off the board or the same cell twice, or is
+    not legal (no piece of the side to move there, the piece cannot move so, the king would be
+    left in check, the letter does not match the piece); no white king; the side not to move
+    is in check.
     Returns: nothing.
     """
     try:
@@ -744,10 +748,11 @@ def mate_search(kernel: Kernel, text: str) -> MateSearch:
 
 
 def within_budget(search: Callable[[], Result]) -> Result:
-    """Run a search; past search.max_nodes, refuse the command with the count reached."""
+    """Run a search; past search.max_nodes, or stopped by a signal, refuse the command with
+    the count reached."""
     try:
         return search()
-    except SearchLimitReached as error:
+    except (SearchLimitReached, SearchStopped) as error:
         raise CommandError(str(error)) from None
 
 

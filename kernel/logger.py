@@ -4,28 +4,31 @@ Both go through one structlog logger, set up as structlog's performance guidance
 filtering bound logger (a disabled level costs nothing), `cache_logger_on_first_use`, and a
 chain of a single processor that stamps the event once and renders it twice, the console
 line as text and the JSON line with orjson, straight to bytes. The "logger" at the end of
-the chain writes each rendered event with a single `write` on a file opened with O_APPEND,
-so several engines can share one log folder without ever interleaving inside a line, and a
-crash or a signal never leaves half an event behind: nothing is buffered.
+the chain is a pair of kernel.logfile files, each written one whole line at a time, shared
+safely by several engines, and kept whole through a full disk.
 
 Events (every one carries `timestamp`, `level`, `event` and `pid`):
 
 - `start`: `version`, `config` (the file), `log_dir`, `board_size`;
-- `input`: `id`, `command`, `line` (a line refused for its length: `truncated`, `bytes`);
+- `input`, as the line arrives: `id`, `command`, `line` (a line refused for its length:
+  `truncated`, `bytes`);
 - `output` (level info) or `error` (level warning for a refused command, error for an
-  internal error, which also carries `traceback`): `id`, `command`, `response` or `error`,
-  and `duration_us`, the microseconds the engine took to answer;
+  internal error, which also carries `traceback`), as the answer leaves: `id`, `command`,
+  `response` or `error`, and `duration_us`, the microseconds the engine took to answer;
 - `exit`: `reason` (`quit`, `end of input`, `signal`, `output closed`), and `signal` (its name)
-  when a signal ended the engine.
+  when a signal ended the engine;
+- `dropped` (level warning), in one file only, when it can be written again after it could not:
+  `count`, the events lost, and `reason`.
+
+A line that a full disk cut short is overwritten by `{"pid":…,"event":"torn"}` (or `{}`, or
+spaces, whichever fits) in the JSON log, `(torn line)` or spaces in the console log.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
-import sys
 import time
 from collections.abc import Callable, MutableMapping
 from pathlib import Path
@@ -34,79 +37,16 @@ from typing import Any
 import orjson
 import structlog
 
-_OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+# The files, and the stderr warning, are logfile's; they are found here too.
+from kernel.logfile import AppendOnlyFile as AppendOnlyFile
+from kernel.logfile import LogWarning as LogWarning
+from kernel.logfile import write_stderr as write_stderr
 
 #: The most digits an id may have to be logged as a JSON number.
 MAX_INT_DIGITS = 4000
 
 #: How much of a refused over-long line the logs keep.
 LOGGED_PREFIX = 200
-
-
-def write_stderr(text: str) -> None:
-    """Write a line to stderr if there is one; a closed or broken stderr is no reason to fail."""
-    if sys.stderr is None:  # fd 2 was closed when the engine started
-        return
-    with contextlib.suppress(OSError, ValueError):
-        sys.stderr.write(text + "\n")
-        sys.stderr.flush()
-
-
-class LogWarning:
-    """Print at most one warning on stderr for all the logs of one engine."""
-
-    def __init__(self) -> None:
-        self.given = False
-
-    def warn(self, message: str) -> None:
-        """Warn about a log that cannot be written, unless a warning was given already."""
-        if not self.given:
-            self.given = True
-            write_stderr(f"cubemate: warning: {message}; answering without this log")
-
-
-class AppendOnlyFile:
-    """A log file written one whole event at a time, appended, never buffered."""
-
-    def __init__(self, path: Path, warning: LogWarning, echo: bool = False) -> None:
-        self.path = path
-        self.trouble = warning
-        self.echo = echo
-        self.fd: int | None = None
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.fd = os.open(path, _OPEN_FLAGS, 0o644)
-        except OSError as error:
-            warning.warn(f"cannot open log {path}: {error.strerror}")
-
-    def write(self, data: bytes) -> None:
-        """Append one rendered event, newline included; a failure disables this log after
-        a single warning."""
-        if self.echo:
-            write_stderr(data.decode("utf-8", errors="replace").rstrip("\n"))
-        if self.fd is None:
-            return
-        try:
-            # One write holds the whole event; the loop only matters for a short write,
-            # which O_APPEND on a local file does not give short of a full disk.
-            while data:
-                written = os.write(self.fd, data)
-                data = data[written:]
-        except OSError as error:
-            self.trouble.warn(f"cannot write log {self.path}: {error.strerror}")
-            self.close()
-
-    def msg(self, message: str) -> None:
-        """Append one event rendered as text (the structlog logger interface)."""
-        self.write((message + "\n").encode("utf-8", errors="replace"))
-
-    info = warning = error = msg
-
-    def close(self) -> None:
-        if self.fd is not None:
-            fd, self.fd = self.fd, None
-            with contextlib.suppress(OSError):
-                os.close(fd)
 
 
 class BothFiles:
@@ -199,15 +139,46 @@ class ExchangeLog:
     ) -> None:
         """Open both logs; `dumps` renders the JSON line (another only to measure it)."""
         self.trouble = LogWarning()
-        self.console_file = AppendOnlyFile(log_dir / console_name, self.trouble, echo_stderr)
-        self.json_file = AppendOnlyFile(log_dir / json_name, self.trouble)
         pid = os.getpid()
+        self.pid = pid
+        renderer = Renderer(pid, dumps)
+        self.stamper = renderer.stamper
+        self.dumps = dumps
+        self.console_file = AppendOnlyFile(
+            log_dir / console_name,
+            self.trouble,
+            echo_stderr,
+            markers=(b"(torn line)",),
+            gap_note=self.console_gap_note,
+        )
+        torn = dumps({"pid": pid, "event": "torn"}).rstrip(b"\n")
+        self.json_file = AppendOnlyFile(
+            log_dir / json_name, self.trouble, markers=(torn, b"{}"), gap_note=self.json_gap_note
+        )
         self.log = structlog.wrap_logger(
             BothFiles(self.console_file, self.json_file),
-            processors=[Renderer(pid, dumps)],
+            processors=[renderer],
             wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
             cache_logger_on_first_use=True,
         ).bind(pid=pid)
+
+    def console_gap_note(self, count: int, reason: str) -> bytes:
+        """The console line that says how many events a log lost, and why."""
+        text = f"{self.stamper.now()} [{self.pid}] dropped: {count} events not written ({reason})"
+        return (text + "\n").encode("utf-8", errors="replace")
+
+    def json_gap_note(self, count: int, reason: str) -> bytes:
+        """The JSON line that says how many events a log lost, and why."""
+        return self.dumps(
+            {
+                "pid": self.pid,
+                "count": count,
+                "reason": reason,
+                "event": "dropped",
+                "level": "warning",
+                "timestamp": self.stamper.now(),
+            }
+        )
 
     def start(self, version: str, config: Path, log_dir: Path, board_size: int) -> None:
         """Log the engine's start: what it is and what it was set up with."""

@@ -16,13 +16,19 @@ from kernel.notation import (
     get_point_from_cell_name,
     parse_move_text,
     piece_name,
+    same_cell,
 )
 from kernel.position import Move, Position, owner
+from kernel.protocol import shorten
 from kernel.rules import Analysis, destinations
 
 
 class IllegalMove(ValueError):
     """A move that cannot be read or is not legal; the message says why, for the user."""
+
+
+class OffBoard(IllegalMove):
+    """A move names a cell off the board: of the readings of its text, the least likely."""
 
 
 def read_move(position: Position, analysis: Analysis, text: str) -> Move:
@@ -36,25 +42,28 @@ def read_move(position: Position, analysis: Analysis, text: str) -> Move:
 
 def find_move(position: Position, analysis: Analysis, readings: list[MoveText]) -> Move:
     """Find the legal move that one reading of a move's text names, or refuse saying why."""
-    problems: list[str] = []
+    problems: list[IllegalMove] = []
     for reading in readings:
         try:
             return resolve_move(position, analysis, reading.letter, reading.origin, reading.target)
         except IllegalMove as error:
-            problems.append(str(error))
-    raise IllegalMove(problems[0])
+            problems.append(error)
+    problems.sort(key=lambda problem: isinstance(problem, OffBoard))
+    raise problems[0]
 
 
 def resolve_move(
     position: Position, analysis: Analysis, letter: str, origin_name: str, target_name: str
 ) -> Move:
     """Find the legal move from one cell to another, or refuse it naming the first reason."""
+    if same_cell(origin_name, target_name):
+        raise IllegalMove(f"illegal move: {shorten(origin_name)} to the same cell")
     geometry = position.geometry
     try:
         origin = get_point_from_cell_name(geometry, origin_name)
         target = get_point_from_cell_name(geometry, target_name)
     except NotationError as error:
-        raise IllegalMove(f"illegal move: {error}") from None
+        raise OffBoard(f"illegal move: {error}") from None
     # Messages name the cells canonically, however the move wrote them (c2(2) is c2(II)).
     origin_name = get_cell_name_from_point(geometry, origin)
     target_name = get_cell_name_from_point(geometry, target)

@@ -11,7 +11,7 @@ bracketed one by one, and `.` as another empty cell.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import lru_cache
 from typing import NamedTuple
 
 # The cell letters and side names are re-exported: callers that read and write text find them here.
@@ -338,7 +338,12 @@ def get_x_from_file_name(name: str) -> int:
     return x - 1
 
 
-@cache
+#: How many levels each way the numeral caches keep: every level of the largest board (256)
+#: with room to spare, and a bound, so that text naming ever new levels cannot fill memory.
+LEVEL_CACHE_SIZE = 512
+
+
+@lru_cache(maxsize=LEVEL_CACHE_SIZE)
 def get_roman_from_level(level: int) -> str:
     """Write a level number (1 = the bottom board) in Roman numerals."""
     numeral = ""
@@ -348,11 +353,16 @@ def get_roman_from_level(level: int) -> str:
     return numeral
 
 
-@cache
 def get_level_from_roman(numeral: str) -> int:
     """Read a Roman numeral, or a decimal level; raise NotationError if it is malformed."""
     if numeral.isdigit():
-        return int(numeral)
+        return int(numeral)  # as quick as a cache, and keeps nothing
+    return _level_from_roman(numeral)
+
+
+@lru_cache(maxsize=LEVEL_CACHE_SIZE)
+def _level_from_roman(numeral: str) -> int:
+    """Read a Roman numeral; raise NotationError if it is not one, or not the canonical one."""
     level = 0
     rest = numeral
     for value, letters in _ROMAN:
@@ -388,6 +398,29 @@ def get_point_from_cell_name(geometry: Geometry, name: str) -> int:
     if not (0 <= x < size and 0 <= y < size and 0 <= z < size):
         raise NotationError(f"cell {shorten(name)} is off the {size}x{size}x{size} board")
     return geometry.get_point_from_cell(x, y, z)
+
+
+def same_cell(first: str, second: str) -> bool:
+    """Tell whether two cell names name one cell (c2(2) and c2(II) do), whatever the board."""
+    if first == second:
+        return True
+    cells = re.fullmatch(CELL_NAME, first), re.fullmatch(CELL_NAME, second)
+    if cells[0] is None or cells[1] is None:
+        return False
+    (file_name, rank, level), (other_file, other_rank, other_level) = (
+        cells[0].groups(),
+        cells[1].groups(),
+    )
+    # Ranks never start with 0, so their text says whether they are equal; levels may be
+    # Roman or decimal.
+    if (file_name, rank) != (other_file, other_rank):
+        return False
+    if max(len(level), len(other_level)) > MAX_SIZE_DIGITS:
+        return False  # a level this long is off every board: no need to read it
+    try:
+        return get_level_from_roman(level) == get_level_from_roman(other_level)
+    except NotationError:
+        return False
 
 
 def piece_name(letter: str) -> str:

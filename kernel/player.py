@@ -118,7 +118,6 @@ class Player:
         limits: Limits,
         resign_cp: int = 0,
         report: Callable[[Iteration], None] | None = None,
-        should_stop: Callable[[], bool] | None = None,
     ) -> Choice:
         """Search the game's position and return the move to play (None: none, or resign).
 
@@ -126,7 +125,7 @@ class Player:
         every time the same game is asked.
         """
         table = TranspositionTable(self.hash_mb)
-        searcher = Searcher(game, limits, table, report, should_stop)
+        searcher = Searcher(game, limits, table, report)
         result = searcher.search()
         if result.move is None:
             return Choice(None, result)

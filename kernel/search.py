@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 
 from kernel.board import EMPTY
+from kernel.interrupt import COMMAND, SearchStopped
 from kernel.position import Move, Position
 from kernel.rules import Analysis
 
@@ -61,11 +62,16 @@ class Budget:
         self.next_report = PROGRESS_AFTER
 
     def spend(self, count: int = 1) -> None:
-        """Count `count` more positions; raise SearchLimitReached past the limit."""
+        """Count `count` more positions; raise SearchLimitReached past the limit, and
+        SearchStopped when the command was asked to stop."""
         nodes = self.nodes + count
         if nodes > self.limit:
             raise SearchLimitReached(self.nodes)
         self.nodes = nodes
+        # A stop asked by a signal (kernel/interrupt.py), looked at on every count: at n = 64
+        # the clock's CLOCK_EVERY positions take seconds.
+        if COMMAND.stop_requested:
+            raise SearchStopped(nodes)
         if nodes >= self.next_clock and self.progress is not None:
             self.next_clock = nodes + CLOCK_EVERY
             elapsed = time.monotonic() - self.started

@@ -311,7 +311,7 @@ def test_answers_at_a_terminal(tmp_path: Path, log_dir: Path) -> None:
         ("", None),
         (
             "help boardsize",
-            "= boardsize N                     Set the board size and empty the board.",
+            "= boardsize N                             Set the board size and empty the board.",
         ),
         ("NAME", "? unknown command 'NAME' (did you mean name?)"),
     ]:

@@ -306,7 +306,7 @@ def test_help_lists_every_command_in_order(kernel: Kernel) -> None:
 def test_help_boardsize(kernel: Kernel) -> None:
     """`help boardsize` gives its usage and what it does, on one line."""
     assert answer(kernel, "help boardsize") == (
-        "= boardsize N                     Set the board size and empty the board.\n\n"
+        "= boardsize N                             Set the board size and empty the board.\n\n"
     )
 
 

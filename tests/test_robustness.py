@@ -395,6 +395,63 @@ def test_64_mib_line_keeps_memory_bounded(engine: Engine) -> None:
     assert all(len(line.text) < 1000 for line in read_console_log(engine.log_dir))
 
 
+def current_rss_kib(pid: int) -> int:
+    """The resident set size of a process now (VmRSS), in KiB."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    match = re.search(r"^VmRSS:\s+(\d+) kB$", status, re.MULTILINE)
+    assert match is not None
+    return int(match.group(1))
+
+
+#: Black to move on a 3×3×3 board: `play` reads the cells of every move sent.
+THREE_BOARD = "[###,#k#,#b#],[##b,###,###],[r##,##K,###] b"
+
+
+def test_moves_naming_ever_new_levels_keep_memory_bounded(tmp_path: Path) -> None:
+    """`play` lines naming a new level each, all refused: memory does not grow with them (a
+    cache of every level read grew by about 120 bytes a line)."""
+    output = tmp_path / "out"
+    with output.open("wb") as stdout:
+        process = subprocess.Popen(
+            engine_command(tmp_path / "logs"),
+            stdin=subprocess.PIPE,
+            stdout=stdout,
+            stderr=subprocess.DEVNULL,
+            cwd=REPO,
+        )
+    stdin = process.stdin
+    assert stdin is not None
+    synced = 0
+
+    def send_and_wait(lines: bytes) -> None:
+        """Send lines and a `name` behind them; wait until that is answered."""
+        nonlocal synced
+        synced += 1
+        stdin.write(lines + f"{synced} name\n".encode())
+        stdin.flush()
+        answer = f"={synced} cubemate\n\n".encode()
+        deadline = time.monotonic() + 10 * TIMEOUT
+        while not output.read_bytes().endswith(answer):
+            assert time.monotonic() < deadline, "the engine stopped answering"
+            time.sleep(0.05)
+
+    def refused_moves(first: int, count: int) -> bytes:
+        return b"".join(b"play a1(%d)-a2(I)\n" % level for level in range(first, first + count))
+
+    try:
+        send_and_wait(f"set_board {THREE_BOARD}\n".encode() + refused_moves(10, 20_000))
+        before = current_rss_kib(process.pid)
+        send_and_wait(refused_moves(100_000, 100_000))
+        grown = current_rss_kib(process.pid) - before
+    finally:
+        stdin.close()
+        process.wait(TIMEOUT)
+    assert grown < 4 * 1024, f"{grown} KiB more after 100,000 refused moves"
+    answers = split_responses(output.read_bytes())
+    assert len(answers) == 1 + 120_000 + 2
+    assert answers[-2] == b"? illegal move: cell 'a1(199999)' is off the 3x3x3 board\n\n"
+
+
 @pytest.mark.parametrize(
     ("start", "mark"),
     [
@@ -504,6 +561,29 @@ def test_failed_commands_change_nothing(engine: Engine) -> None:
         assert engine.ask(line) == b"? no white king on the board\n\n", line
         assert engine.ask("get_board") == empty
     assert engine.finish() == (0, b"", b"")
+
+
+@pytest.mark.parametrize(
+    ("move", "cell"),
+    [
+        # A black bishop's move to bb1(III), which is off this board, or bb1(III) to itself.
+        ("bb1(III)-bb1(III)", "bb1(III)"),
+        ("b1(III)-b1(III)", "b1(III)"),
+        ("bb1(III)-b1(3)", "b1(III)"),
+        ("kb2(III)-b2(3)", "b2(III)"),
+        ("ra3(1)-a3(I)", "a3(1)"),
+        ("zz9(XX)-zz9(20)", "zz9(XX)"),  # off every board this engine takes
+    ],
+)
+def test_a_move_to_the_same_cell_is_refused_as_such(log_dir: Path, move: str, cell: str) -> None:
+    """A move from a cell to itself, however each half is written, is refused saying so,
+    not as a cell off the board; nothing changes."""
+    data = f"set_board {THREE_BOARD}\nget_board\nplay {move}\nget_board\n".encode()
+    result = run_engine(data, log_dir)
+    _, board, refusal, after = split_responses(result.stdout)
+    assert refusal == f"? illegal move: '{cell}' to the same cell\n\n".encode()
+    assert after == board
+    assert result.returncode == 0
 
 
 # --- signals -----------------------------------------------------------------------------

@@ -13,7 +13,8 @@ this project's loaded 2-core machine, 3 s each: the readers' test failed 10 runs
 16 or 32 left waiting).
 
 At a terminal the wait is readline's own select, which no wakeup pipe of ours can join; there
-a watcher thread sends a signal that readline missed to the main thread again (main.py,
+a watcher thread, a moment after each ending signal, wakes the main thread with a signal whose
+handler does nothing, so that readline runs any handler that waits (main.py,
 signals_wake_readline). Its window is microseconds wide: the prompt test below aims at it but
 did not catch the old code in 60 engines, so it guards the behaviour rather than proving the
 fix.
@@ -30,6 +31,8 @@ import sys
 import termios
 import time
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import REPO, TIMEOUT, Engine, default_sigint
 
@@ -257,3 +260,47 @@ def test_ctrl_c_as_readline_starts_waiting(tmp_path: Path) -> None:
         f"\n{tried} engines interrupted at the prompt in {STRESS_SECONDS:g} s, {len(stuck)} stuck"
     )
     assert not stuck, f"{len(stuck)} of {tried} engines ignored Ctrl-C (pauses {stuck})"
+
+
+def tgkill(pid: int, tid: int, signum: int) -> None:
+    """Send a signal to one thread of another process."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.tgkill(pid, tid, signum) != 0:
+        raise OSError(ctypes.get_errno(), "tgkill failed")
+
+
+@pytest.mark.parametrize(
+    "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"]
+)
+def test_a_signal_readline_never_sees_still_ends_the_engine(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    """At the prompt, a signal delivered to the engine's other thread (the watcher), not to
+    the main thread waiting in readline's select: the select is never interrupted, as when a
+    signal lands just before it, and only the watcher's wake ends the engine, at once."""
+    import pexpect
+
+    child = pexpect.spawn(
+        sys.executable,
+        [str(REPO / "main.py"), "--log-dir", str(tmp_path / "logs")],
+        cwd=str(REPO),
+        env=dict(os.environ, HOME=str(tmp_path), TERM="xterm"),
+        timeout=TIMEOUT,
+        preexec_fn=default_sigint,
+    )
+    try:
+        child.expect_exact(b"Ctrl-D")
+        deadline = time.monotonic() + TIMEOUT
+        while termios.tcgetattr(child.child_fd)[3] & termios.ICANON:
+            assert time.monotonic() < deadline, "the engine never read the terminal"
+        others = [int(tid) for tid in os.listdir(f"/proc/{child.pid}/task")]
+        others.remove(child.pid)
+        assert len(others) == 1, others  # the watcher
+        tgkill(child.pid, others[0], signum)
+        assert child.expect([pexpect.EOF, pexpect.TIMEOUT], timeout=REACTION_SECONDS) == 0
+        assert b"Traceback" not in child.before
+    finally:
+        child.close(force=True)
+    assert (child.signalstatus, child.exitstatus) == (None, 0)
