@@ -72,7 +72,10 @@ def resolve_move(
         raise IllegalMove(
             f"illegal move: the {piece_name(piece)} on {origin_name} cannot move to {target_name}"
         )
-    for move in analysis.legal_moves():
+    # Out of check only this piece's moves are asked: all of them would cost a 64-cube's whole
+    # army on every `play`. In check the legal moves are few, and only they are generated.
+    legal = analysis.legal_moves() if analysis.in_check else analysis.moves_of(origin)
+    for move in legal:
         if move.origin == origin and move.target == target:
             return move
     move = Move(piece, origin, target, position.cells[target])
