@@ -341,9 +341,10 @@ def section(quick: bool) -> tuple[str, list[Goal]]:
     found = goals(memories[-1], by_label[KNIGHTS])
     lines = [
         "History: memory by tracemalloc (bytes still allocated after the plays; not RSS),",
-        "  rooks walking serpentines so that nearly every ply is a new position; time as the",
-        f"  median of {settings.rounds} rounds of {settings.timed_plays:,} plays, then as many"
-        " undos, in process",
+        "  rooks walking serpentines so that nearly every ply is a new position; time in this",
+        f"  process's CPU time, the median of {settings.rounds} rounds of"
+        f" {settings.timed_plays:,} plays then as many",
+        "  undos, the sizes taking turns",
         "",
         table(
             ["n", "plays by", "plays", "positions seen", "MB", "MB per 10,000", "bytes per play"],
