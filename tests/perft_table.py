@@ -142,7 +142,7 @@ class StartPerft(NamedTuple):
     board: str
     counts: tuple[int, int, int, int]
     #: The deepest count the brute force of tests/reference.py recomputed; deeper ones are the
-    #: kernel's alone (perft 3 of n = 6 took the reference 45 s, depth 4 would take an hour).
+    #: kernel's alone (perft 3 of n = 6 took the reference 45 s, depth 4 over an hour).
     reference_depth: int
 
 
@@ -175,7 +175,7 @@ START_PERFT: tuple[StartPerft, ...] = (
 
 def main() -> None:
     """Recompute every entry with the reference and print the ones that differ (none); the
-    start positions up to the depth the reference confirmed (an hour or so in all)."""
+    start positions up to the depth the reference confirmed (some six minutes more)."""
     from tests.reference import parse_game, perft  # here: only this check needs the brute force
 
     for entry in PERFT_TABLE:
