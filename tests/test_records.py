@@ -24,7 +24,7 @@ from kernel.kernel import Kernel
 from kernel.notation import get_move_name
 from kernel.record import parse_records
 from kernel.replay import MAX_RECORD_BYTES, file_name
-from tests.conftest import Engine, ask, run_engine, split_responses
+from tests.conftest import TIMEOUT, Engine, ask, run_engine, split_responses
 from tests.perft_table import START_PERFT
 from tests.positions import game_position
 from tests.reference import BLACK, WHITE, board_text
@@ -101,7 +101,9 @@ def texts(output: bytes) -> list[str]:
 
 def pipe(lines: list[str], log_dir: Path) -> list[str]:
     """Send every line to one fresh engine at once and return its answers, one per line."""
-    done = run_engine(("\n".join(lines) + "\nquit\n").encode(), log_dir)
+    # Ten milliseconds a line on top of the usual wait: the sweep sends tens of thousands.
+    timeout = TIMEOUT + len(lines) / 100
+    done = run_engine(("\n".join(lines) + "\nquit\n").encode(), log_dir, timeout=timeout)
     assert done.returncode == 0, done.stderr[-2000:]
     answers = texts(done.stdout)
     assert len(answers) == len(lines) + 1 and answers[-1] == ""
