@@ -3,9 +3,9 @@
 Throughput and latency through the engine process against a floor that only reads, answers
 and logs; the logging cost; checkmate in process against the brute force of
 tests/reference.py; perft against python-chess; mate in 2 and 3 against the brute force;
-batch positions per second on 1 and 2 workers and on Dask; start-up against a bare
-`import structlog`. Each goal is reported PASS or MISS; a timing never makes the run fail.
-Progress goes to stderr, the tables to stdout.
+the memory and time of a game's history at n = 8 and 64; batch positions per second on 1 and
+2 workers and on Dask; start-up against a bare `import structlog`. Each goal is reported PASS
+or MISS; a timing never makes the run fail. Progress goes to stderr, the tables to stdout.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 
 from bench import batch as batch_bench
-from bench import compare, inprocess, logcost, mate, perft, report, startup
+from bench import compare, history, inprocess, logcost, mate, perft, report, startup
 from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
 
 
@@ -111,6 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     mate_text, mate_goals = mate.section(quick=settings is QUICK)
     print(mate_text, end="\n\n", flush=True)
 
+    progress("history")
+    history_text, history_goals = history.section(quick=settings is QUICK)
+    print(history_text, end="\n\n", flush=True)
+
     progress("batch")
     print(batch_bench.run(quick=settings is QUICK), end="\n\n", flush=True)
 
@@ -120,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     found = report.goals(comparisons, timings, launches)
     found.append(report.perft_goal(perft_ratio))
     found.extend(mate_goals)
+    found.extend(history_goals)
     print(report.goals_section(found), end="\n\n")
     print(f"total time {time.perf_counter() - began:.0f} s")
     return 0

@@ -55,7 +55,7 @@ class Ply(NamedTuple):
 class Game:
     """Hold a position and the plies played on it since it was set; judge the result."""
 
-    __slots__ = ("plies", "position", "quiet_plies", "seen", "start_side", "start_text")
+    __slots__ = ("headers", "plies", "position", "quiet_plies", "seen", "start_side", "start_text")
 
     def __init__(self, position: Position, quiet_plies: int = 0) -> None:
         self.position = position
@@ -67,6 +67,9 @@ class Game:
         self.quiet_plies = quiet_plies
         #: How often each key has stood since the start, the current position included.
         self.seen: Counter[int] = Counter((position.key,))
+        #: The record headers besides Size, Start and Result (Date, White, ...) of a game
+        #: read from a record, written back by its record.
+        self.headers: dict[str, str] = {}
 
     @property
     def moves(self) -> list[Move]:

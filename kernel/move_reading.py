@@ -64,26 +64,31 @@ def resolve_move(
         target = get_point_from_cell_name(geometry, target_name)
     except NotationError as error:
         raise OffBoard(f"illegal move: {error}") from None
-    # Messages name the cells canonically, however the move wrote them (c2(2) is c2(II)).
-    origin_name = get_cell_name_from_point(geometry, origin)
-    target_name = get_cell_name_from_point(geometry, target)
+
+    def name(point: int) -> str:
+        """Name a cell canonically in a refusal, however the move wrote it (c2(2) is c2(II))."""
+        return get_cell_name_from_point(geometry, point)
+
     side = SIDE_NAMES[position.side]
     piece = position.cells[origin]
     if piece == EMPTY or owner(piece) != position.side:
         held = "nothing" if piece == EMPTY else f"a {piece_name(piece)}"
-        raise IllegalMove(f"illegal move: no {side} piece on {origin_name} ({held} there)")
+        raise IllegalMove(f"illegal move: no {side} piece on {name(origin)} ({held} there)")
     if letter and letter != piece:
         raise IllegalMove(
             f"illegal move: the letter {letter} does not match the {piece_name(piece)} "
-            f"on {origin_name}"
+            f"on {name(origin)}"
         )
-    if target not in destinations(position, origin):
-        raise IllegalMove(
-            f"illegal move: the {piece_name(piece)} on {origin_name} cannot move to {target_name}"
-        )
-    for move in analysis.legal_moves():
+    # Out of check only this piece's moves are asked: all of them would cost a 64-cube's whole
+    # army on every `play`. In check the legal moves are few, and only they are generated.
+    legal = analysis.legal_moves() if analysis.in_check else analysis.moves_of(origin)
+    for move in legal:
         if move.origin == origin and move.target == target:
             return move
+    if target not in destinations(position, origin):
+        raise IllegalMove(
+            f"illegal move: the {piece_name(piece)} on {name(origin)} cannot move to {name(target)}"
+        )
     move = Move(piece, origin, target, position.cells[target])
     raise IllegalMove(
         f"illegal move: {get_move_name(position, move)} would leave the {side} king in check"

@@ -21,6 +21,7 @@ This module reads and writes the text only; replaying the moves is the command l
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 #: The headers every record has, in the order they are written.
@@ -55,7 +56,12 @@ class GameRecord:
     @property
     def black_starts(self) -> bool:
         """Tell whether black is to move in the start position."""
-        return self.start.rstrip().endswith(" b")
+        return black_to_move(self.start)
+
+
+def black_to_move(start: str) -> bool:
+    """Tell whether a Start value has black to move: its last word is `b` (or `black`)."""
+    return start.split()[-1:] in (["b"], ["black"])
 
 
 def one_line(value: str) -> str:
@@ -90,7 +96,15 @@ def format_records(records: list[GameRecord]) -> str:
 
 def parse_records(text: str) -> list[GameRecord]:
     """Read every record of a text; raise RecordError naming the line of the first problem."""
-    records: list[GameRecord] = []
+    return [parse_block(block) for block in record_blocks(text)]
+
+
+def record_blocks(text: str) -> Iterator[list[tuple[int, str]]]:
+    """Yield the lines of each record, with their line numbers, comments and blanks left out.
+
+    Records are cut apart without being read, so that one record of a large file is found
+    without reading the others (and a broken record does not hide the good ones).
+    """
     block: list[tuple[int, str]] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -98,13 +112,12 @@ def parse_records(text: str) -> list[GameRecord]:
             continue
         if not line:
             if block:
-                records.append(parse_block(block))
+                yield block
                 block = []
             continue
         block.append((number, line))
     if block:
-        records.append(parse_block(block))
-    return records
+        yield block
 
 
 def parse_block(block: list[tuple[int, str]]) -> GameRecord:
@@ -128,7 +141,7 @@ def parse_block(block: list[tuple[int, str]]) -> GameRecord:
             continue
         if not moves:
             check_headers(headers, first_line)
-        read_move_line(move_line, number, moves, headers["Start"].endswith(" b"))
+        read_move_line(move_line, number, moves, black_to_move(headers["Start"]))
         move_lines.extend([number] * (len(moves) - len(move_lines)))
     check_headers(headers, first_line)
     size_text = headers.pop("Size")

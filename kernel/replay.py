@@ -23,16 +23,26 @@ from kernel.notation import (
     parse_board,
 )
 from kernel.position import BLACK, Position
-from kernel.protocol import shorten
-from kernel.record import GameRecord, RecordError, format_record, parse_records
+from kernel.record import GameRecord, RecordError, format_record, parse_block, record_blocks
 from kernel.rules import Analysis, InvalidPosition, check_position, is_game_position
 
 #: The largest record file read: about 40,000 moves of a 64-cube, and far more on small boards.
 MAX_RECORD_BYTES = 16 << 20
 
 
+#: The longest file name quoted whole in a refusal.
+MAX_NAME_CHARS = 60
+
+
 class ReplayError(ValueError):
     """A record file that cannot be replayed; the message names the file, place and reason."""
+
+
+def file_name(path: str) -> str:
+    """Quote a file's name in a refusal; a long one loses its start, never the file's own name."""
+    if len(path) > MAX_NAME_CHARS:
+        path = "..." + path[3 - MAX_NAME_CHARS :]
+    return repr(path)
 
 
 def game_record(game: Game, outcome: Outcome | None, empty: str) -> str:
@@ -41,20 +51,21 @@ def game_record(game: Game, outcome: Outcome | None, empty: str) -> str:
     board = format_board(start, empty)
     side = "b" if start.side == BLACK else "w"
     moves = [get_move_name(start, move) for move in game.moves]  # names need the size only
-    date = datetime.now(UTC).date().isoformat()
+    # A game read from a record keeps that record's headers, its date among them.
+    headers = {"Date": datetime.now(UTC).date().isoformat(), **game.headers}
     record = GameRecord(
         start.size,
         f"{board} {side}",
         UNDECIDED if outcome is None else str(outcome),
         moves,
-        {"Date": date},
+        headers,
     )
     return format_record(record)
 
 
 def read_record_file(path: str) -> str:
     """Read a record file as text, refusing what is not a regular UTF-8 file of bounded size."""
-    name = shorten(path)
+    name = file_name(path)
     try:
         status = os.stat(path)
         if not os.path.isfile(path):
@@ -73,7 +84,8 @@ def read_record_file(path: str) -> str:
     if b"\0" in data:
         raise ReplayError(f"{name} is not a text file (a NUL byte at offset {data.index(0)})")
     try:
-        return data.decode("utf-8")
+        # A byte-order mark, as some editors write one, is no part of the record.
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise ReplayError(
             f"{name} is not a text file (not UTF-8 at byte offset {error.start})"
@@ -82,19 +94,13 @@ def read_record_file(path: str) -> str:
 
 def load_game(path: str, ply: int | None, number: int, config: EngineConfig) -> Game:
     """Replay game `number` (from 1) of a record file, its first `ply` moves (all if None)."""
-    name = shorten(path)
-    try:
-        records = parse_records(read_record_file(path))
-    except RecordError as error:
-        raise ReplayError(f"{name} {error}") from None
-    if number > len(records):
-        held = f"{len(records)} game{'' if len(records) == 1 else 's'}"
-        raise ReplayError(f"{name} holds {held}; there is no game {number}")
-    record = records[number - 1]
+    name = file_name(path)
+    record = pick_record(read_record_file(path), number, name)
     where = f"{name} game {number}"
     if ply is not None and ply > len(record.moves):
         raise ReplayError(f"{where} has only {len(record.moves)} plies, not {ply}")
     game = Game(start_of(record, where, config))
+    game.headers = dict(record.headers)
     for index, text in enumerate(record.moves[:ply]):
         at = f"{where}, ply {index + 1} (line {record.move_lines[index]})"
         analysis = Analysis(game.position)
@@ -106,6 +112,20 @@ def load_game(path: str, ply: int | None, number: int, config: EngineConfig) -> 
             raise ReplayError(f"{at}: {error}") from None
         game.play(move)
     return game
+
+
+def pick_record(text: str, number: int, name: str) -> GameRecord:
+    """Read record `number` (from 1) of a file's text, the others only counted."""
+    held = 0
+    for block in record_blocks(text):
+        held += 1
+        if held == number:
+            try:
+                return parse_block(block)
+            except RecordError as error:
+                raise ReplayError(f"{name} {error}") from None
+    games = f"{held} game{'' if held == 1 else 's'}"
+    raise ReplayError(f"{name} holds {games}; there is no game {number}")
 
 
 def start_of(record: GameRecord, where: str, config: EngineConfig) -> Position:

@@ -1,11 +1,17 @@
-"""Perft counts of our own for 3D chess: several positions, n = 2..5, both sides, depths 1-4.
+"""Perft counts of our own for 3D chess: several positions, n = 2..5, both sides, depths 1-4;
+and the start positions of `new_game`, n = 3..6, depths 1-4.
 
 Chess engines keep tables like this one to check their move generators (perft: rules.md, "Both
-sides"). Every count here was computed by the brute force of tests/reference.py
+sides"). Every count of PERFT_TABLE was computed by the brute force of tests/reference.py
 (`python -m tests.perft_table` recomputes and prints the table); tests/test_reference.py
 recomputes the cheap entries with the reference on every run, and tests/test_both_sides.py holds
 the engine's `perft` to every entry. A board ending in ` b` has black to move, as `get_board`
 writes it.
+
+The start positions (START_PERFT) grow too fast for the brute force at depth 4 beyond n = 4:
+each entry says how deep the reference confirmed it, and the deeper counts are the kernel's
+alone. tests/test_start.py checks the quick ones on every run, and all of them with
+CUBEMATE_SWEEP=1.
 """
 
 from __future__ import annotations
@@ -129,15 +135,60 @@ PERFT_TABLE: tuple[PerftEntry, ...] = (
 )
 
 
+class StartPerft(NamedTuple):
+    """The start position of one size, as get_board writes it after `new_game N`, perft 1..4."""
+
+    size: int
+    board: str
+    counts: tuple[int, int, int, int]
+    #: The deepest count the brute force of tests/reference.py recomputed; deeper ones are the
+    #: kernel's alone (perft 3 of n = 6 took the reference 45 s, depth 4 over an hour).
+    reference_depth: int
+
+
+START_PERFT: tuple[StartPerft, ...] = (
+    StartPerft(3, "[#k#,b#b,rnr],[###,###,###],[RNR,B#B,#K#]", (14, 166, 2107, 27869), 4),
+    StartPerft(
+        4,
+        "[nrrk,bnbq,####,####],[####,####,####,####],[####,####,####,####],[####,####,QBNB,KRRN]",
+        (45, 1725, 71976, 3028845),
+        4,
+    ),
+    StartPerft(
+        5,
+        "[rnknr,nbqbn,#####,#####,#####],[#####,#####,#####,#####,#####],"
+        "[#####,#####,#####,#####,#####],[#####,#####,#####,#####,#####],"
+        "[#####,#####,#####,NBQBN,RNKNR]",
+        (78, 5828, 467007, 36938805),
+        3,
+    ),
+    StartPerft(
+        6,
+        "[rnknbr,nbqbnb,######,######,######,######],[######,######,######,######,######,######],"
+        "[######,######,######,######,######,######],[######,######,######,######,######,######],"
+        "[######,######,######,######,######,######],[######,######,######,######,BNBQBN,RBNKNR]",
+        (101, 9912, 1040558, 108697656),
+        3,
+    ),
+)
+
+
 def main() -> None:
-    """Recompute every entry with the reference and print the ones that differ (none)."""
+    """Recompute every entry with the reference and print the ones that differ (none); the
+    start positions up to the depth the reference confirmed (some six minutes more)."""
     from tests.reference import parse_game, perft  # here: only this check needs the brute force
 
     for entry in PERFT_TABLE:
         pos = parse_game(entry.board)
         counts = tuple(perft(pos, depth) for depth in range(1, 5))
         verdict = "ok" if counts == entry.counts else f"DIFFERS: {counts}"
-        print(f"{entry.name}: {entry.counts} {verdict}")
+        print(f"{entry.name}: {entry.counts} {verdict}", flush=True)
+    for start in START_PERFT:
+        pos = parse_game(start.board)
+        confirmed = start.counts[: start.reference_depth]
+        counts = tuple(perft(pos, depth) for depth in range(1, start.reference_depth + 1))
+        verdict = "ok" if counts == confirmed else f"DIFFERS: {counts}"
+        print(f"start position n = {start.size}: {confirmed} {verdict}", flush=True)
 
 
 if __name__ == "__main__":

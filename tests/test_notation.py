@@ -180,7 +180,7 @@ def test_showboard_draws_every_layer_top_first_side_by_side(kernel: Kernel) -> N
         "1 . r r       1 . . .       1 b R K\n"
         "  a b c         a b c         a b c\n"
         "white to move\n"
-        "result: 0-1 (checkmate)",
+        "result: 0-1 (checkmate)",  # reference case 1: white is mated
     )
 
 
