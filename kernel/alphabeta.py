@@ -198,8 +198,10 @@ class Searcher:
             best = SearchResult(pv[0], score, depth, self.nodes, elapsed, pv)
             if self.on_iteration is not None:
                 self.on_iteration(Iteration(depth, score, self.nodes, elapsed, pv))
-            if len(root_moves) == 1 or abs(score) > MATE_THRESHOLD:
-                break  # nothing to choose, or a mate proved: deeper cannot change the move
+            if len(root_moves) == 1 or MATE - abs(score) <= depth:
+                # Nothing to choose; or a mate within the plies searched in full width, so
+                # no shorter one was missed (an extension may find a longer one sooner).
+                break
             if self.deadline is not None and elapsed > 0.5 * (self.deadline - self.started):
                 break  # the next iteration would not finish in time
         best.nodes = self.nodes
