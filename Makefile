@@ -39,7 +39,7 @@ stress: $(STAMP)
 
 # Batch work: make batch ARGS="positions.txt -o out.jsonl --ask status"
 batch: $(STAMP)
-	@$(BIN)/python -m kernel.batch $(ARGS)
+	@$(BIN)/python -m batch $(ARGS)
 
 # `make gui PORT=N` picks the port; PORT=0 takes any free one (the address is printed).
 PORT ?= 8765

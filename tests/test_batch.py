@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from kernel.batch import main as batch_main
-from kernel.batch_engine import Outcome
-from kernel.batch_generate import family, generate
-from kernel.batch_keep import FilterError, parse_filter
+from batch.cli import main as batch_main
+from batch.generate import family, generate
+from batch.jobs import Outcome
+from batch.keep import FilterError, parse_filter
 from tests.cases import REFERENCE_CASES
 from tests.conftest import MAIN, REPO, TIMEOUT, Engine, default_sigint
 
@@ -33,9 +33,9 @@ MATE_IN_2_KEYS = "bb1(III)-a2(II) bb1(III)-c2(II)"
 
 
 def batch(*arguments: str, stdin: str = "", timeout: float = RUN_TIMEOUT) -> tuple[int, str, str]:
-    """Run `python -m kernel.batch` as a process; return its exit code, stdout and stderr."""
+    """Run `python -m batch` as a process; return its exit code, stdout and stderr."""
     done = subprocess.run(
-        [sys.executable, "-m", "kernel.batch", *arguments],
+        [sys.executable, "-m", "batch", *arguments],
         input=stdin.encode(),
         capture_output=True,
         cwd=REPO,
@@ -54,7 +54,7 @@ def records(text: str) -> list[dict[str, Any]]:
 def start_batch(*arguments: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """Start a batch in the background, stdin closed, outputs kept."""
     return subprocess.Popen(
-        [sys.executable, "-m", "kernel.batch", *arguments],
+        [sys.executable, "-m", "batch", *arguments],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -210,12 +210,12 @@ def test_a_signal_stops_cleanly_and_resumes(tmp_path: Path, signum: signal.Signa
     env = dict(os.environ, TMPDIR=str(temporary))
     process = start_batch(*arguments, "-o", str(target), env=env)
     wait_for_lines(target, 50, process)
-    assert list(temporary.glob("cubemate-batch-logs-*")), "the engines log elsewhere"
+    assert list(temporary.glob("cubemate-engine-logs-*")), "the engines log elsewhere"
     process.send_signal(signum)
     _, err = process.communicate(timeout=RUN_TIMEOUT)
     assert process.returncode == 130
     assert "interrupted" in err.decode()
-    assert not list(temporary.glob("cubemate-batch-logs-*"))
+    assert not list(temporary.glob("cubemate-engine-logs-*"))
     partial = records(target.read_text())
     assert [record["id"] for record in partial] == list(range(1, len(partial) + 1))
     assert len(partial) < 2000
@@ -543,7 +543,7 @@ def test_output_files_are_never_clobbered(tmp_path: Path) -> None:
     other = '{"id": "other", "board": "[K#,##],[##,##]"}\n'
     code, _, err = batch("-o", str(target), "--resume", stdin=other)
     assert code == 2
-    assert "the output ends at id 1, which the input lacks" in err
+    assert "holds id 1, which the input lacks" in err
     assert batch("-o", str(target), "--overwrite", "--ask", "checkers", stdin=stdin)[0] == 0
     assert list(records(target.read_text())[0]["answers"]) == ["checkers"]
 
@@ -566,7 +566,7 @@ def test_progress_bar_at_a_terminal(tmp_path: Path) -> None:
     # A fresh pseudo-terminal is 0 columns wide, where a bar has no room at all.
     fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     try:
-        command = [sys.executable, "-m", "kernel.batch", "--generate", "sparse", "--count", "30"]
+        command = [sys.executable, "-m", "batch", "--generate", "sparse", "--count", "30"]
         process = subprocess.Popen(
             [*command, "-o", str(tmp_path / "out.jsonl")],
             stdin=subprocess.DEVNULL,
