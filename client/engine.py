@@ -209,6 +209,13 @@ class Engine:
         """The last process's exit code once it has ended; None while it runs."""
         return None if self._process is None else self._process.poll()
 
+    @property
+    def log_folder(self) -> str | None:
+        """The folder the engine logs into; None when its configuration decides."""
+        if self._logs is not None:
+            return self._logs.folder
+        return None if isinstance(self.log_dir, Logs) else os.fspath(self.log_dir)
+
     def stderr_tail(self) -> list[str]:
         """The last lines the engine wrote on stderr."""
         return list(self._stderr_tail)
