@@ -228,13 +228,13 @@ class Engine:
             self._finish(kill=True)
         argv = self.argv
         pass_fds: tuple[int, ...] = ()
-        if self.log_dir is TEMPORARY:
-            self._logs = TemporaryLogs()
-            argv, pass_fds = [*argv, "--log-dir", self._logs.folder], (self._logs.hold,)
-        elif not isinstance(self.log_dir, Logs):
-            argv = [*argv, "--log-dir", os.fspath(self.log_dir)]
         self._stderr_tail.clear()
         try:
+            if self.log_dir is TEMPORARY:
+                self._logs = TemporaryLogs()
+                argv, pass_fds = [*argv, "--log-dir", self._logs.folder], (self._logs.hold,)
+            elif not isinstance(self.log_dir, Logs):
+                argv = [*argv, "--log-dir", os.fspath(self.log_dir)]
             # A session of its own: Ctrl-C at a terminal reaches the client, which then ends
             # its engines itself, rather than every engine dying under it at once.
             self._process = subprocess.Popen(
@@ -279,8 +279,8 @@ class Engine:
                 ) from death  # fmt: skip
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
-        """Keep the last stderr lines and hand each to the callback; CR ends a line too,
-        so that a progress line redrawn in place arrives as it is drawn."""
+        """Keep the last stderr lines and hand each to the callback, on this thread of its
+        own; CR ends a line too, so that a progress line redrawn in place arrives as drawn."""
         for raw in iter(stream.readline, b""):
             for piece in raw.decode("utf-8", errors="replace").replace("\r", "\n").split("\n"):
                 if not piece:
