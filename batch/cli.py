@@ -36,7 +36,7 @@ from batch.keep import FilterError, parse_filter
 from batch.output import Plan, Sink, Written, load_written
 from batch.runners import DaskRunner, LocalRunner, Runner, Tally, run
 from batch.source import SIDES, open_input, read_jobs, scan
-from batch.work import EngineSpec
+from batch.work import EngineSpec, lend
 from client.engine import EngineDied
 
 #: Commands a batch may not ask: they would end or confuse the engine under it.
@@ -124,7 +124,8 @@ def check_numbers(arguments: argparse.Namespace) -> None:
 
 def check_engine(spec: EngineSpec, size: int | None) -> None:
     """Start one engine (it must answer protocol_version, and take boards of the size to
-    generate), so that a broken command or an impossible size fails at once."""
+    generate), so that a broken command or an impossible size fails at once; it then serves
+    the first chunk."""
     engine = spec.engine()
     try:
         if size is not None:
@@ -133,10 +134,10 @@ def check_engine(spec: EngineSpec, size: int | None) -> None:
                 raise BatchError(f"--size {size}: the engine refuses it: {answer.text}")
         else:
             engine.start()
-    except EngineDied as error:
-        raise BatchError(str(error)) from None
-    finally:
+    except (EngineDied, BatchError) as error:
         engine.close()
+        raise BatchError(str(error)) from None
+    lend(spec, engine)
 
 
 def open_output(arguments: argparse.Namespace, asks: Sequence[str]) -> tuple[Sink, Written]:

@@ -1,18 +1,20 @@
-"""The worker's side of a batch: one engine per worker thread, asked about each position.
+"""The worker's side of a batch: engines lent to worker threads, asked about each position.
 
-A worker thread (a local thread or a Dask worker's thread) keeps one engine process
-(client/engine.py) and sends it `set_board` and then each asked command, every line with an
-id that the answer must echo. An engine that dies, hangs past the timeout or answers out of
-step is killed and replaced, and the position is tried once more; a second death marks it
-failed.
+A worker thread (a local thread or a Dask worker's thread) borrows an engine process
+(client/engine.py) for each chunk and sends it `set_board` and then each asked command, every
+line with an id that the answer must echo. An engine that dies, hangs past the timeout or
+answers out of step is killed and replaced, and the position is tried once more; a second
+death marks it failed.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import threading
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from batch.jobs import Job, Outcome
@@ -40,27 +42,42 @@ class Stopped(Exception):
     """The run was interrupted; the rest of the chunk is not examined."""
 
 
-# One engine per (thread, spec): a thread never shares its engine, so no lock is needed to
-# talk to it; the registry itself is shared by the threads and guarded.
-_ENGINES: dict[tuple[int, EngineSpec], Engine] = {}
-_REGISTRY_LOCK = threading.Lock()
+# The engines of this process, by spec. Each chunk borrows an idle one (or a new one) and
+# gives it back, so that no two threads ever talk to one engine at once, and an engine made
+# before the run (the batch's check) serves the first chunk instead of idling.
+_IDLE: dict[EngineSpec, list[Engine]] = defaultdict(list)
+_ALL: list[Engine] = []
+_LOCK = threading.Lock()
 
 
-def engine_for(spec: EngineSpec) -> Engine:
-    """Return this thread's engine for `spec`, making one if there is none."""
-    key = (threading.get_ident(), spec)
-    with _REGISTRY_LOCK:
-        engine = _ENGINES.get(key)
-        if engine is None:
-            engine = _ENGINES[key] = spec.engine()
-    return engine
+def lend(spec: EngineSpec, engine: Engine) -> None:
+    """Put an engine made for `spec` among the idle ones."""
+    with _LOCK:
+        if engine not in _ALL:
+            _ALL.append(engine)
+        _IDLE[spec].append(engine)
+
+
+@contextlib.contextmanager
+def borrowed(spec: EngineSpec) -> Iterator[Engine]:
+    """Lend this thread an engine for `spec` while inside."""
+    with _LOCK:
+        idle = _IDLE[spec]
+        engine = idle.pop() if idle else None
+    if engine is None:
+        engine = spec.engine()
+    try:
+        yield engine
+    finally:
+        lend(spec, engine)
 
 
 def close_engines() -> int:
     """Close every engine this process keeps; return how many there were."""
-    with _REGISTRY_LOCK:
-        engines = list(_ENGINES.values())
-        _ENGINES.clear()
+    with _LOCK:
+        engines = list(_ALL)
+        _ALL.clear()
+        _IDLE.clear()
     for engine in engines:
         engine.close()
     return len(engines)
@@ -90,11 +107,10 @@ def examine(engine: Engine, job: Job, asks: Sequence[str], keep: Filter | None =
     return outcome
 
 
-def run_job(job: Job, asks: Sequence[str], spec: EngineSpec, keep: Filter | None = None) -> Outcome:
+def run_job(engine: Engine, job: Job, asks: Sequence[str], keep: Filter | None = None) -> Outcome:
     """Examine one position, on a new engine after a death, retrying once before giving up."""
     deaths: list[str] = []
     for _attempt in range(2):
-        engine = engine_for(spec)
         try:
             return examine(engine, job, asks, keep)
         except EngineDied as death:
@@ -118,10 +134,11 @@ def run_chunk(
     """
     keep = None if keep_source is None else parsed_filter(keep_source)
     outcomes: list[Outcome] = []
-    for job in jobs:
-        if stop is not None and stop.is_set():
-            raise Stopped
-        outcomes.append(run_job(job, asks, spec, keep))
+    with borrowed(spec) as engine:
+        for job in jobs:
+            if stop is not None and stop.is_set():
+                raise Stopped
+            outcomes.append(run_job(engine, job, asks, keep))
     return outcomes
 
 
