@@ -205,7 +205,7 @@ def execute(arguments: argparse.Namespace, stack: contextlib.ExitStack) -> Tally
     output, written = open_output(arguments, asks)
     stack.callback(output.close)
     plan = Plan(written, filtered=keep is not None)
-    if ids is not None:
+    if arguments.resume and ids is not None:
         plan.check_input(ids)
     total = None if ids is None else len(ids)
     show = arguments.progress == "on" or (arguments.progress == "auto" and sys.stderr.isatty())
@@ -228,9 +228,10 @@ def execute(arguments: argparse.Namespace, stack: contextlib.ExitStack) -> Tally
     # SIGTERM and a closed terminal (SIGHUP) stop as cleanly as Ctrl-C.
     for signum in (signal.SIGTERM, signal.SIGHUP):
         stack.callback(signal.signal, signum, signal.signal(signum, interrupt))
+    if not arguments.resume:
+        return run(jobs, asks, runner, output, keep, arguments.chunk, bar)
     tally = run(plan.remaining(jobs, skipped), asks, runner, output, keep, arguments.chunk, bar)
-    if arguments.resume:
-        plan.tidy(output)
+    plan.tidy(output)
     return tally
 
 

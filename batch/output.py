@@ -83,22 +83,19 @@ class Written:
     path: Path
     ids: list[Id] = field(default_factory=list)
     counts: Counter[Id] = field(default_factory=Counter)
-    #: Bytes of whole lines: the records before this run's.
-    size: int = 0
 
 
-def check_record(record: object, asks: Sequence[str], where: str) -> Id:
-    """Check one line of an earlier output; return its id."""
+def check_record(record: object, asks: Sequence[str], number: int, path: Path) -> Id:
+    """Check line `number` of an earlier output; return its id."""
     if not isinstance(record, dict) or not is_id(record.get("id")):
-        raise BatchError(f"--resume: {where} is not a batch record")
+        raise BatchError(f"--resume: line {number} of {path} is not a batch record")
     answers, errors = record.get("answers"), record.get("errors")
     if not isinstance(answers, dict) or not isinstance(errors, dict):
-        raise BatchError(f"--resume: {where} is not a batch record")
+        raise BatchError(f"--resume: line {number} of {path} is not a batch record")
     answered = set(answers) | set(errors)
     if "failed" not in record and "set_board" not in answered and answered != set(asks):
         raise BatchError(
-            f"--resume: {where.split(' of ')[-1]} was made with other commands "
-            f"({', '.join(sorted(answered))})"
+            f"--resume: {path} was made with other commands ({', '.join(sorted(answered))})"
         )
     identity: Id = record["id"]
     return identity
@@ -121,16 +118,16 @@ def load_written(path: Path, asks: Sequence[str]) -> Written:
         except OSError as error:
             raise BatchError(f"--resume: cannot cut the torn last line of {path}: "
                              f"{error.strerror or error}") from None  # fmt: skip
-    written.size = len(whole)
-    for number, line in enumerate(whole.splitlines(), start=1):
-        where = f"line {number} of {path}"
+    for number, line in enumerate(whole.split(b"\n")[:-1], start=1):
         try:
             record = load_json(line.decode("utf-8"))
         except UnicodeDecodeError:
-            raise BatchError(f"--resume: {where} is not UTF-8 text") from None
+            raise BatchError(f"--resume: line {number} of {path} is not UTF-8 text") from None
         except ValueError as error:
-            raise BatchError(f"--resume: {where} is not valid JSON: {error}") from None
-        identity = check_record(record, asks, where)
+            raise BatchError(
+                f"--resume: line {number} of {path} is not valid JSON: {error}"
+            ) from None
+        identity = check_record(record, asks, number, path)
         written.ids.append(identity)
         written.counts[identity] += 1
     return written
@@ -182,7 +179,7 @@ class Plan:
         if not self.again and ids == [i for i in self.order if i in present]:
             return
         path = self.written.path
-        lines = path.read_bytes().splitlines(keepends=True)
+        lines = [line + b"\n" for line in path.read_bytes().split(b"\n")[:-1]]
         old, new = lines[: len(self.written.ids)], lines[len(self.written.ids) :]
         chosen: dict[Id, bytes] = {}
         for identity, line in zip(self.written.ids, old, strict=True):
