@@ -140,20 +140,28 @@ def check_engine(spec: EngineSpec, size: int | None) -> None:
     lend(spec, engine)
 
 
-def open_output(arguments: argparse.Namespace, asks: Sequence[str]) -> tuple[Sink, Written]:
-    """Open the output: stdout, a fresh file, or an earlier run's file to continue."""
+def earlier_output(arguments: argparse.Namespace, asks: Sequence[str]) -> Written:
+    """Check the output before any work: an earlier run's to continue, or one that may be
+    written (a non-empty file is replaced only with --overwrite)."""
     path: Path | None = arguments.output
     if path is None:
         if arguments.resume:
             raise BatchError("--resume needs -o OUTPUT")
-        return Sink(sys.stdout.fileno(), "stdout", own=False), Written(Path("-"))
+        return Written(Path("-"))
     if arguments.resume:
-        written = load_written(path, asks)
-        return Sink.open(path, append=True), written
+        return load_written(path, asks)
     with contextlib.suppress(OSError):  # one that cannot be looked at is refused on opening
         if path.is_file() and path.stat().st_size > 0 and not arguments.overwrite:
             raise BatchError(f"{path} is not empty: --resume continues it, --overwrite replaces it")
-    return Sink.open(path, append=False), Written(path)
+    return Written(path)
+
+
+def open_output(arguments: argparse.Namespace) -> Sink:
+    """Open the output: stdout, a fresh file, or an earlier run's file to append to."""
+    path: Path | None = arguments.output
+    if path is None:
+        return Sink(sys.stdout.fileno(), "stdout", own=False)
+    return Sink.open(path, append=arguments.resume)
 
 
 def source(arguments: argparse.Namespace) -> tuple[Iterator[Job], list[Any] | None]:
@@ -200,13 +208,13 @@ def execute(arguments: argparse.Namespace, stack: contextlib.ExitStack) -> Tally
         raise BatchError("--engine: empty command")
     spec = EngineSpec(command, arguments.log_dir, arguments.timeout)
     jobs, ids = source(arguments)
-    if arguments.dask is None:
-        check_engine(spec, arguments.size if arguments.generate else None)
-    output, written = open_output(arguments, asks)
-    stack.callback(output.close)
-    plan = Plan(written, filtered=keep is not None)
+    plan = Plan(earlier_output(arguments, asks), filtered=keep is not None)
     if arguments.resume and ids is not None:
         plan.check_input(ids)
+    if arguments.dask is None:
+        check_engine(spec, arguments.size if arguments.generate else None)
+    output = open_output(arguments)
+    stack.callback(output.close)
     total = None if ids is None else len(ids)
     show = arguments.progress == "on" or (arguments.progress == "auto" and sys.stderr.isatty())
     bar: tqdm[Any] = tqdm(
