@@ -16,7 +16,8 @@ means this interpreter, so that "python main.py" runs in the same virtual enviro
 None means this project's engine. By default each engine logs into a temporary folder of its
 own (`--log-dir` is added to its command line), which goes when the engine goes, also when
 the client is killed (client/logs.py); `log_dir` names a folder to keep the logs in, or
-`ENGINE_DEFAULT` leaves them where the engine's own configuration puts them.
+`ENGINE_DEFAULT` leaves them where the engine's own configuration puts them and adds nothing
+to its command line (for an engine that takes no `--log-dir`).
 """
 
 from __future__ import annotations
