@@ -318,6 +318,10 @@ class Engine:
 
     def _exchange(self, line: str, timeout: float | None) -> Response:
         """Write one line to the running engine and read its whole response."""
+        if "\n" in line or "\r" in line:
+            # A second line would get a response of its own, and every answer after it
+            # would belong to the line before.
+            raise ValueError(f"one protocol line at a time, not {line[:60]!r}")
         limit = self.timeout if timeout is None else timeout
         if self._fresh:
             limit = None if limit is None else max(limit, self.start_timeout)

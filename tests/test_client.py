@@ -115,6 +115,9 @@ def test_out_of_step_answers_and_stray_lines(fake: str) -> None:
             engine.ask("wrong")
         assert death.value.failure is Failure.GARBLED
         assert "'=999 ok\\n\\n'" in str(death.value)
+        with pytest.raises(ValueError, match="one protocol line at a time"):
+            engine.send("hello\nhello")
+        assert engine.ask("hello").text == "ok"
 
 
 def test_every_stderr_line_reaches_the_callback(fake: str) -> None:
