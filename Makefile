@@ -18,10 +18,10 @@ WORKERS ?= auto
 run: $(STAMP) bytecode
 	@CUBEMATE_OWN_TERMINAL=1 $(BIN)/python main.py
 
-# mypy and the regression suites run beside pytest's workers, each one's output whole when it
-# ends: on two cores a lone mypy would leave one idle.
+# mypy and the regression suites run beside pytest's workers, their output whole lines; on
+# two cores a lone mypy would leave one idle.
 test: $(STAMP) bytecode lint
-	@$(MAKE) --no-print-directory --output-sync=target -j3 typecheck pytest regress
+	@$(MAKE) --no-print-directory --output-sync=line -j3 typecheck pytest regress
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
