@@ -713,13 +713,3 @@ def test_a_reader_that_goes_away_ends_the_batch_quietly() -> None:
     process.stdout = None
     _, err = process.communicate(timeout=RUN_TIMEOUT)
     assert (process.returncode, err) == (0, b"")
-
-
-def test_bench_section_runs() -> None:
-    """bench.batch.run(quick=True) measures every runner and finds their outputs equal."""
-    from bench.batch import run as bench_run
-
-    text = bench_run(quick=True)
-    for name in ("local, 1 worker", "local, 2 workers", "Dask LocalCluster", "mining"):
-        assert name in text
-    assert "outputs identical: yes" in text
