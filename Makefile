@@ -5,15 +5,23 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# The project's own modules, compiled to bytecode once so that no engine start compiles them
+# (PYTHONDONTWRITEBYTECODE, set on some machines, keeps Python from caching them itself).
+SOURCES := main.py kernel client batch gui regress
+# pytest workers: every core by default; `make pytest WORKERS=0` runs in one process.
+WORKERS ?= auto
 
-.PHONY: run test lint typecheck pytest regress bench stress gui clean batch
+.PHONY: run test lint typecheck pytest regress bench stress gui clean batch bytecode
 
 # Silent, so that stdout carries nothing but the engine's responses.
 # At a terminal the engine takes the foreground itself, so that Ctrl-C ends it, not make.
-run: $(STAMP)
+run: $(STAMP) bytecode
 	@CUBEMATE_OWN_TERMINAL=1 $(BIN)/python main.py
 
-test: $(STAMP) lint typecheck pytest regress
+# mypy and the regression suites run beside pytest's workers, their output whole lines; on
+# two cores a lone mypy would leave one idle.
+test: $(STAMP) bytecode lint
+	@$(MAKE) --no-print-directory --output-sync=line -j3 typecheck pytest regress
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -22,29 +30,33 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
-	$(BIN)/pytest -q
+pytest: $(STAMP) bytecode
+	$(BIN)/pytest -q -n $(WORKERS) --dist loadgroup
 
 # Every suite in regress/, or only those named: make regress SUITES="a.tst b.tst".
-regress: $(STAMP)
+regress: $(STAMP) bytecode
 	$(BIN)/python -m regress $(SUITES)
 
-bench: $(STAMP)
+bench: $(STAMP) bytecode
 	@$(BIN)/python -m pip install --quiet -e '.[bench]' >&2
 	$(BIN)/python -m bench
 
 # The signal stress tests of the suite, run for a minute each instead of a few seconds.
-stress: $(STAMP)
+stress: $(STAMP) bytecode
 	CUBEMATE_STRESS_SECONDS=$${CUBEMATE_STRESS_SECONDS:-60} $(BIN)/pytest -q -s tests/test_signals.py
 
 # Batch work: make batch ARGS="positions.txt -o out.jsonl --ask status"
-batch: $(STAMP)
-	@$(BIN)/python -m kernel.batch $(ARGS)
+batch: $(STAMP) bytecode
+	@$(BIN)/python -m batch $(ARGS)
 
 # `make gui PORT=N` picks the port; PORT=0 takes any free one (the address is printed).
 PORT ?= 8765
-gui: $(STAMP)
+gui: $(STAMP) bytecode
 	$(BIN)/python -m gui.server --port $(PORT)
+
+# Quick when nothing changed: only sources newer than their bytecode are compiled again.
+bytecode: $(STAMP)
+	@$(BIN)/python -m compileall -q $(SOURCES) >&2
 
 # Reinstall whenever the project's metadata changes. Progress goes to stderr, so that
 # `make run` piped into a GUI or a script shows it nothing but protocol.
@@ -52,8 +64,9 @@ $(STAMP): pyproject.toml
 	@echo "cubemate: setting up $(VENV) ..." >&2
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) >&2
 	@$(BIN)/python -m pip install --quiet --upgrade pip >&2
-	@$(BIN)/python -m pip install --quiet -e '.[test]' >&2
+	@$(BIN)/python -m pip install --quiet -e '.[test,dask]' >&2
 	@touch $(STAMP)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis *.egg-info
+	find $(SOURCES) -name __pycache__ -type d -prune -exec rm -rf {} +

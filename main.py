@@ -1,6 +1,6 @@
 """cubemate: read protocol lines on stdin, answer each on stdout, log every exchange.
 
-python main.py [--config FILE] [--log-dir DIR] [--version]
+python main.py [--config FILE] [--log-dir DIR] [--version], or `cubemate` once installed.
 """
 
 from __future__ import annotations
@@ -27,7 +27,11 @@ from kernel.logger import LOGGED_PREFIX, ExchangeLog, write_stderr
 from kernel.protocol import frame, line_too_long, parse_command, prepare_line
 
 HERE = Path(__file__).resolve().parent
+#: Read when --config names no other file; an installed engine has none beside it and takes
+#: the built-in defaults, which are this file's values.
 DEFAULT_CONFIG = HERE / "engine_config.toml"
+#: What the logs name as the config when no file was read.
+BUILT_IN = Path("<built-in defaults>")
 HISTORY_FILE = Path.home() / ".cubemate_history"
 #: How much input is read at a time.
 READ_CHUNK = 1 << 16
@@ -56,15 +60,20 @@ def engine_version() -> str:
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser = OneLineErrorParser(
-        prog="main.py",
-        description="cubemate: is the white king checkmated on an n×n×n board? Commands come "
+        description="cubemate: chess on an n×n×n cube, over a GTP-style protocol. Commands come "
         "on stdin, one per line (try `help`); each answer goes to stdout, ending in an empty "
         "line. At a terminal: line editing, history and tab-completion; Ctrl-C stops a "
         "search; quit, Ctrl-D or Ctrl-C at the prompt ends the session. SIGUSR1 stops a "
         "search; SIGTERM and SIGHUP end the engine.",
-        epilog="The protocol: docs/protocol.md. Both logs go to the log folder (logs/).",
+        epilog="The protocol: docs/protocol.md. Both logs go to the log folder: logs/ beside "
+        "main.py in a source tree, $XDG_STATE_HOME/cubemate/logs (~/.local/state/cubemate/logs) "
+        "for an installed engine.",
     )
-    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, help="config file")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        help="config file (default: engine_config.toml beside main.py, else built-in defaults)",
+    )
     parser.add_argument("--log-dir", type=Path, help="folder for both logs (overrides config)")
     parser.add_argument(
         "--version", action="store_true", help="print the version and exit (no engine started)"
@@ -328,25 +337,44 @@ def silence_stdout() -> None:
         os.close(devnull)
 
 
+def installed_log_dir() -> Path:
+    """Where an engine with no config file beside it logs: the XDG state folder."""
+    state = os.environ.get("XDG_STATE_HOME", "")
+    base = Path(state) if Path(state).is_absolute() else Path.home() / ".local" / "state"
+    return base / "cubemate" / "logs"
+
+
+def read_config(arguments: argparse.Namespace) -> tuple[EngineConfig, Path]:
+    """Read the config named, or the one beside main.py, or take the built-in defaults (an
+    installed engine); return it, its log folder settled, and the file it came from."""
+    path: Path | None = arguments.config
+    if path is None and DEFAULT_CONFIG.is_file():
+        path = DEFAULT_CONFIG
+    if path is None:
+        config, source, log_dir = EngineConfig(), BUILT_IN, installed_log_dir()
+    else:
+        config, source = load_config(path), path.resolve()
+        # A log folder in the config is relative to the config file, one on the command line
+        # to the current folder, as each reader would expect.
+        log_dir = source.parent / config.log_dir
+    return replace(config, log_dir=str(arguments.log_dir or log_dir)), source
+
+
 def main(argv: list[str] | None = None) -> int:
     """Read the options and the config, open the logs, and answer stdin until it ends."""
     arguments = parse_arguments(argv)
     if arguments.version:
         sys.stdout.write(f"cubemate {engine_version()}\n")
         return 0
-    config_path: Path = arguments.config
     try:
-        config: EngineConfig = load_config(config_path)
+        config, config_path = read_config(arguments)
     except ConfigError as error:
         write_stderr(f"cubemate: config error: {error}")
         return 2
-    # A log folder in the config is relative to the config file, one on the command line to
-    # the current folder, as each reader would expect.
-    log_dir = arguments.log_dir or (config_path.resolve().parent / config.log_dir)
-    config = replace(config, log_dir=str(log_dir))
-    log = ExchangeLog(Path(config.log_dir), config.console_log, config.json_log, config.echo_stderr)
+    log_dir = Path(config.log_dir)
+    log = ExchangeLog(log_dir, config.console_log, config.json_log, config.echo_stderr)
     version = engine_version()
-    log.start(version, config_path.resolve(), log_dir.resolve(), config.board_size)
+    log.start(version, config_path, log_dir.resolve(), config.board_size)
     at_terminal = sys.stdin is not None and sys.stdin.isatty()
     with interrupt.handlers(at_terminal):
         try:

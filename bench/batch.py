@@ -9,19 +9,19 @@ figure is the median of several rounds; the three runs' outputs are checked to b
 from __future__ import annotations
 
 import argparse
-import io
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from batch.generate import family, generate
+from batch.jobs import Id, Job
+from batch.keep import parse_filter
+from batch.runners import DaskRunner, LocalRunner, Runner
+from batch.runners import run as run_batch
+from batch.work import EngineSpec
 from bench.report import table
-from kernel.batch import DaskRunner, LocalRunner, Runner
-from kernel.batch import run as run_batch
-from kernel.batch_engine import EngineSpec, Job
-from kernel.batch_generate import family, generate
-from kernel.batch_keep import parse_filter
 
 SEED = 20240601
 ASKS = ("status", "legal_moves")
@@ -58,10 +58,23 @@ class Row:
         return self.positions / self.seconds
 
 
+class Collected:
+    """The batch's output, kept in memory."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def write(self, lines: Sequence[str], ids: Sequence[Id]) -> None:
+        self.lines.extend(lines)
+
+    def getvalue(self) -> bytes:
+        return "".join(self.lines).encode("utf-8")
+
+
 def warm_up(runner: Runner, asks: Sequence[str]) -> None:
     """Start every worker's engine with a few throw-away chunks."""
     jobs = list(generate(family("crowded"), 4 * runner.workers, seed=SEED + 1))
-    run_batch(jobs, asks, runner, io.BytesIO(), chunk_size=1)
+    run_batch(jobs, asks, runner, Collected(), chunk_size=1)
 
 
 def measure(
@@ -82,7 +95,7 @@ def measure(
     try:
         warm_up(runner, asks)
         for _ in range(rounds):
-            sink = io.BytesIO()
+            sink = Collected()
             began = time.perf_counter()
             tally = run_batch(jobs, asks, runner, sink, keep, chunk)
             times.append(time.perf_counter() - began)
@@ -144,7 +157,7 @@ def run(quick: bool) -> str:
 
     base = rows[0].rate
     lines = [
-        "Batch work: python -m kernel.batch on the same generated positions",
+        "Batch work: python -m batch on the same generated positions",
         f"  family crowded (n = 4, 4 attackers, 2 defenders), seed {SEED}; asks {', '.join(ASKS)}",
         f"  local chunks of {CHUNK}; engines warmed up before the clock; median of"
         f" {settings.rounds} round(s)",

@@ -33,10 +33,8 @@ import contextlib
 import errno
 import json
 import math
-import queue
 import shlex
 import signal
-import subprocess
 import sys
 import threading
 from collections.abc import Sequence
@@ -46,6 +44,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from client.engine import ENGINE_DEFAULT, EngineDied
+from client.engine import Engine as ClientEngine
 from gui.connections import DEFAULT_IDLE_TIMEOUT, PooledHTTPServer, PooledRequestHandler
 from gui.request_body import BadBody, RelayRequest, parse_relay_body
 
@@ -120,153 +120,68 @@ def parse_response(raw: str) -> tuple[bool, str]:
 
 
 class Engine:
-    """Own one engine child process and exchange protocol lines with it, one at a time."""
+    """Relay protocol lines to one engine child process (client/engine.py), one at a time,
+    restarting it when it has died and saying so."""
 
     def __init__(self, command: Sequence[str], cwd: Path, timeout: float) -> None:
         """Remember how to start the engine; ``start`` actually launches it."""
         self.command = list(command)
-        self.cwd = cwd
-        self.timeout = timeout
         # Re-entrant, so that a batch can hold it across several sends.
         self.lock = threading.RLock()
-        self.process: subprocess.Popen[bytes] | None = None
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        # The engine logs where its configuration says (logs/), and its warnings belong on
+        # the server's terminal.
+        self.process = ClientEngine(
+            command, log_dir=ENGINE_DEFAULT, timeout=timeout, cwd=cwd, on_stderr=echo_stderr
+        )
 
     def start(self) -> None:
-        """Launch a fresh engine process with its own stdout reader thread."""
+        """Launch a fresh engine process unless one is running."""
         try:
-            process = subprocess.Popen(
-                self.command,
-                cwd=self.cwd,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=None,  # the engine's warnings belong on the server's terminal
-            )
-        except OSError as exc:
-            raise EngineError(f"cannot start engine {shlex.join(self.command)}: {exc}") from exc
-        self.process = process
-        # A fresh queue per process: lines of a dead engine must never answer a new request.
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read_stdout, args=(process, self.lines), daemon=True).start()
-
-    @staticmethod
-    def _read_stdout(process: subprocess.Popen[bytes], lines: queue.Queue[bytes | None]) -> None:
-        """Copy the engine's stdout into ``lines`` so reads can time out; None marks the end."""
-        assert process.stdout is not None
-        for line in iter(process.stdout.readline, b""):
-            lines.put(line)
-        lines.put(None)
+            self.process.start()
+        except EngineDied as exc:
+            raise EngineError(str(exc)) from exc
 
     def alive(self) -> bool:
         """Tell whether the engine process is running."""
-        return self.process is not None and self.process.poll() is None
+        return self.process.alive
 
     def send(self, line: str) -> Reply:
         """Send one protocol line and return the complete response, restarting a dead engine."""
         with self.lock:
-            restarted = False
-            notice = ""
-            if not self.alive():
-                notice = self._restart_notice()
-                self._stop()  # reap the dead process and close its pipes
-                self.start()
-                restarted = True
+            notice = "" if self.process.alive else self._restart_notice(self.process.returncode)
             try:
-                self._write(line)
-            except EngineError:
+                response = self.process.send(line)
+            except EngineDied as exc:
+                if exc.delivered:
+                    # Do not resend: this very line may be what killed the engine.
+                    with contextlib.suppress(EngineDied):
+                        self.process.start()
+                    raise EngineError(
+                        f"{exc}; started a new engine (the position was reset)", restarted=True
+                    ) from exc
                 # The engine died before it could read the line, so sending it again is safe.
-                notice = self._restart_notice()
-                self._stop()
-                self.start()
-                restarted = True
-                self._write(line)
-            try:
-                raw = self._read_response()
-            except EngineError as exc:
-                # Do not resend: this very line may be what killed the engine.
-                self._stop()
-                self.start()
-                raise EngineError(
-                    f"{exc}; started a new engine (the position was reset)", restarted=True
-                ) from exc
-            if command_name(line) == "quit" and self.process is not None:
-                # Let the engine exit now, so the next request sees it gone and restarts it.
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    self.process.wait(timeout=self.timeout)
-            return Reply(raw=raw, restarted=restarted, notice=notice)
-
-    def _restart_notice(self) -> str:
-        """Describe why the engine is being restarted."""
-        if self.process is None:
-            return "engine was not running; started it"
-        try:
-            # A process that just broke its pipe may not be reaped yet; give it a moment.
-            code: int | None = self.process.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            code = None
-        return f"engine had exited (code {code}); started a new one (the position was reset)"
-
-    def _write(self, line: str) -> None:
-        """Write one line to the engine's stdin."""
-        process = self.process
-        assert process is not None and process.stdin is not None
-        try:
-            process.stdin.write(line.encode("utf-8") + b"\n")
-            process.stdin.flush()
-        except OSError as exc:
-            raise EngineError(f"engine is not reading its input: {exc}") from exc
-
-    def _read_response(self) -> str:
-        """Read lines up to and including the empty line that ends a response."""
-        parts: list[str] = []
-        while True:
-            try:
-                data = self.lines.get(timeout=self.timeout)
-            except queue.Empty as exc:
-                raise EngineError(f"engine gave no complete answer in {self.timeout:g} s") from exc
-            if data is None:
-                code = self.process.wait() if self.process is not None else None
-                raise EngineError(f"engine exited (code {code}) while answering")
-            text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
-            if text.strip() == "" and parts:
-                parts.append("\n")
-                return "".join(parts)
-            if text.strip() == "":
-                # Stray blank output before a response carries nothing; keep waiting.
-                continue
-            parts.append(text if text.endswith("\n") else text + "\n")
-
-    def _stop(self) -> None:
-        """Stop the current engine process, politely first."""
-        process = self.process
-        if process is None:
-            return
-        if process.poll() is None and process.stdin is not None:
-            try:
-                process.stdin.write(b"quit\n")
-                process.stdin.flush()
-                process.stdin.close()
-            except OSError:
-                pass
-            try:
-                process.wait(timeout=3)
-            except subprocess.TimeoutExpired:
-                process.terminate()
+                notice = self._restart_notice(exc.exit_code)
                 try:
-                    process.wait(timeout=2)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
-        for stream in (process.stdin, process.stdout):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
-        self.process = None
+                    response = self.process.send(line)
+                except EngineDied as again:
+                    raise EngineError(str(again), restarted=True) from again
+            return Reply(raw=response.raw, restarted=bool(notice), notice=notice)
+
+    def _restart_notice(self, code: int | None) -> str:
+        """Describe why the engine is being (re)started."""
+        if self.process.pid is None:
+            return "engine was not running; started it"
+        return f"engine had exited (code {code}); started a new one (the position was reset)"
 
     def close(self) -> None:
         """Shut the engine down for good."""
         with self.lock:
-            self._stop()
+            self.process.close()
+
+
+def echo_stderr(line: str) -> None:
+    """Show a line the engine wrote on its stderr on the server's own."""
+    print(line, file=sys.stderr, flush=True)
 
 
 class GuiServer(PooledHTTPServer):

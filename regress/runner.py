@@ -7,24 +7,20 @@ matches REGEX, which may span lines; `#? [!REGEX]` passes when it does not match
 `*` (`#? [REGEX]*`) marks an expected failure. A `?` response always fails. A test without a
 `#?` line passes unless it is answered with `?`. Other lines starting with `#` are comments.
 
-Each suite gets a fresh engine. Every unexpected result is printed on one line, then a
-summary; the exit status is 0 only when nothing unexpected happened.
+Each suite gets a fresh engine (client/engine.py). Every unexpected result is printed on one
+line, then a summary; the exit status is 0 only when nothing unexpected happened.
 """
 
 from __future__ import annotations
 
 import argparse
-import queue
 import re
-import shlex
-import subprocess
 import sys
-import tempfile
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+
+from client.engine import ENGINE_DEFAULT, TEMPORARY, Engine, EngineDied, Failure, Logs, command_line
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE_FOLDER = ROOT / "regress"
@@ -161,90 +157,30 @@ def _with_pattern(step: Step, text: str, where: str) -> Step:
     return Step(step.line, step.command, step.number, pattern, bool(star))
 
 
-class EngineDied(Exception):
-    """The engine closed its output or stopped answering; the message says which."""
-
-
-class Engine:
-    """One engine process, spoken to one command at a time."""
-
-    def __init__(self, command: Sequence[str], timeout: float) -> None:
-        self.timeout = timeout
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            cwd=ROOT,
-        )
-        # A reader thread, so that a hung engine costs a timeout rather than the whole run.
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
-        assert self.process.stdout is not None
-        threading.Thread(target=_pump, args=(self.process.stdout, self.lines), daemon=True).start()
-
-    def ask(self, command: str) -> tuple[bool, str, int | None]:
-        """Send one command; return whether it succeeded, the response text and the id echoed."""
-        stdin = self.process.stdin
-        assert stdin is not None
-        try:
-            stdin.write(command.encode() + b"\n")
-            stdin.flush()
-        except OSError:
-            raise EngineDied("the engine stopped reading its input") from None
-        lines = list(self._response_lines())
-        first = lines[0]
-        if not first or first[0] not in "=?":
-            raise EngineDied(f"the engine answered {first!r}, not '=' or '?'")
-        full = "\n".join(lines)
-        # As gogui-regress: the text after the first space, trimmed (`=12 true` -> `true`).
-        head, _, text = full.partition(" ")
-        digits = head[1:].split("\n")[0]
-        echoed = int(digits) if digits.isascii() and digits.isdigit() else None
-        return first[0] == "=", text.strip(), echoed
-
-    def _response_lines(self) -> Iterator[str]:
-        """Yield the lines of one response, up to the empty line that ends it."""
-        started = False
-        while True:
-            try:
-                raw = self.lines.get(timeout=self.timeout)
-            except queue.Empty:
-                raise EngineDied(f"no answer within {self.timeout:g} s") from None
-            if raw is None:
-                raise EngineDied("the engine closed its output")
-            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            if not line and not started:
-                continue  # tolerate stray empty lines between responses
-            if not line:
-                return
-            started = True
-            yield line
-
-    def close(self) -> None:
-        """Ask the engine to quit, and make sure it is gone."""
-        try:
-            if self.process.stdin is not None:
-                self.process.stdin.close()
-            self.process.wait(timeout=self.timeout)
-        except (OSError, subprocess.TimeoutExpired):
-            self.process.kill()
-            self.process.wait()
-
-
-def _pump(stream: IO[bytes], lines: queue.Queue[bytes | None]) -> None:
-    """Copy an engine's output lines into a queue; None marks its end."""
-    for line in iter(stream.readline, b""):
-        lines.put(line)
-    lines.put(None)
-
-
 def default_engine(log_dir: str) -> list[str]:
     """Return the command that starts this project's engine, logging into log_dir."""
-    return [sys.executable, str(ROOT / "main.py"), "--log-dir", log_dir]
+    return [*command_line(None), "--log-dir", log_dir]
 
 
-def run_suite(path: Path, engine: Sequence[str], timeout: float = DEFAULT_TIMEOUT) -> SuiteResult:
-    """Run one suite file on a fresh engine."""
+def ask(engine: Engine, command: str) -> tuple[bool, str, int | None]:
+    """Send one command; return whether it succeeded, the response text and the id echoed."""
+    response = engine.send(command)
+    if response.raw[:1] not in ("=", "?"):
+        first = response.raw.split("\n", 1)[0]
+        raise EngineDied(
+            Failure.GARBLED, f"the engine answered {first!r}, not '=' or '?'", delivered=True
+        )
+    # As gogui-regress: the text after the mark and the id, trimmed (`=12 true` -> `true`).
+    return response.ok, response.text.strip(), response.id
+
+
+def run_suite(
+    path: Path,
+    engine: str | Sequence[str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    logs: str | Logs = ENGINE_DEFAULT,
+) -> SuiteResult:
+    """Run one suite file on a fresh engine (None: this project's), its logs in `logs`."""
     result = SuiteResult(path)
     try:
         steps = parse_suite(path.read_text(encoding="utf-8"), str(path))
@@ -254,11 +190,11 @@ def run_suite(path: Path, engine: Sequence[str], timeout: float = DEFAULT_TIMEOU
     except SuiteError as error:
         result.errors.append(str(error))
         return result
-    process = Engine(engine, timeout)
+    process = Engine(engine, log_dir=logs, timeout=timeout, cwd=ROOT)
     try:
         for step in steps:
             try:
-                ok, text, echoed = process.ask(step.command)
+                ok, text, echoed = ask(process, step.command)
             except EngineDied as error:
                 result.errors.append(f"line {step.line}: {step.command!r}: {error}")
                 break
@@ -331,14 +267,14 @@ def main(argv: Sequence[str]) -> int:
         print("regress: no suites to run", file=sys.stderr)
         return 2
     results: list[SuiteResult] = []
-    with tempfile.TemporaryDirectory(prefix="cubemate-regress-") as log_dir:
-        engine = shlex.split(options.engine) if options.engine else default_engine(log_dir)
-        for path in paths:
-            result = run_suite(path, engine, options.timeout)
-            results.append(result)
-            # As gogui-regress: with several files, each line names its file.
-            prefix = f"{path} " if len(paths) > 1 else ""
-            for line in result.report_lines():
-                print(prefix + line, flush=True)
+    # Another engine logs where its own configuration says; ours into a temporary folder.
+    logs = ENGINE_DEFAULT if options.engine else TEMPORARY
+    for path in paths:
+        result = run_suite(path, options.engine, options.timeout, logs)
+        results.append(result)
+        # As gogui-regress: with several files, each line names its file.
+        prefix = f"{path} " if len(paths) > 1 else ""
+        for line in result.report_lines():
+            print(prefix + line, flush=True)
     print(summary(results))
     return 0 if all(result.clean for result in results) else 1

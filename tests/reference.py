@@ -728,16 +728,17 @@ def _parse_solution(text: str) -> tuple[list[_Line], list[str]]:
     return roots, problems
 
 
-def check_solution(pos: Position, n: int, text: str) -> list[str]:
+def check_solution(pos: Position, n: int, text: str, mates: list[str] | None = None) -> list[str]:
     """List what is wrong with a `solution n` text, checked move by move; empty when sound.
 
-    The keys must be exactly mate_in(pos, n); under each key every legal defence must be
-    listed once with a legal answer, each line claiming mate (` #`) must checkmate, each line
-    that does not must go on, and no line may run past n moves of the attacker.
+    The keys must be exactly mate_in(pos, n) (`mates`, when the caller has it already: the
+    brute force is costly); under each key every legal defence must be listed once with a
+    legal answer, each line claiming mate (` #`) must checkmate, each line that does not must
+    go on, and no line may run past n moves of the attacker.
     """
     roots, problems = _parse_solution(text) if text else ([], [])
     keys = [root.moves[0] for root in roots if root.moves]
-    expected = mate_in(pos, n)
+    expected = mate_in(pos, n) if mates is None else mates
     if keys != expected:
         problems.append(f"keys {keys} differ from mate_in {expected}")
     moves = dict(successors(pos))

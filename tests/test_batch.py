@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from kernel.batch import main as batch_main
-from kernel.batch_engine import Outcome
-from kernel.batch_generate import family, generate
-from kernel.batch_keep import FilterError, parse_filter
+from batch.cli import main as batch_main
+from batch.generate import family, generate
+from batch.jobs import Outcome
+from batch.keep import FilterError, parse_filter
 from tests.cases import REFERENCE_CASES
-from tests.conftest import MAIN, REPO, TIMEOUT, Engine, default_sigint
+from tests.conftest import CASE_1, MAIN, REPO, TIMEOUT, Engine, default_sigint
 
 #: Generous: a batch of a few thousand positions takes seconds on a quiet machine.
 RUN_TIMEOUT = 8 * TIMEOUT
@@ -33,9 +33,9 @@ MATE_IN_2_KEYS = "bb1(III)-a2(II) bb1(III)-c2(II)"
 
 
 def batch(*arguments: str, stdin: str = "", timeout: float = RUN_TIMEOUT) -> tuple[int, str, str]:
-    """Run `python -m kernel.batch` as a process; return its exit code, stdout and stderr."""
+    """Run `python -m batch` as a process; return its exit code, stdout and stderr."""
     done = subprocess.run(
-        [sys.executable, "-m", "kernel.batch", *arguments],
+        [sys.executable, "-m", "batch", *arguments],
         input=stdin.encode(),
         capture_output=True,
         cwd=REPO,
@@ -54,7 +54,7 @@ def records(text: str) -> list[dict[str, Any]]:
 def start_batch(*arguments: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """Start a batch in the background, stdin closed, outputs kept."""
     return subprocess.Popen(
-        [sys.executable, "-m", "kernel.batch", *arguments],
+        [sys.executable, "-m", "batch", *arguments],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -170,7 +170,8 @@ def test_same_output_whatever_the_workers(tmp_path: Path) -> None:
 
 
 def test_resume_after_a_kill(tmp_path: Path) -> None:
-    """A batch killed mid-run, its last line cut in half, resumes to the uninterrupted bytes."""
+    """A batch killed mid-run, its last line cut in half, resumes to the uninterrupted bytes;
+    its engines' temporary log folders go with them, though the batch could not remove them."""
     arguments = ["--generate", "crowded", "--count", "1500", "--jobs", "1", "--chunk", "4",
                  "--ask", "status", "--ask", "checkers"]  # fmt: skip
     whole = tmp_path / "whole.jsonl"
@@ -179,15 +180,22 @@ def test_resume_after_a_kill(tmp_path: Path) -> None:
     assert len(expected.splitlines()) == 1500
 
     target = tmp_path / "out.jsonl"
-    # Logs in a folder of the test's own: a killed batch cannot remove its engines' folders.
-    process = start_batch(*arguments, "-o", str(target), "--log-dir", str(tmp_path / "logs"))
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = dict(os.environ, TMPDIR=str(temporary))
+    process = start_batch(*arguments, "-o", str(target), env=env)
     try:
         wait_for_lines(target, 100, process)
+        assert list(temporary.glob("cubemate-engine-logs-*")), "the engines log elsewhere"
         process.kill()
         process.wait(timeout=TIMEOUT)
     finally:
         if process.poll() is None:
             process.kill()
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while list(temporary.glob("cubemate-engine-logs-*")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not list(temporary.glob("cubemate-engine-logs-*"))
     written = target.read_text()
     assert expected.startswith(written.rstrip("\n").rsplit("\n", 1)[0])
     assert len(written.splitlines()) < 1500, "the batch ended before the kill"
@@ -210,12 +218,12 @@ def test_a_signal_stops_cleanly_and_resumes(tmp_path: Path, signum: signal.Signa
     env = dict(os.environ, TMPDIR=str(temporary))
     process = start_batch(*arguments, "-o", str(target), env=env)
     wait_for_lines(target, 50, process)
-    assert list(temporary.glob("cubemate-batch-logs-*")), "the engines log elsewhere"
+    assert list(temporary.glob("cubemate-engine-logs-*")), "the engines log elsewhere"
     process.send_signal(signum)
     _, err = process.communicate(timeout=RUN_TIMEOUT)
     assert process.returncode == 130
     assert "interrupted" in err.decode()
-    assert not list(temporary.glob("cubemate-batch-logs-*"))
+    assert not list(temporary.glob("cubemate-engine-logs-*"))
     partial = records(target.read_text())
     assert [record["id"] for record in partial] == list(range(1, len(partial) + 1))
     assert len(partial) < 2000
@@ -519,14 +527,119 @@ def test_filter_errors(source: str, message: str) -> None:
         ([], '{"id": 1.5, "board": "[K#,##],[##,##]"}\n', '"id" must be'),
         ([], '{"id": 2, "board": "x"}\n[K#,##],[##,##]\n', "input line 2: id 2 is used twice"),
         (["/nonexistent/positions.txt"], "", "cannot read /nonexistent/positions.txt"),
+        (["--timeout", "nan"], "", "--timeout must be a positive number of seconds, not nan"),
+        (["--timeout", "inf"], "", "--timeout must be a positive number of seconds, not inf"),
+        (["--jobs", "100000"], "", "--jobs 100000: at most 256 local workers"),
+        (["--generate", "crowded", "--size", "1000"], "", "--size must be 2 ... 256, not 1000"),
+        (
+            ["--generate", "crowded", "--size", "65"],
+            "",
+            "--size 65: the engine refuses it: unacceptable size (2 ... 64)",
+        ),
+        ([], '{"id": 1' + "0" * 5000 + ', "board": "x"}\n', "input line 1: not valid JSON: "),
+        ([], '{"board": ' + "[" * 100_000 + "]" * 100_000 + "}\n", "nested too deeply"),
+        (["-o", "/dev/full"], f"{CASE_1}\n", "cannot write /dev/full: No space left on device"),
+        (["-o", "/nonexistent/out.jsonl"], f"{CASE_1}\n", "cannot write /nonexistent/out.jsonl"),
     ],
 )
 def test_bad_options_and_input(arguments: list[str], stdin: str, message: str) -> None:
-    """Bad options and input: exit 2 and one line on stderr naming the problem."""
+    """Bad options, input and output: exit 2 and one line on stderr naming the problem."""
     code, _, err = batch(*arguments, stdin=stdin)
     assert code == 2
     assert err.startswith("batch: ")
     assert message in err
+    assert err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b'{"id": 1, "board": "\xff"}\n', "line 1 of {} is not UTF-8 text"),
+        (
+            b'{"id": [1], "board": "x", "answers": {"status": "normal"}, "errors": {}}\n',
+            "line 1 of {} is not a batch record",
+        ),
+        (b'{"id": ' + b"1" * 5000 + b"}\n", "line 1 of {} is not valid JSON: Exceeds the limit"),
+        (
+            b"[" * 100_000 + b"]" * 100_000 + b"\n",
+            "line 1 of {} is not valid JSON: nested too deeply",
+        ),
+    ],
+)
+def test_resume_refuses_an_output_it_cannot_read(tmp_path: Path, line: bytes, message: str) -> None:
+    """An earlier output that is not a batch's: exit 2, one line naming it, the file intact."""
+    target = tmp_path / "out.jsonl"
+    target.write_bytes(line)
+    code, _, err = batch("-o", str(target), "--resume", stdin=f"{CASE_1}\n")
+    assert code == 2
+    assert err.startswith(f"batch: --resume: {message.format(target)}")
+    assert err.count("\n") == 1
+    assert target.read_bytes() == line
+
+
+def test_resume_finds_what_is_missing_or_doubled(tmp_path: Path) -> None:
+    """Lines deleted in the middle, one doubled out of place and the tail missing: --resume
+    examines exactly those and leaves one record per position, in input order."""
+    arguments = ["--generate", "crowded", "--count", "300", "--seed", "4"]
+    whole = tmp_path / "whole.jsonl"
+    assert batch(*arguments, "-o", str(whole))[0] == 0
+    expected = whole.read_text()
+    lines = expected.splitlines(keepends=True)
+    target = tmp_path / "out.jsonl"
+    target.write_text(
+        "".join(lines[:100] + lines[150:200] + [lines[120], lines[120]] + lines[200:250])
+    )
+    code, out, err = batch(*arguments, "-o", str(target), "--resume")
+    assert (code, out, err) == (0, "", "")
+    assert target.read_text() == expected
+
+
+def test_a_full_disk_leaves_whole_lines_to_resume(tmp_path: Path) -> None:
+    """Output that cannot grow (here: past RLIMIT_FSIZE, as on a full disk) stops the batch
+    with a message and exit 2, the file cut back to whole lines; --resume finishes it."""
+    arguments = ["--generate", "crowded", "--count", "400", "--seed", "6", "--chunk", "16"]
+    whole = tmp_path / "whole.jsonl"
+    assert batch(*arguments, "-o", str(whole))[0] == 0
+    target = tmp_path / "out.jsonl"
+    limited = (
+        "import os, resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000)); "
+        "os.execv(sys.executable, [sys.executable, '-m', 'batch', *sys.argv[1:]])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", limited, *arguments, "-o", str(target)],
+        capture_output=True,
+        cwd=REPO,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    err = done.stderr.decode()
+    assert done.returncode == 2, err
+    assert f"batch: cannot write {target}: File too large; the output holds whole lines" in err
+    written = target.read_text()
+    assert 0 < len(written) <= 20_000 and written.endswith("\n")
+    assert whole.read_text().startswith(written)
+    assert batch(*arguments, "-o", str(target), "--resume")[0] == 0
+    assert target.read_text() == whole.read_text()
+
+
+def test_dask_without_distributed_says_how_to_get_it() -> None:
+    """--dask where Dask is not installed: exit 2 and the extra to install."""
+    without = (
+        "import sys; sys.modules['distributed'] = None; from batch.cli import main; "
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", without, "--dask", "tcp://127.0.0.1:9"],
+        input=f"{CASE_1}\n".encode(),
+        capture_output=True,
+        cwd=REPO,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        "batch: --dask needs Dask's distributed package: pip install 'cubemate[dask]'\n"
+    )
 
 
 def test_output_files_are_never_clobbered(tmp_path: Path) -> None:
@@ -543,7 +656,7 @@ def test_output_files_are_never_clobbered(tmp_path: Path) -> None:
     other = '{"id": "other", "board": "[K#,##],[##,##]"}\n'
     code, _, err = batch("-o", str(target), "--resume", stdin=other)
     assert code == 2
-    assert "the output ends at id 1, which the input lacks" in err
+    assert "holds id 1, which the input lacks" in err
     assert batch("-o", str(target), "--overwrite", "--ask", "checkers", stdin=stdin)[0] == 0
     assert list(records(target.read_text())[0]["answers"]) == ["checkers"]
 
@@ -566,7 +679,7 @@ def test_progress_bar_at_a_terminal(tmp_path: Path) -> None:
     # A fresh pseudo-terminal is 0 columns wide, where a bar has no room at all.
     fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     try:
-        command = [sys.executable, "-m", "kernel.batch", "--generate", "sparse", "--count", "30"]
+        command = [sys.executable, "-m", "batch", "--generate", "sparse", "--count", "30"]
         process = subprocess.Popen(
             [*command, "-o", str(tmp_path / "out.jsonl")],
             stdin=subprocess.DEVNULL,
@@ -600,13 +713,3 @@ def test_a_reader_that_goes_away_ends_the_batch_quietly() -> None:
     process.stdout = None
     _, err = process.communicate(timeout=RUN_TIMEOUT)
     assert (process.returncode, err) == (0, b"")
-
-
-def test_bench_section_runs() -> None:
-    """bench.batch.run(quick=True) measures every runner and finds their outputs equal."""
-    from bench.batch import run as bench_run
-
-    text = bench_run(quick=True)
-    for name in ("local, 1 worker", "local, 2 workers", "Dask LocalCluster", "mining"):
-        assert name in text
-    assert "outputs identical: yes" in text

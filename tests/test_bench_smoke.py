@@ -1,4 +1,5 @@
-"""`python -m bench --quick` still runs end to end and reports every goal (no timing checked)."""
+"""`python -m bench --quick` still runs end to end and reports every goal (no timing checked),
+the batch section included: every runner measured, their outputs the same."""
 
 from __future__ import annotations
 
@@ -28,3 +29,7 @@ def test_quick_benchmark_reports_every_goal() -> None:
         assert any(workload in line for line in goals), workload
     # The engine's answers on the reference cases were checked against rules.md.
     assert "wrong" not in result.stdout.lower(), result.stdout
+    # The batch section measured every runner and found their outputs equal.
+    for name in ("local, 1 worker", "local, 2 workers", "Dask LocalCluster", "mining"):
+        assert name in result.stdout, name
+    assert "outputs identical: yes" in result.stdout

@@ -25,6 +25,7 @@ from tests.reference import (
     BLACK,
     ILLEGAL_KINDS,
     WHITE,
+    Analysis,
     IllegalMove,
     Position,
     Side,
@@ -53,9 +54,10 @@ def kernel() -> Kernel:
     return Kernel(EngineConfig())
 
 
-def analysis_texts(pos: Position) -> dict[str, str]:
-    """The reference's answers to the analysis commands, as the engine prints them."""
-    result = analyse(pos)
+def analysis_texts(pos: Position, result: Analysis | None = None) -> dict[str, str]:
+    """The reference's answers to the analysis commands, as the engine prints them (from
+    `result`, the reference's analysis of pos, when the caller has it already)."""
+    result = analyse(pos) if result is None else result
     return {
         "status": result.status,
         "checkers": " ".join(result.checkers),
@@ -64,10 +66,10 @@ def analysis_texts(pos: Position) -> dict[str, str]:
     }
 
 
-def disagreements(kernel: Kernel, pos: Position) -> list[str]:
+def disagreements(kernel: Kernel, pos: Position, result: Analysis | None = None) -> list[str]:
     """Compare the kernel's analysis of its current position with the reference's on pos."""
     found = []
-    for command, expected in analysis_texts(pos).items():
+    for command, expected in analysis_texts(pos, result).items():
         got = ask(kernel, command)
         if got != expected:
             found.append(
@@ -96,8 +98,9 @@ def test_analysis_of_both_sides(kernel: Kernel) -> None:
     for i, pos in enumerate(side_positions(seed=1010, count=count, sizes=SIZES)):
         set_position(kernel, pos, sized=i % 3 == 0)
         assert ask(kernel, "get_board") == board_text(pos)
-        problems += disagreements(kernel, pos)
-        mix[f"{pos.side} {analyse(pos).status}"] += 1
+        result = analyse(pos)
+        problems += disagreements(kernel, pos, result)
+        mix[f"{pos.side} {result.status}"] += 1
     fail_on(problems, count)
     for side in "wb":
         for status in ("checkmate", "stalemate", "check", "normal"):

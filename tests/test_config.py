@@ -51,6 +51,14 @@ def test_every_field_is_reachable_from_the_file() -> None:
         "protocol": {"max_line_bytes": 5000, "comments": "anywhere"},
         "log": {"dir": "d", "console_file": "c.log", "json_file": "j.jsonl", "echo_stderr": True},
         "search": {"max_nodes": 1000},
+        "play": {
+            "depth": 3,
+            "nodes": 500,
+            "move_time": 2,
+            "resign_cp": 900,
+            "hash_mb": 8,
+            "thinking": "always",
+        },
     }
     config = config_from_document(document)
     defaults = EngineConfig()
@@ -68,6 +76,16 @@ BAD_CONFIGS: list[tuple[str, str]] = [
     ("[log]\necho_stderr = 'yes'\n", "log.echo_stderr"),
     ("[engine]\nname = 7\n", "engine.name"),
     ("[engine]\nboard_size = 1\n", "engine.board_size"),
+    ("[play]\ndepth = 65\n", "play.depth"),
+    ("[play]\nnodes = -1\n", "play.nodes"),
+    ("[play]\nmove_time = nan\n", "play.move_time"),
+    ("[play]\nmove_time = -1.0\n", "play.move_time"),
+    ("[play]\nmove_time = 'fast'\n", "play.move_time"),
+    ("[play]\nmove_time = true\n", "play.move_time"),
+    ("[play]\nresign_cp = -5\n", "play.resign_cp"),
+    ("[play]\nhash_mb = 0\n", "play.hash_mb"),
+    ("[play]\nthinking = 'sometimes'\n", "play.thinking"),
+    ("[play]\nlevel = 3\n", "play.level"),
     ("[engine]\nboard_size = 65\n", "engine.board_size"),
     ("[engine]\nmax_board_size = 1000\n", "engine.max_board_size"),
     ("[engine]\nmax_board_size = 1\nboard_size = 1\n", "engine.max_board_size"),

@@ -39,6 +39,9 @@ from playwright.sync_api import Browser, Page, Request, Route, sync_playwright  
 
 from tests.cases import REFERENCE_CASES, ReferenceCase  # noqa: E402
 
+# One browser and one server for the module: its tests stay on one pytest-xdist worker.
+pytestmark = pytest.mark.xdist_group("browser")
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DOCS = REPO_ROOT / "docs"
 BROWSER_ARGS = [

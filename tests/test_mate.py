@@ -55,11 +55,25 @@ def kernel() -> Kernel:
     return Kernel(EngineConfig())
 
 
+#: The reference's keys by board and depth: its brute force is the costliest step of this
+#: module, and each problem needs its keys three times.
+_REFERENCE_KEYS: dict[tuple[str, int], list[str]] = {}
+
+
+def reference_keys(pos: Position, depth: int) -> list[str]:
+    """The reference's mate_in(pos, depth), worked out once per position and depth."""
+    key = (board_text(pos), depth)
+    if key not in _REFERENCE_KEYS:
+        _REFERENCE_KEYS[key] = mate_in(pos, depth)
+    return _REFERENCE_KEYS[key]
+
+
 def solve_and_check(kernel: Kernel, pos: Position, depth: int) -> list[str]:
     """Ask mate_in and solution; list every way they differ from the reference's mate search."""
     start = board_text(pos)
     set_position(kernel, pos)
-    expected = " ".join(mate_in(pos, depth))
+    mates = reference_keys(pos, depth)
+    expected = " ".join(mates)
     problems = []
     keys = ask(kernel, f"mate_in {depth}")
     if keys != expected:
@@ -71,7 +85,8 @@ def solve_and_check(kernel: Kernel, pos: Position, depth: int) -> list[str]:
         keyed = [line.split(" ")[0] for line in text.split("\n") if line and line[0] != " "]
         if " ".join(keyed) != keys:
             problems.append(f"{start}: solution {depth} keys {keyed} but mate_in {keys!r}")
-        problems += [f"{start}: solution {depth}: {p}" for p in check_solution(pos, depth, text)]
+        checked = check_solution(pos, depth, text, mates)
+        problems += [f"{start}: solution {depth}: {p}" for p in checked]
     if ask(kernel, "get_board") != start:
         problems.append(f"{start}: the search changed the position")
     if ask(kernel, "undo") != "? cannot undo":
@@ -112,7 +127,7 @@ def test_mate_in_1(kernel: Kernel) -> None:
     mix: Counter[str] = Counter()
     for pos in problems:
         found += solve_and_check(kernel, pos, 1)
-        mix[f"n={pos.n} {pos.side} {'mate' if mate_in(pos, 1) else 'none'}"] += 1
+        mix[f"n={pos.n} {pos.side} {'mate' if reference_keys(pos, 1) else 'none'}"] += 1
     fail_on(found, len(problems))
     for n in sizes:
         for side in ("b",) if n == 2 else ("w", "b"):
@@ -128,7 +143,7 @@ def test_mate_in_2(kernel: Kernel) -> None:
     mix: Counter[str] = Counter()
     for pos in problems:
         found += solve_and_check(kernel, pos, 2)
-        two, one = mate_in(pos, 2), mate_in(pos, 1)
+        two, one = reference_keys(pos, 2), reference_keys(pos, 1)
         mix["mate in 2"] += bool(two)
         mix["only longer than 1"] += bool(two) and not one
         mix["some key not a mate in 1"] += bool(set(two) - set(one))
@@ -145,7 +160,7 @@ def test_mate_in_3_on_small_boards(kernel: Kernel) -> None:
     mates = 0
     for pos in problems:
         found += solve_and_check(kernel, pos, 3)
-        mates += bool(mate_in(pos, 3))
+        mates += bool(reference_keys(pos, 3))
     fail_on(found, len(problems))
     assert mates >= 3
 

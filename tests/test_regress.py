@@ -345,5 +345,5 @@ def test_an_engine_that_forgets_ids_or_dies_is_an_error(tmp_path: Path) -> None:
     assert len(result.outcomes) == 1 and result.outcomes[0].passed
     suite.write_text("name\nname\n3 name\n4 name\n")
     result = run_suite(suite, [sys.executable, str(fake)], TIMEOUT)
-    assert result.errors == ["line 3: '3 name': the engine closed its output"]
+    assert result.errors == ["line 3: '3 name': the engine closed its output; exit code 0"]
     assert result.outcomes == [] and not result.clean

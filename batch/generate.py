@@ -18,7 +18,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kernel.batch_engine import Job
+from batch.jobs import Job
 
 Cell = tuple[int, int, int]
 
@@ -34,6 +34,8 @@ DEFAULT_ATTACKERS = {"crowded": 4, "sparse": 3}
 DEFAULT_DEFENDERS = {"crowded": 2, "sparse": 1}
 #: Draws allowed per position before the options are declared impossible.
 MAX_TRIES = 1000
+#: The largest board any engine configuration accepts (engine.max_board_size).
+MAX_SIZE = 256
 
 ROOK = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)]
 BISHOP = [(x, y, z) for x in (1, -1) for y in (1, -1) for z in (1, -1)]
@@ -62,8 +64,8 @@ class Family:
         """Refuse options that cannot give a position."""
         if self.name not in FAMILIES:
             raise GenerateError(f"unknown family {self.name!r} (known: {', '.join(FAMILIES)})")
-        if self.size < 2:
-            raise GenerateError(f"--size must be 2 or more, not {self.size}")
+        if not 2 <= self.size <= MAX_SIZE:
+            raise GenerateError(f"--size must be 2 ... {MAX_SIZE}, not {self.size}")
         if self.attackers < 0 or self.defenders < 0:
             raise GenerateError("--attackers and --defenders cannot be negative")
         if self.radius < 1:

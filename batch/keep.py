@@ -29,7 +29,7 @@ from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from kernel.batch_engine import Outcome
+from batch.jobs import Outcome
 
 Test = Callable[[Outcome], bool]
 #: A test that may not know yet: given the commands asked so far (None: all of them), it

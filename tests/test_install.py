@@ -1,0 +1,57 @@
+"""`pip install .` gives a `cubemate` command that runs from any folder, with its default
+configuration and a log folder of its own, its bytecode compiled, and no Dask unless asked."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO, TIMEOUT
+
+#: What the package is built from: the files pyproject.toml names, and no source tree around.
+SOURCES = ("pyproject.toml", "README.md", "main.py", "kernel", "client", "batch", "gui", "regress")
+
+
+def test_installed_cubemate_runs_from_anywhere(tmp_path: Path) -> None:
+    """Install into a folder of its own (no build isolation, no dependencies: those of this
+    environment serve), then run `cubemate` from another folder."""
+    source = tmp_path / "source"
+    for name in SOURCES:
+        origin = REPO / name
+        if origin.is_dir():
+            shutil.copytree(origin, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            source.mkdir(exist_ok=True)
+            shutil.copy(origin, source / name)
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-build-isolation",
+         "--no-deps", "--no-index", "--target", str(site), str(source)],
+        check=True, capture_output=True, timeout=10 * TIMEOUT,
+    )  # fmt: skip
+    # Compiled at install time, whatever PYTHONDONTWRITEBYTECODE says.
+    assert list((site / "kernel" / "__pycache__").glob("kernel.*.pyc"))
+    assert not (site / "engine_config.toml").exists()
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    state = tmp_path / "state"
+    env = dict(os.environ, PYTHONPATH=str(site), XDG_STATE_HOME=str(state))
+    done = subprocess.run(
+        [str(site / "bin" / "cubemate")],
+        input=b"protocol_version\nname\nquit\n",
+        capture_output=True, cwd=elsewhere, env=env, timeout=TIMEOUT, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"= 2\n\n= cubemate\n\n= \n\n", b"")
+    assert list(elsewhere.iterdir()) == []
+    start = json.loads((state / "cubemate" / "logs" / "cubemate.jsonl").read_text().split("\n")[0])
+    assert (start["event"], start["config"]) == ("start", "<built-in defaults>")
+    assert start["log_dir"] == str(state / "cubemate" / "logs")
+
+    (metadata,) = site.glob("cubemate-*.dist-info/METADATA")
+    requires = [line for line in metadata.read_text().splitlines() if "distributed" in line]
+    assert requires and all('extra == "dask"' in line for line in requires), requires
