@@ -46,8 +46,9 @@ class Clock:
     def __init__(self, control: TimeControl) -> None:
         self.control = control
         self.main_left = control.main
-        #: Seconds and moves left in the current byo-yomi period, once main time is spent.
-        self.in_byo_yomi = False
+        #: Seconds and moves left in the current byo-yomi period, once main time is spent
+        #: (at once when there is none: a fixed time a move is byo-yomi from the first move).
+        self.in_byo_yomi = control.main == 0 and control.byo_stones > 0
         self.period_left = control.byo_time
         self.stones_left = control.byo_stones
 

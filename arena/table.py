@@ -37,10 +37,11 @@ class Table:
         self._referee: Referee | None = None
         #: Engine players by seat: 0 for player 1, 1 for player 2 (a self-play match still
         #: gets two processes).
-        self._engines: dict[int, tuple[PlayerSpec, ProcessSpeaker]] = {}
+        self._engines: dict[int, tuple[PlayerSpec, Speaker]] = {}
         self._lock = threading.Lock()
 
-    def start(self, command: tuple[str, ...]) -> ProcessSpeaker:
+    def start(self, command: tuple[str, ...]) -> Speaker:
+        """Start an engine process (tests put fakes here)."""
         log_dir = None if self.setup.log_dir is None else Path(self.setup.log_dir)
         return ProcessSpeaker(command, log_dir)
 

@@ -23,6 +23,9 @@ import time
 import types
 from dataclasses import dataclass, field
 
+from arena.speaker import Reply, Speaker, SpeakerDied
+from arena.table import Table
+
 REPO_MODULE = "kernel.record"
 
 
@@ -113,6 +116,8 @@ def install_record_standin() -> None:
 
 
 install_record_standin()
+#: kernel.record, real or stand-in, for the tests to read records with.
+records = importlib.import_module(REPO_MODULE)
 
 
 # -- the fake engine
@@ -243,6 +248,43 @@ class FakeEngine:
         if play:
             self.kernel_reply("play", [move])
         return True, move
+
+
+class InProcessEngine:
+    """A fake engine answering in this process, as a Speaker; its crash is a SpeakerDied.
+
+    It counts how often it was started, so tests see a crashed player replaced."""
+
+    started = 0
+
+    def __init__(self, words: list[str]) -> None:
+        InProcessEngine.started += 1
+        self.engine = FakeEngine(read_behaviour(words))
+        self.closed = False
+
+    def ask(self, line: str, timeout: float | None = None) -> Reply:
+        if self.closed:
+            raise SpeakerDied("crashed", "closed already")
+        name, *args = line.split()
+        try:
+            ok, text = self.engine.run(name, args)
+        except SystemExit as crash:
+            self.closed = True
+            raise SpeakerDied("crashed", f"exit code {crash.code}") from None
+        return Reply(ok, text)
+
+    def kill(self) -> None:
+        self.closed = True
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class InProcessTable(Table):
+    """A table whose processes are in-process fake engines (commands are their arguments)."""
+
+    def start(self, command: tuple[str, ...]) -> Speaker:
+        return InProcessEngine(list(command))
 
 
 def serve(behaviour: Behaviour) -> None:
