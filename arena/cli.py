@@ -39,6 +39,7 @@ from arena.records import (
     cut_torn_tail,
     load_finished,
     open_records,
+    refuse_used,
     white_points,
 )
 from arena.referee import Referee, RefereeError
@@ -408,13 +409,21 @@ def interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def check_writable(path: Path) -> None:
-    """Refuse now a summary file that could not be written at the end."""
+def check_writable(path: Path, what: str) -> None:
+    """Refuse now a file that could not be written later, creating nothing: an existing file
+    must open for appending, a new one needs a writable folder."""
     try:
-        with path.open("a", encoding="utf-8"):
-            pass
+        if path.exists():
+            with path.open("a", encoding="utf-8"):
+                pass
+            return
     except OSError as error:
-        raise ArenaError(f"cannot write the summary file {path}: {error.strerror}") from None
+        raise ArenaError(f"cannot write the {what} {path}: {error.strerror}") from None
+    folder = path.parent
+    if not folder.is_dir():
+        raise ArenaError(f"cannot write the {what} {path}: no folder {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ArenaError(f"cannot write the {what} {path}: the folder is not writable")
 
 
 def resume(settings: MatchSettings, path: Path, match: Match) -> None:
@@ -438,14 +447,21 @@ def execute(arguments: argparse.Namespace, match: Match, stack: contextlib.ExitS
     """Prepare and play the match; return how it ended."""
     settings = match.settings
     if arguments.json is not None:
-        check_writable(arguments.json)
+        check_writable(arguments.json, "summary file")
+    if arguments.records is not None:
+        check_writable(arguments.records, "records file")
+        if not arguments.resume:
+            try:
+                refuse_used(arguments.records)
+            except RecordsError as error:
+                raise ArenaError(str(error)) from None
     if arguments.resume:
         resume(settings, arguments.records, match)
     if arguments.dask is None:
         preflight(settings)
     if arguments.records is not None:
         try:
-            match.records = open_records(arguments.records, arguments.resume)
+            match.records = open_records(arguments.records)
         except RecordsError as error:
             raise ArenaError(str(error)) from None
         stack.callback(match.records.close)

@@ -53,10 +53,14 @@ def record_text(
     return text.rstrip("\n") + "\n\n"
 
 
-def open_records(path: Path, resume: bool) -> IO[str]:
-    """Open the records file to append to; refuse to add to another run's file unasked."""
-    if not resume and path.exists() and path.stat().st_size > 0:
+def refuse_used(path: Path) -> None:
+    """Refuse to add a new match to a file that already holds games."""
+    if path.exists() and path.stat().st_size > 0:
         raise RecordsError(f"{path} already holds games: --resume continues it, or name another")
+
+
+def open_records(path: Path) -> IO[str]:
+    """Open the records file to append to."""
     try:
         return path.open("a", encoding="utf-8")
     except OSError as error:

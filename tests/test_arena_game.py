@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.arena_fakes import FakeEngine, InProcessEngine, InProcessTable, read_behaviour, records
+from tests.arena_fake_engine import FakeEngine, read_behaviour
+from tests.arena_fakes import InProcessEngine, InProcessTable, records
 
 # isort: split
-
 
 from arena.baselines import Baseline, piece_on
 from arena.clock import Clock, TimeControl
@@ -27,6 +27,7 @@ from arena.openings import (
     OpeningError,
     RandomPlies,
     StartOpening,
+    check_openings,
     parse_position_line,
     read_openings,
 )
@@ -300,6 +301,24 @@ def test_a_bad_openings_file_is_refused(tmp_path: Path, text: str, message: str)
     path.write_text(text)
     with pytest.raises(OpeningError, match=message):
         read_openings(path)
+
+
+def test_the_referee_checks_each_position_of_the_file(tmp_path: Path) -> None:
+    """A position the referee refuses, of another size, or already decided is refused with
+    its line."""
+    path = tmp_path / "openings.txt"
+    good = "[#K#,###,###],[###,###,###],[###,#r#,#k#]"
+    for bad, message in (
+        ("[#K#,###,###],[###,###,###],[###,###,#kK]", "line 2: the referee refused 'set_board"),
+        ("[#q,##],[##,K#]", "line 2: a board of size 2, not 3 (--size)"),
+        ("[#K#,###,###],[###,###,###],[###,###,#k#]", "line 2: the game is already over "
+         "(1/2-1/2 (insufficient material))"),
+    ):  # fmt: skip
+        path.write_text(f"{good}\n{bad}\n")
+        with pytest.raises(OpeningError, match=re.escape(message)):
+            check_openings(read_openings(path), referee(), 3)
+    path.write_text(f"{good} b\n")
+    check_openings(read_openings(path), referee(), 3)
 
 
 def test_an_unreadable_openings_file_is_refused(tmp_path: Path) -> None:
