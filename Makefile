@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest regress bench stress gui clean batch
+.PHONY: run test lint typecheck pytest regress bench stress gui clean batch arena
 
 # Silent, so that stdout carries nothing but the engine's responses.
 # At a terminal the engine takes the foreground itself, so that Ctrl-C ends it, not make.
@@ -40,6 +40,10 @@ stress: $(STAMP)
 # Batch work: make batch ARGS="positions.txt -o out.jsonl --ask status"
 batch: $(STAMP)
 	@$(BIN)/python -m kernel.batch $(ARGS)
+
+# A match: make arena ARGS='"python main.py" random --size 4 --games 20' (docs/arena.md)
+arena: $(STAMP)
+	@$(BIN)/python -m arena $(ARGS)
 
 # `make gui PORT=N` picks the port; PORT=0 takes any free one (the address is printed).
 PORT ?= 8765

@@ -81,7 +81,11 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--games", type=int, default=100, help="games to play, a maximum with --sprt (default 100)"
     )
-    parser.add_argument("--concurrency", type=int, default=1, help="games at once (default 1)")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        help="games at once (default 1; with --dask, the cluster's threads)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of openings and baselines")
     parser.add_argument("--records", type=Path, help="write every game's record here")
     parser.add_argument("--resume", action="store_true", help="continue the --records file")
@@ -241,7 +245,8 @@ def opening_from(arguments: argparse.Namespace) -> Opening:
 def settings_from(arguments: argparse.Namespace) -> MatchSettings:
     """Check every option and gather the match's settings."""
     for name, least in (("games", 1), ("concurrency", 1), ("move_cap", 1), ("size", 2)):
-        if getattr(arguments, name) < least:
+        value = getattr(arguments, name)
+        if value is not None and value < least:
             raise ArenaError(f"--{name.replace('_', '-')} must be {least} or more")
     if arguments.size > 64:
         raise ArenaError("--size must be 2 ... 64")
@@ -471,7 +476,7 @@ def execute(arguments: argparse.Namespace, match: Match, stack: contextlib.ExitS
     tasks = (settings.task(number) for number in range(1, settings.games + 1) if number not in done)
     runner: Runner
     if arguments.dask is None:
-        runner = LocalRunner(arguments.concurrency)
+        runner = LocalRunner(arguments.concurrency or 1)
     else:
         try:
             runner = DaskRunner(arguments.dask, arguments.concurrency)

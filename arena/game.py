@@ -187,6 +187,7 @@ class Game:
         try:
             self.speakers[colour] = self.table.player(self.task.seat(colour), spec, seed)
         except SpeakerDied as death:
+            self.check_halt()
             raise Forfeit(colour, f"{colour} crashed", death.detail) from None
         for line in (*opening, *spec.limits.set_up_lines()):
             self.tell(colour, line)

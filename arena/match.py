@@ -108,7 +108,8 @@ class DaskRunner:
 
         self.client = Client(address, timeout=30, set_as_default=False)  # type: ignore[no-untyped-call]
         threads = sum(self.client.nthreads().values())  # type: ignore[no-untyped-call]
-        self.slots = max(1, concurrency or threads)
+        # As many games at once as the cluster has threads, unless told fewer or more.
+        self.slots = concurrency or max(1, threads)
         self.futures: list[Any] = []
 
     def submit(self, task: GameTask) -> Pending:
