@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import IO, NoReturn
+from typing import IO, Any, NoReturn
 
 from arena.clock import TimeControl
 from arena.game import GameOutcome
@@ -170,41 +170,43 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 # -- settings
 
 
-def option(arguments: argparse.Namespace, name: str, player: int) -> object:
+def per_player(arguments: argparse.Namespace, name: str, player: int) -> Any:
     """A per-player option: the player's own value, else the one for both."""
     own = getattr(arguments, f"{name}{player}")
-    return own if own is not None else getattr(arguments, name)
+    return getattr(arguments, name) if own is None else own
+
+
+def time_control(move_time: float | None, settings: list[float] | None) -> TimeControl | None:
+    """The clock of `--move-time S` or `--time-settings MAIN BYO_TIME BYO_STONES`, if any."""
+    if move_time is not None:
+        if not 0 < move_time < 1e6:
+            raise ValueError(f"--move-time must be positive, not {move_time:g}")
+        return TimeControl(0, move_time, 1)
+    if settings is not None:
+        main_time, byo_time, stones = settings
+        if not all(0 <= value < 1e9 for value in settings) or stones != int(stones):
+            raise ValueError("--time-settings: BYO_STONES must be a whole number, and every "
+                             "value 0 or more")  # fmt: skip
+        return TimeControl(main_time, byo_time, int(stones))
+    return None
 
 
 def limits_for(arguments: argparse.Namespace, player: int) -> Limits:
     """Player `player`'s limits (1 or 2), refusing what contradicts itself."""
-    move_time = option(arguments, "move_time", player)
-    settings = option(arguments, "time_settings", player)
-    depth = option(arguments, "depth", player)
-    nodes = option(arguments, "nodes", player)
+    move_time: float | None = per_player(arguments, "move_time", player)
+    settings: list[float] | None = per_player(arguments, "time_settings", player)
+    depth: int | None = per_player(arguments, "depth", player)
+    nodes: int | None = per_player(arguments, "nodes", player)
     if move_time is not None and settings is not None:
         raise ArenaError(f"player {player}: --move-time and --time-settings contradict each other")
-    control: TimeControl | None = None
     try:
-        if isinstance(move_time, float):
-            if not 0 < move_time < 1e6:
-                raise ValueError(f"--move-time must be positive, not {move_time:g}")
-            control = TimeControl(0, move_time, 1)
-        elif isinstance(settings, list):
-            main_time, byo_time, stones = settings
-            if stones != int(stones) or max(settings) >= 1e9:
-                raise ValueError("BYO_STONES must be a whole number, and every value sensible")
-            control = TimeControl(main_time, byo_time, int(stones))
+        control = time_control(move_time, settings)
     except ValueError as error:
         raise ArenaError(f"player {player}: {error}") from None
     for name, value in (("depth", depth), ("nodes", nodes)):
-        if isinstance(value, int) and value < 1:
+        if value is not None and value < 1:
             raise ArenaError(f"player {player}: --{name} must be 1 or more")
-    return Limits(
-        control,
-        depth if isinstance(depth, int) else None,
-        nodes if isinstance(nodes, int) else None,
-    )
+    return Limits(control, depth, nodes)
 
 
 def player_spec(arguments: argparse.Namespace, player: int) -> PlayerSpec:
@@ -324,9 +326,7 @@ def preflight(settings: MatchSettings) -> None:
                 check_openings(settings.opening, referee, settings.size)
             elif not absent:
                 referee.new_game(settings.size)
-        except RefereeError as error:
-            raise ArenaError(str(error)) from None
-        except OpeningError as error:
+        except (RefereeError, OpeningError) as error:
             raise ArenaError(str(error)) from None
         if absent:
             raise ArenaError(f"{who} does not know {', '.join(absent)}")
