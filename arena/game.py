@@ -25,6 +25,8 @@ from arena.table import Setup, Table, table_for
 #: the record's Adjudication header.
 MESSAGE_CHARS = 80
 DETAIL_CHARS = 400
+#: How many times a game is tried on a fresh referee before the match gives up.
+REFEREE_ATTEMPTS = 2
 
 
 class Stopped(Exception):
@@ -76,6 +78,10 @@ class Forfeit(Exception):
         self.reason = reason
         self.detail = detail
 
+    def result(self) -> str:
+        """The result: a win for the other side, and why."""
+        return f"{'0-1' if self.colour == 'white' else '1-0'} ({self.reason})"
+
 
 def other(colour: str) -> str:
     return "black" if colour == "white" else "white"
@@ -93,16 +99,17 @@ def play_game(task: GameTask, halt: threading.Event | None = None) -> GameOutcom
     Raises Stopped when `halt` is set, RefereeError when the referee fails twice.
     """
     table = table_for(task.setup)
-    for attempt in (1, 2):
+    failures = 0
+    while True:
         try:
             return Game(task, table, halt).play()
         except RefereeError:
             if halt is not None and halt.is_set():
                 raise Stopped from None
             table.discard_referee()
-            if attempt == 2:
+            failures += 1
+            if failures == REFEREE_ATTEMPTS:
                 raise
-    raise AssertionError("unreachable")
 
 
 class Game:
@@ -120,22 +127,21 @@ class Game:
         return self.task.players[self.task.seat(colour)]
 
     def play(self) -> GameOutcome:
+        """Set the game up, play it out, and write its record."""
         task = self.task
         referee = self.table.referee()
         opening = task.opening.set_up(referee, task.size, task.pair, task.seed)
         start = referee.position()
+        detail = None
         try:
             for colour in SIDES:
                 self.seat(colour, opening.lines)
             result = self.play_moves(start.side)
-            detail = None
         except Forfeit as forfeit:
-            loser = forfeit.colour
-            result = f"{'0-1' if loser == 'white' else '1-0'} ({forfeit.reason})"
-            detail = forfeit.detail
+            result, detail = forfeit.result(), forfeit.detail
             if detail is not None:
                 # It crashed or hung: the next game gets a fresh process.
-                self.table.discard(task.seat(loser))
+                self.table.discard(task.seat(forfeit.colour))
         warning = None
         headers = self.headers(opening.description)
         if detail is not None:

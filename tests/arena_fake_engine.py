@@ -48,6 +48,8 @@ class Behaviour:
     seed: int = 0
     #: Milliseconds each genmove takes, so that a match lasts long enough to interrupt.
     delay: int = 0
+    #: As a referee, it dies at its Nth `result` (counted over its whole life).
+    result_crash_at: int = 0
     #: Knows only the kernel's commands (today's engine): no new_game, result or genmove.
     bare: bool = False
 
@@ -86,6 +88,7 @@ class FakeEngine:
         self.behaviour = behaviour
         self.rng = random.Random(behaviour.seed)
         self.genmoves = 0
+        self.results = 0
 
     def run(self, name: str, args: list[str]) -> tuple[bool, str]:
         if name in self.EXTRA and self.behaviour.bare:
@@ -104,6 +107,9 @@ class FakeEngine:
                 return False, "unacceptable size"
             return self.kernel_reply("set_board", [start_board(size)])
         if name == "result":
+            self.results += 1
+            if self.results == self.behaviour.result_crash_at:
+                sys.exit(4)
             return True, self.result()
         if name in ("genmove", "reg_genmove"):
             return self.genmove(play=name == "genmove")

@@ -9,6 +9,7 @@ tests/arena_fakes.py only to give it the stand-in of kernel/record.py until that
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -208,6 +209,23 @@ def test_sigterm_stops_like_ctrl_c(tmp_path: Path) -> None:
     assert "interrupted" in out
 
 
+def test_a_referee_failing_twice_stops_the_match(tmp_path: Path) -> None:
+    """The referee dies during game 1, and its replacement too: exit code 1, the report of
+    what was done (nothing), and the summary still written."""
+    summary = tmp_path / "summary.json"
+    result = subprocess.run(
+        [*ARENA, "random", "greedy", "--size", "3", "--games", "4", "--json", str(summary),
+         "--referee", f"{FAKE} --result-crash-at=3", "--log-dir", str(tmp_path)],
+        capture_output=True, text=True, cwd=REPO, timeout=4 * TIMEOUT, check=False,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert re.search(r"^games +0 of 4 \(0 complete pairs\), stopped, the referee failed: the "
+                     r"referee crashed on 'result'", result.stdout, re.MULTILINE)  # fmt: skip
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("arena: stopped, the referee failed: the referee crashed on 'result'")
+    assert json.loads(summary.read_text())["wins"] == 0
+
+
 # -- refusals
 
 
@@ -330,7 +348,7 @@ def test_the_live_line_is_shown_at_a_terminal_only(tmp_path: Path) -> None:
     assert piped.returncode == 0 and piped.stderr == ""
     child = pexpect.spawn(ARENA[0], [*ARENA[1:], *arguments], cwd=str(REPO),
                           encoding="utf-8", timeout=4 * TIMEOUT)  # fmt: skip
-    child.expect(r"\rgames 2/2  \+0 =2 -0  score 50\.0 %")
+    child.expect(r"\rgames 2/2  \+\d+ =\d+ -\d+  score \d+\.\d %")
     child.expect("games        2 of 2")
     child.expect(pexpect.EOF)
     child.close()
