@@ -14,9 +14,8 @@ from arena.clock import TimeControl
 
 #: The commands every engine player must know.
 PLAYER_COMMANDS = ("genmove", "play", "new_game", "set_board")
-#: How a fixed depth or node count reaches an engine: one `set_option NAME VALUE` line after
-#: each game's set-up, NAME a key of engine_config.toml's [play] section (issue 21).
-OPTION_COMMAND = "set_option"
+#: How a fixed depth or node count reaches an engine: `level depth N nodes N` (issue 21).
+LEVEL_COMMAND = "level"
 
 
 class PlayerError(ValueError):
@@ -34,24 +33,22 @@ class Limits:
     def set_up_lines(self) -> list[str]:
         """The lines that set these limits on an engine, sent at the start of every game."""
         lines = [] if self.time is None else [self.time.command()]
-        for name, value in (("depth", self.depth), ("nodes", self.nodes)):
-            if value is not None:
-                lines.append(f"{OPTION_COMMAND} {name} {value}")
-        return lines
+        level = [f"{name} {value}" for name, value in self.fixed() if value is not None]
+        return lines + ([f"{LEVEL_COMMAND} {' '.join(level)}"] if level else [])
 
     def commands(self) -> list[str]:
         """The commands these limits need the engine to know."""
         needed = [] if self.time is None else ["time_settings", "time_left"]
-        return needed + ([OPTION_COMMAND] if self.depth or self.nodes else [])
+        return needed + ([LEVEL_COMMAND] if self.depth or self.nodes else [])
+
+    def fixed(self) -> tuple[tuple[str, int | None], ...]:
+        """The fixed depth and node count, by name."""
+        return (("depth", self.depth), ("nodes", self.nodes))
 
     def describe(self) -> str:
         """Say the limits for people: `depth 2, 0.1 s a move`; empty when there is none."""
         parts = [] if self.time is None else [self.time.describe()]
-        parts += [
-            f"{name} {value}"
-            for name, value in (("depth", self.depth), ("nodes", self.nodes))
-            if value
-        ]
+        parts += [f"{name} {value}" for name, value in self.fixed() if value]
         return ", ".join(parts)
 
 

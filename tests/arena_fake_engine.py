@@ -77,7 +77,7 @@ class FakeEngine:
         "reg_genmove",
         "time_settings",
         "time_left",
-        "set_option",
+        "level",
     )
 
     def __init__(self, behaviour: Behaviour) -> None:
@@ -113,7 +113,7 @@ class FakeEngine:
             return True, self.result()
         if name in ("genmove", "reg_genmove"):
             return self.genmove(play=name == "genmove")
-        if name in ("time_settings", "time_left", "set_option"):
+        if name in ("time_settings", "time_left", "level"):
             return True, ""
         if name == "play" and self.behaviour.refuse_play:
             return False, "illegal move: this fake refuses every move"

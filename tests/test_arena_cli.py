@@ -81,6 +81,40 @@ def test_a_match_of_engine_processes(tmp_path: Path) -> None:
     assert data["wins"] + data["draws"] + data["losses"] == 4
 
 
+def engine_can_play() -> bool:
+    """Whether this checkout's engine has the game commands (issues 20 and 21)."""
+    lines = "".join(f"known_command {name}\n" for name in ("new_game", "result", "genmove"))
+    answer = subprocess.run([sys.executable, str(REPO / "main.py"), "--log-dir", "/dev/null"],
+                            input=lines, capture_output=True, text=True, cwd=REPO,
+                            timeout=TIMEOUT, check=False)  # fmt: skip
+    return answer.stdout.split() == ["=", "true"] * 3
+
+
+@pytest.mark.skipif(not engine_can_play(), reason="the engine has no new_game/result/genmove yet")
+def test_a_match_of_real_engines(tmp_path: Path) -> None:
+    """The engine at depth 1 against greedy and against itself at depth 2, with the engine as
+    the referee: every record replays on the engine to its recorded result."""
+    games = tmp_path / "games.txt"
+    for player2, options in (
+        ("greedy", ["--depth", "1"]),
+        ("python main.py", ["--depth1", "1", "--depth2", "2"]),
+    ):
+        result = subprocess.run(
+            [*ARENA, "python main.py", player2, "--size", "4", "--games", "2", "--records",
+             str(games), "--log-dir", str(tmp_path / "logs"), *options],
+            capture_output=True, text=True, cwd=REPO, timeout=8 * TIMEOUT, check=False,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        for index, game in enumerate(read_records(games), start=1):
+            replayed = subprocess.run(
+                [sys.executable, str(REPO / "main.py"), "--log-dir", str(tmp_path / "logs")],
+                input=f"loadgame {games} end {index}\nresult\n", capture_output=True,
+                text=True, cwd=REPO, timeout=TIMEOUT, check=False,
+            )  # fmt: skip
+            assert replayed.stdout.split("\n\n")[1] == f"= {game.result}"
+        games.unlink()
+
+
 @pytest.mark.parametrize(
     ("player2", "options", "results"),
     [

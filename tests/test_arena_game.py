@@ -187,7 +187,7 @@ def test_limits_reach_the_engine_every_game() -> None:
     listened = PlayerSpec("fake", command=("--listen",), limits=limits)
     outcome = play(settings(listened, fake(), cap=4).task(1), ListeningTable(SETUP))
     assert outcome.result == "1/2-1/2 (move cap of 4 plies)"
-    assert lines[:4] == ["new_game 3", "time_settings 0 5 1", "set_option depth 2",
+    assert lines[:4] == ["new_game 3", "time_settings 0 5 1", "level depth 2",
                          "time_left white 5.000 1"]  # fmt: skip
     genmoves = [index for index, line in enumerate(lines) if line.startswith("genmove")]
     assert len(genmoves) == 2
@@ -389,7 +389,7 @@ def test_records_resume_only_this_match(tmp_path: Path) -> None:
     path.write_text(outcomes[0].record + outcomes[0].record)
     with pytest.raises(RecordsError, match=r"record 2 .*: game 1 is recorded twice"):
         load_finished(path, match.fingerprint(), 10)
-    path.write_text(outcomes[0].record.replace("Result: 0-1 (white's move", "Result: * (white"))
+    path.write_text(re.sub("Result: .*", "Result: *", outcomes[0].record))
     with pytest.raises(RecordsError, match="has no final result"):
         load_finished(path, match.fingerprint(), 10)
     path.write_text("Size: 3\nthis is not a record\n\n")
