@@ -10,5 +10,7 @@
 - `openings`: where each pair of games begins.
 - `table`: each worker thread's processes; `game`: one game and its adjudication.
 - `records`: the records file and resuming; `tally`: the count; `match`: scheduling.
-- `report`: the progress line, the final table, the JSON summary; `cli`: the command line.
+- `preflight`: the checks before a match; `scoreboard`: the standing of a match under way.
+- `report`: the progress line, the final table, the JSON summary.
+- `options`: the command line read into settings; `cli`: running it.
 """

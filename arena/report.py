@@ -8,6 +8,7 @@ is complete. The table shows both.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 from arena.stats import Estimate, Sprt, pentanomial_estimate, trinomial_estimate
@@ -130,3 +131,28 @@ def summary(tally: Tally, sprt: Sprt | None) -> dict[str, Any]:
         data["llr"] = rounded(llr, 4)
         data["sprt"] = decision
     return data
+
+
+class Progress:
+    """The live line on stderr, redrawn in place; nothing when it is off."""
+
+    def __init__(self, shown: bool) -> None:
+        self.shown = shown
+        self.drawn = False
+
+    def draw(self, line: str) -> None:
+        if self.shown:
+            sys.stderr.write(f"\r{line}\x1b[K")
+            sys.stderr.flush()
+            self.drawn = True
+
+    def clear(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.drawn = False
+
+    def say(self, message: str) -> None:
+        """A message on a line of its own, the live line drawn again under it."""
+        self.clear()
+        print(f"arena: {message}", file=sys.stderr, flush=True)
