@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
@@ -33,10 +34,9 @@ from arena.referee import RefereeError
 from arena.report import Progress, progress_line, summary
 from arena.scoreboard import Scoreboard
 
-
-def interrupt(signum: int, frame: FrameType | None) -> None:
-    """Turn SIGTERM or SIGHUP into the same clean stop as Ctrl-C."""
-    raise KeyboardInterrupt
+#: The signals that stop a match cleanly: Ctrl-C, `kill`, a closed terminal.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+INTERRUPTED = "interrupted (--resume continues with --records)"
 
 
 def check_writable(path: Path, what: str) -> None:
@@ -111,11 +111,20 @@ def execute(arguments: argparse.Namespace, match: Scoreboard, stack: contextlib.
         except (OSError, TimeoutError) as error:
             message = f"--dask: cannot reach the scheduler at {arguments.dask}: {error}"
             raise ArenaError(message) from None
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        stack.callback(signal.signal, signum, signal.signal(signum, interrupt))
+    # While games run, a signal only asks the match to stop: it is checked between games,
+    # so a finished game is always written and counted whole.
+    interrupted = threading.Event()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        interrupted.set()
+
+    for signum in STOP_SIGNALS:
+        stack.callback(signal.signal, signum, signal.signal(signum, stop))
     match.started = True
     match.progress.draw(progress_line(match.tally, settings.games, settings.sprt))
-    run_games(tasks, runner, match.finish)
+    run_games(tasks, runner, match.finish, interrupted)
+    if interrupted.is_set():
+        raise KeyboardInterrupt
     if match.decision is not None:
         return f"stopped: the SPRT accepted {match.decision}"
     return "finished"
@@ -150,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not match.started:
             print("arena: interrupted before the first game", file=sys.stderr)
             return 130
-        end, code = "interrupted (--resume continues with --records)", 130
+        end, code = INTERRUPTED, 130
     except RefereeError as error:
         end, code = f"stopped, the referee failed: {error}", 1
     try:

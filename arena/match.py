@@ -128,11 +128,15 @@ class DaskRunner:
 
 
 def run_games(
-    tasks: Iterable[GameTask], runner: Runner, on_outcome: Callable[[GameOutcome], bool]
+    tasks: Iterable[GameTask],
+    runner: Runner,
+    on_outcome: Callable[[GameOutcome], bool],
+    interrupted: threading.Event | None = None,
 ) -> None:
     """Run the games, `runner.slots` at a time, and hand each finished one to `on_outcome`,
-    which answers True to stop the match. Always stops the runner; a game that finished
-    while the match was stopping is still handed on (its answer no longer matters).
+    which answers True to stop the match; stop too when `interrupted` is set (a signal
+    handler sets it: a finished game is never half counted). Always stops the runner; a game
+    that finished while the match was stopping is still handed on.
 
     A failure of the referee (RefereeError) stops the match and is raised.
     """
@@ -151,6 +155,8 @@ def run_games(
         while in_flight < runner.slots and submit_next():
             in_flight += 1
         while in_flight:
+            if interrupted is not None and interrupted.is_set():
+                return
             try:
                 future = done.get(timeout=POLL_SECONDS)
             except queue.Empty:

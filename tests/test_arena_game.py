@@ -474,6 +474,25 @@ def test_games_are_handed_on_until_told_to_stop() -> None:
     assert sorted(seen) == [1, 2, 3, 4, 5, 6]
 
 
+def test_an_interrupt_stops_between_games() -> None:
+    """A signal handler sets the event; the games finished by then are all handed on."""
+    match = settings(fake("--illegal-at=1"), fake())
+    runner = InlineRunner(slots=2)
+    interrupted = threading.Event()
+    seen: list[int] = []
+
+    def finished(outcome: GameOutcome) -> bool:
+        seen.append(outcome.number)
+        if len(seen) == 2:
+            interrupted.set()
+        return False
+
+    run_games((match.task(number) for number in range(1, 11)), runner, finished, interrupted)
+    assert runner.stopped
+    assert runner.submitted == [1, 2, 3]
+    assert sorted(seen) == [1, 2, 3]
+
+
 def test_the_match_fingerprint_names_what_decides_its_games() -> None:
     one = settings(fake(), parse_player("greedy", Limits()), opening=RandomPlies(4))
     assert one.fingerprint() == (
