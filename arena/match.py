@@ -144,6 +144,9 @@ def run_games(
     pending: Iterator[GameTask] = iter(tasks)
     in_flight = 0
 
+    def stopping() -> bool:
+        return interrupted is not None and interrupted.is_set()
+
     def submit_next() -> bool:
         task = next(pending, None)
         if task is None:
@@ -154,15 +157,13 @@ def run_games(
     try:
         while in_flight < runner.slots and submit_next():
             in_flight += 1
-        while in_flight:
-            if interrupted is not None and interrupted.is_set():
-                return
+        while in_flight and not stopping():
             try:
                 future = done.get(timeout=POLL_SECONDS)
             except queue.Empty:
                 continue
             in_flight -= 1
-            if on_outcome(future.result()):
+            if on_outcome(future.result()) or stopping():
                 return
             in_flight += submit_next()
     finally:
