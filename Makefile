@@ -7,11 +7,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # The project's own modules, compiled to bytecode once so that no engine start compiles them
 # (PYTHONDONTWRITEBYTECODE, set on some machines, keeps Python from caching them itself).
-SOURCES := main.py kernel client batch gui regress
+SOURCES := main.py kernel client batch arena gui regress
 # pytest workers: every core by default; `make pytest WORKERS=0` runs in one process.
 WORKERS ?= auto
 
-.PHONY: run test lint typecheck pytest regress bench stress gui clean batch bytecode
+.PHONY: run test lint typecheck pytest regress bench stress gui clean batch arena bytecode
 
 # Silent, so that stdout carries nothing but the engine's responses.
 # At a terminal the engine takes the foreground itself, so that Ctrl-C ends it, not make.
@@ -48,6 +48,10 @@ stress: $(STAMP) bytecode
 # Batch work: make batch ARGS="positions.txt -o out.jsonl --ask status"
 batch: $(STAMP) bytecode
 	@$(BIN)/python -m batch $(ARGS)
+
+# A match: make arena ARGS='"python main.py" random --size 4 --games 20' (docs/arena.md)
+arena: $(STAMP) bytecode
+	@$(BIN)/python -m arena $(ARGS)
 
 # `make gui PORT=N` picks the port; PORT=0 takes any free one (the address is printed).
 PORT ?= 8765

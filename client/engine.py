@@ -454,6 +454,13 @@ class Engine:
         """End the engine politely (end of input), by force if it lingers, and tidy up."""
         self._finish(kill=False)
 
+    def abort(self) -> None:
+        """Kill the process from another thread: the call waiting on it there then fails as
+        the engine's death (a match runner giving up on a player that hangs)."""
+        process = self._process
+        if process is not None and process.poll() is None:
+            process.kill()
+
     def __enter__(self) -> Engine:
         return self
 

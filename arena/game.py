@@ -1,0 +1,241 @@
+"""One game between two players, judged by the referee, and how it ended.
+
+A game ends when the referee's `result` says so; at the move cap (a draw, said so); or when a
+player crashes, times out, answers a move that is not legal, resigns or refuses what the game
+needs (a loss for it, said so in the result: `0-1 (white's move was illegal: Kc1(I)-c3(I))`).
+A player process that crashed or timed out is replaced for the next game.
+"""
+
+from __future__ import annotations
+
+import datetime
+import threading
+import time
+from dataclasses import dataclass
+
+from arena.clock import Clock
+from arena.openings import Opening
+from arena.players import PlayerSpec
+from arena.records import record_text
+from arena.referee import GOING_ON, SIDES, RefereeError
+from arena.speaker import Reply, Speaker, SpeakerDied
+from arena.table import Setup, Table, table_for
+
+#: The most of a player's message that goes into a result, and of a failure's details into
+#: the record's Adjudication header.
+MESSAGE_CHARS = 80
+DETAIL_CHARS = 400
+#: How many times a game is tried on a fresh referee before the match gives up.
+REFEREE_ATTEMPTS = 2
+
+
+class Stopped(Exception):
+    """The match stopped (Ctrl-C, or the SPRT decided) while this game was under way."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameTask:
+    """Everything one game needs; plain data, so that it travels pickled to Dask workers."""
+
+    number: int  # from 1; odd games give player 1 white, even ones black, on the same opening
+    size: int
+    seed: int
+    move_cap: int  # plies after the opening
+    opening: Opening
+    players: tuple[PlayerSpec, PlayerSpec]
+    setup: Setup
+    match: str  # the Match header: the settings that decide the games
+    time_margin: float  # seconds a clocked move may run over before it is lost on time
+
+    @property
+    def pair(self) -> int:
+        return (self.number + 1) // 2
+
+    def seat(self, colour: str) -> int:
+        """Which player (0 for player 1, 1 for player 2) has this colour."""
+        white = (self.number - 1) % 2
+        return white if colour == "white" else 1 - white
+
+
+@dataclass(frozen=True, slots=True)
+class GameOutcome:
+    """A finished game: its number, result, record text and plies, and a warning for people
+    when a player failed (crash or timeout, with the process's last words)."""
+
+    number: int
+    result: str
+    record: str
+    plies: int
+    warning: str | None = None
+
+
+class Forfeit(Exception):
+    """A player lost the game by what it did (or did not do)."""
+
+    def __init__(self, colour: str, reason: str, detail: str | None = None) -> None:
+        super().__init__(reason)
+        self.colour = colour
+        self.reason = reason
+        self.detail = detail
+
+    def result(self) -> str:
+        """The result: a win for the other side, and why."""
+        return f"{'0-1' if self.colour == 'white' else '1-0'} ({self.reason})"
+
+
+def other(colour: str) -> str:
+    return "black" if colour == "white" else "white"
+
+
+def shortened(text: str, most: int = MESSAGE_CHARS) -> str:
+    """One line of a player's message, cut short."""
+    line = " ".join(text.split())
+    return line if len(line) <= most else line[: most - 3] + "..."
+
+
+def play_game(task: GameTask, halt: threading.Event | None = None) -> GameOutcome:
+    """Play one game on this thread's table; a game the referee fails is played once more.
+
+    Raises Stopped when `halt` is set, RefereeError when the referee fails twice.
+    """
+    table = table_for(task.setup)
+    failures = 0
+    while True:
+        try:
+            return Game(task, table, halt).play()
+        except RefereeError:
+            if halt is not None and halt.is_set():
+                raise Stopped from None
+            table.discard_referee()
+            failures += 1
+            if failures == REFEREE_ATTEMPTS:
+                raise
+
+
+class Game:
+    """The state of one game under way."""
+
+    def __init__(self, task: GameTask, table: Table, halt: threading.Event | None) -> None:
+        self.task = task
+        self.table = table
+        self.halt = halt
+        self.speakers: dict[str, Speaker] = {}
+        self.clocks: dict[str, Clock] = {}
+        self.moves: list[str] = []
+
+    def spec(self, colour: str) -> PlayerSpec:
+        return self.task.players[self.task.seat(colour)]
+
+    def play(self) -> GameOutcome:
+        """Set the game up, play it out, and write its record."""
+        task = self.task
+        referee = self.table.referee()
+        opening = task.opening.set_up(referee, task.size, task.pair, task.seed)
+        start = referee.position()
+        detail = None
+        try:
+            for colour in SIDES:
+                self.seat(colour, opening.lines)
+            result = self.play_moves(start.side)
+        except Forfeit as forfeit:
+            result, detail = forfeit.result(), forfeit.detail
+            if detail is not None:
+                # It crashed or hung: the next game gets a fresh process.
+                self.table.discard(task.seat(forfeit.colour))
+        warning = None
+        headers = self.headers(opening.description)
+        if detail is not None:
+            headers["Adjudication"] = shortened(detail, DETAIL_CHARS)
+            warning = f"game {task.number}: {result}: {detail}"
+        text = record_text(task.size, start.notation(), result, self.moves, headers)
+        return GameOutcome(task.number, result, text, len(self.moves), warning)
+
+    def headers(self, opening: str) -> dict[str, str]:
+        """The record's headers beyond Size, Start and Result."""
+        headers = {
+            "White": self.spec("white").label,
+            "Black": self.spec("black").label,
+            "Date": datetime.datetime.now(datetime.UTC).date().isoformat(),
+            "Event": "cubemate arena",
+            "Round": str(self.task.number),
+            "Opening": opening,
+        }
+        controls = {colour: self.spec(colour).limits.time for colour in SIDES}
+        if any(controls.values()):
+            headers["TimeControl"] = ", ".join(
+                f"{colour} {control.describe()}" for colour, control in controls.items() if control
+            )
+        headers["Match"] = self.task.match
+        return headers
+
+    def check_halt(self) -> None:
+        if self.halt is not None and self.halt.is_set():
+            raise Stopped
+
+    def ask(self, colour: str, line: str, timeout: float | None) -> Reply:
+        """Ask a player; its death is its forfeit (unless the match is stopping)."""
+        try:
+            return self.speakers[colour].ask(line, timeout)
+        except SpeakerDied as death:
+            self.check_halt()
+            raise Forfeit(colour, f"{colour} {death.failure}", death.detail) from None
+
+    def tell(self, colour: str, line: str) -> None:
+        """Send a line the player must accept."""
+        reply = self.ask(colour, line, self.task.setup.timeout)
+        if not reply.ok:
+            raise Forfeit(colour, f"{colour} refused '{shortened(line)}': {shortened(reply.text)}")
+
+    def seat(self, colour: str, opening: tuple[str, ...]) -> None:
+        """Start (or reuse) a player and bring it to the opening under its limits."""
+        spec = self.spec(colour)
+        seed = f"{self.task.seed}/{self.task.number}/{colour}"
+        try:
+            self.speakers[colour] = self.table.player(self.task.seat(colour), spec, seed)
+        except SpeakerDied as death:
+            self.check_halt()
+            raise Forfeit(colour, f"{colour} crashed", death.detail) from None
+        for line in (*opening, *spec.limits.set_up_lines()):
+            self.tell(colour, line)
+        if spec.limits.time is not None:
+            self.clocks[colour] = Clock(spec.limits.time)
+
+    def play_moves(self, mover: str) -> str:
+        """Ask for moves in turn until the game ends; return the result."""
+        referee = self.table.referee()
+        while True:
+            self.check_halt()
+            result = referee.result()
+            if result != GOING_ON:
+                return result
+            if len(self.moves) >= self.task.move_cap:
+                return f"1/2-1/2 (move cap of {self.task.move_cap} plies)"
+            legal = referee.legal_moves()
+            move = self.genmove(mover)
+            if move == "resign":
+                raise Forfeit(mover, f"{mover} resigned")
+            if move not in legal:
+                raise Forfeit(mover, f"{mover}'s move was illegal: {shortened(move)}")
+            referee.play(move)
+            self.moves.append(move)
+            reply = self.ask(other(mover), f"play {move}", self.task.setup.timeout)
+            if not reply.ok:
+                raise Forfeit(
+                    other(mover), f"{other(mover)} refused the move {move}: {shortened(reply.text)}"
+                )
+            mover = other(mover)
+
+    def genmove(self, colour: str) -> str:
+        """Ask a player for its move, on its clock when it has one."""
+        clock = self.clocks.get(colour)
+        timeout = self.task.setup.timeout
+        if clock is not None:
+            self.tell(colour, clock.time_left(colour))
+            timeout = clock.available() + self.task.time_margin
+        started = time.monotonic()
+        reply = self.ask(colour, f"genmove {colour}", timeout)
+        if clock is not None:
+            clock.spend(time.monotonic() - started)
+        if not reply.ok:
+            raise Forfeit(colour, f"{colour} could not move: {shortened(reply.text)}")
+        return reply.text.strip()

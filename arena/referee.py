@@ -1,0 +1,90 @@
+"""The referee: an engine that holds the game, says which moves are legal and when it ends.
+
+Players are never trusted with the rules: every move is checked against the referee's
+`legal_moves`, played on it, and the game ends when its `result` says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.speaker import Speaker, SpeakerDied
+
+#: What `result` answers while the game goes on.
+GOING_ON = "*"
+#: The commands a referee must know.
+REFEREE_COMMANDS = ("new_game", "set_board", "play", "undo", "legal_moves", "result", "get_board")
+SIDES = ("white", "black")
+
+
+class RefereeError(Exception):
+    """The referee died, hung, or refused what it should accept; the game cannot go on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A position as the referee writes it: the board and the side to move."""
+
+    board: str
+    side: str  # "white" or "black"
+
+    @property
+    def size(self) -> int:
+        """The edge of the cube: a canonical board has one bracketed layer per level."""
+        return self.board.count("[")
+
+    def notation(self) -> str:
+        """The board with its side as a record's Start writes it: `BOARD w` or `BOARD b`."""
+        return f"{self.board} {self.side[0]}"
+
+
+def parse_position(text: str) -> Position:
+    """Read `get_board`'s answer: a board, then ` b` when black is to move."""
+    board, _, side = text.strip().rpartition(" ")
+    if board and side == "b":
+        return Position(board, "black")
+    return Position(text.strip(), "white")
+
+
+class Referee:
+    """Typed access to a referee engine; any failure of it raises RefereeError."""
+
+    def __init__(self, speaker: Speaker, timeout: float | None) -> None:
+        self.speaker = speaker
+        self.timeout = timeout
+
+    def ask(self, line: str) -> str:
+        """Send one line and return the accepted answer."""
+        try:
+            reply = self.speaker.ask(line, self.timeout)
+        except SpeakerDied as death:
+            raise RefereeError(f"the referee {death.failure} on {line!r}: {death.detail}") from None
+        if not reply.ok:
+            raise RefereeError(f"the referee refused {line!r}: {reply.text}")
+        return reply.text
+
+    def missing_commands(self) -> list[str]:
+        """The commands of REFEREE_COMMANDS this engine does not know."""
+        return [name for name in REFEREE_COMMANDS if self.ask(f"known_command {name}") != "true"]
+
+    def new_game(self, size: int) -> None:
+        self.ask(f"new_game {size}")
+
+    def set_board(self, position: Position) -> None:
+        self.ask(f"set_board {position.notation()}")
+
+    def play(self, move: str) -> None:
+        self.ask(f"play {move}")
+
+    def undo(self) -> None:
+        self.ask("undo")
+
+    def legal_moves(self) -> list[str]:
+        return self.ask("legal_moves").split()
+
+    def result(self) -> str:
+        """`*` while the game goes on, else a score and the reason: `1-0 (checkmate)`."""
+        return self.ask("result").strip()
+
+    def position(self) -> Position:
+        return parse_position(self.ask("get_board"))
