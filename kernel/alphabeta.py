@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kernel.board import EMPTY, SIDE_LETTERS
-from kernel.evaluation import Tables, armies, evaluate, move_delta
+from kernel.evaluation import DEFAULT_WEIGHTS, Tables, Weights, armies, evaluate, move_delta
 from kernel.game import FIFTY_MOVE_PLIES, Game
 from kernel.interrupt import COMMAND
 from kernel.position import KING_LETTERS, Position
@@ -145,6 +145,7 @@ class Searcher:
         limits: Limits,
         table: TranspositionTable,
         on_iteration: OnIteration | None = None,
+        weights: Weights = DEFAULT_WEIGHTS,
     ) -> None:
         self.started = time.monotonic()  # first: setting up counts against the budget
         self.game = game
@@ -152,7 +153,7 @@ class Searcher:
         self.limits = limits
         self.table = table
         self.on_iteration = on_iteration
-        self.tables = Tables(self.position)
+        self.tables = Tables(self.position, weights)
         self.material = self.tables.material(self.position)
         self.army = armies(self.position, self.tables)
         self.nodes = 0

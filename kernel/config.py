@@ -35,6 +35,14 @@ class EngineConfig:
     resign_cp: int = 0
     hash_mb: int = 64
     thinking: str = "terminal"
+    eval_queen: float = 1.0
+    eval_rook: float = 1.0
+    eval_bishop: float = 1.0
+    eval_knight: float = 1.0
+    eval_placement: int = 8
+    eval_exposure: int = 12
+    eval_king_reach: int = 6
+    eval_cornering: int = 10
 
     def __post_init__(self) -> None:
         check_config(self)
@@ -68,6 +76,16 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "hash_mb": "hash_mb",
         "thinking": "thinking",
     },
+    "evaluation": {
+        "queen": "eval_queen",
+        "rook": "eval_rook",
+        "bishop": "eval_bishop",
+        "knight": "eval_knight",
+        "placement": "eval_placement",
+        "exposure": "eval_exposure",
+        "king_reach": "eval_king_reach",
+        "cornering": "eval_cornering",
+    },
 }
 
 #: The values of `play.thinking`: where genmove's thinking lines go.
@@ -77,6 +95,8 @@ MAX_PLAY_DEPTH = 64
 MAX_MOVE_TIME = 86_400.0
 #: The largest transposition table, in megabytes.
 MAX_HASH_MB = 4096
+#: The largest centipawn weight of an evaluation term.
+MAX_EVAL_WEIGHT = 1000
 
 #: The values of `protocol.comments`: where a `#` starts a comment.
 COMMENT_MODES = ("line-start", "anywhere")
@@ -142,6 +162,14 @@ def check_play(config: EngineConfig) -> None:
         raise ConfigError(f"play.resign_cp: {config.resign_cp} must be 0 (never) or more")
     if not 1 <= config.hash_mb <= MAX_HASH_MB:
         raise ConfigError(f"play.hash_mb: {config.hash_mb} is outside 1 ... {MAX_HASH_MB}")
+    for name in ("queen", "rook", "bishop", "knight"):
+        factor = getattr(config, f"eval_{name}")
+        if not 0.1 <= factor <= 10.0:  # also false for NaN
+            raise ConfigError(f"evaluation.{name}: {factor} is outside 0.1 ... 10")
+    for name in ("placement", "exposure", "king_reach", "cornering"):
+        weight = getattr(config, f"eval_{name}")
+        if not 0 <= weight <= MAX_EVAL_WEIGHT:
+            raise ConfigError(f"evaluation.{name}: {weight} is outside 0 ... {MAX_EVAL_WEIGHT}")
     if config.thinking not in THINKING_MODES:
         raise ConfigError(
             f"play.thinking: {config.thinking!r} is not one of "

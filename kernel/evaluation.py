@@ -29,6 +29,7 @@ search (`move_delta`); exposure looks at the two kings' neighbours at each evalu
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 
 from kernel.board import EMPTY, SIDE_LETTERS
@@ -116,6 +117,33 @@ def piece_values(size: int) -> dict[str, int]:
     return signed
 
 
+@dataclass(frozen=True)
+class Weights:
+    """The evaluation's tunable numbers (config `[evaluation]`): a factor on each derived
+    piece value, and the centipawns of placement, exposure, king reach and cornering."""
+
+    queen: float = 1.0
+    rook: float = 1.0
+    bishop: float = 1.0
+    knight: float = 1.0
+    placement: int = PLACEMENT_WEIGHT
+    exposure: int = EXPOSURE_WEIGHT
+    king_reach: int = KING_REACH_WEIGHT
+    cornering: int = CORNERING_WEIGHT
+
+    def values(self, size: int) -> dict[str, int]:
+        """Return each letter's value on this size with the factors applied, signed."""
+        factors = {"q": self.queen, "r": self.rook, "b": self.bishop, "n": self.knight, "k": 0}
+        return {
+            letter: round(value * factors[letter.lower()])
+            for letter, value in piece_values(size).items()
+        }
+
+
+#: The weights the engine plays with unless its config says otherwise.
+DEFAULT_WEIGHTS = Weights()
+
+
 class Tables:
     """The evaluation's numbers for one board size: values, and placement by memory point.
 
@@ -131,14 +159,16 @@ class Tables:
         "size",
         "start_material",
         "values",
+        "weights",
     )
 
-    def __init__(self, position: Position) -> None:
+    def __init__(self, position: Position, weights: Weights = DEFAULT_WEIGHTS) -> None:
         self.size = position.size
         self.geometry = position.geometry
         self.offsets = position.offsets
+        self.weights = weights
         self._neighbours: dict[int, tuple[int, ...]] = {}
-        self.values = piece_values(self.size)
+        self.values = weights.values(self.size)
         #: letter -> memory point -> signed centipawns of material and placement together.
         self.placement: dict[str, dict[int, int]] = {letter: {} for letter in self.values}
         #: What a whole army is worth, kings aside: the start position's, or this one's on a
@@ -152,7 +182,7 @@ class Tables:
             kind = letter.lower()
             cell = self.geometry.get_cell_from_point(point)
             reach = blocked_reach(kind, cell, self.size) - average_reach(kind, self.size)
-            bonus = 0 if kind == "k" else round(PLACEMENT_WEIGHT * reach)
+            bonus = 0 if kind == "k" else round(self.weights.placement * reach)
             value = self.values[letter]
             known = value + bonus if letter.isupper() else value - bonus
             self.placement[letter][point] = known
@@ -182,17 +212,21 @@ class Tables:
 
 
 def full_army(size: int, position: Position, values: dict[str, int]) -> int:
-    """Return what one side's army of the start position is worth (kings aside)."""
-    return start_army(size) or army_value(position, values)
+    """Return what one side's army of the start position is worth (kings aside), or this
+    position's larger army on a size without a start position."""
+    letters = start_army(size)
+    if not letters:
+        return army_value(position, values)
+    return sum(values[letter] for letter in letters)
 
 
 @cache
-def start_army(size: int) -> int:
-    """Return what one side's army of the start position of a size is worth; 0 if none."""
+def start_army(size: int) -> tuple[str, ...]:
+    """Return the letters of white's army in the start position of a size; () if none."""
     try:
-        return army_value(start_position(size), piece_values(size))
+        return tuple(start_position(size).pieces[WHITE].values())
     except NoStartPosition:
-        return 0
+        return ()
 
 
 def army_value(position: Position, values: dict[str, int]) -> int:
@@ -227,7 +261,8 @@ def king_safety(position: Position, tables: Tables, side: int, army: list[int]) 
             open_cells += 1
     start = tables.start_material
     danger = min(1.0, army[1 - side] / start) * min(1.0, 2 * army[side] / start)
-    return round((KING_REACH_WEIGHT * (1.0 - danger) - EXPOSURE_WEIGHT * danger) * open_cells)
+    weights = tables.weights
+    return round((weights.king_reach * (1.0 - danger) - weights.exposure * danger) * open_cells)
 
 
 def cornering(position: Position, tables: Tables, army: list[int]) -> int:
@@ -245,7 +280,7 @@ def cornering(position: Position, tables: Tables, army: list[int]) -> int:
             a = tables.geometry.get_cell_from_point(ours)
             b = tables.geometry.get_cell_from_point(theirs)
             distance = max(abs(a[0] - b[0]), abs(a[1] - b[1]), abs(a[2] - b[2]))
-            bonus = CORNERING_WEIGHT * (tables.size - distance)
+            bonus = tables.weights.cornering * (tables.size - distance)
             return bonus if loser == BLACK else -bonus
     return 0
 

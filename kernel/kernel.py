@@ -15,6 +15,7 @@ from typing import Any, NamedTuple, TypeVar
 from kernel.alphabeta import Iteration
 from kernel.clock import Clocks, TimeSettings
 from kernel.config import MAX_MOVE_TIME, MAX_PLAY_DEPTH, EngineConfig
+from kernel.evaluation import Weights
 from kernel.game import UNDECIDED, Game, Outcome
 from kernel.interrupt import SearchStopped
 from kernel.messages import (
@@ -77,7 +78,7 @@ class Kernel:
         self.level = Level(config.play_depth, config.play_nodes, config.move_time)
         #: The game clocks of `time_settings` and `time_left`.
         self.clocks = Clocks()
-        self.player = Player(config.hash_mb)
+        self.player = Player(config.hash_mb, weights_of(config))
         #: Where events beside the exchanges go (the JSON log's `search`); set by main.py.
         self.log_event: Callable[[str, dict[str, Any]], None] = lambda name, fields: None
         self.quit_requested = False
@@ -641,6 +642,20 @@ def parse_int(text: str, what: str, out_of_range: str) -> int:
     if len(text.lstrip("+-0")) > MAX_DIGITS:
         raise CommandError(out_of_range)
     return int(text)
+
+
+def weights_of(config: EngineConfig) -> Weights:
+    """Read the evaluation's weights from the config's [evaluation] table."""
+    return Weights(
+        config.eval_queen,
+        config.eval_rook,
+        config.eval_bishop,
+        config.eval_knight,
+        config.eval_placement,
+        config.eval_exposure,
+        config.eval_king_reach,
+        config.eval_cornering,
+    )
 
 
 def choose_move(kernel: Kernel, args: list[str], play: bool) -> str:

@@ -25,6 +25,7 @@ from kernel.alphabeta import (
     mate_distance,
 )
 from kernel.clock import Clocks
+from kernel.evaluation import DEFAULT_WEIGHTS, Weights
 from kernel.game import Game
 from kernel.notation import get_move_name
 from kernel.position import Move
@@ -109,8 +110,9 @@ def search_summary(game: Game, choice: Choice) -> dict[str, Any]:
 class Player:
     """Search moves for a game; keeps nothing between moves but its table's memory budget."""
 
-    def __init__(self, hash_mb: int) -> None:
+    def __init__(self, hash_mb: int, weights: Weights = DEFAULT_WEIGHTS) -> None:
         self.hash_mb = hash_mb
+        self.weights = weights
 
     def choose(
         self,
@@ -125,7 +127,7 @@ class Player:
         every time the same game is asked.
         """
         table = TranspositionTable(self.hash_mb)
-        searcher = Searcher(game, limits, table, report)
+        searcher = Searcher(game, limits, table, report, self.weights)
         result = searcher.search()
         if result.move is None:
             return Choice(None, result)

@@ -59,6 +59,16 @@ def test_every_field_is_reachable_from_the_file() -> None:
             "hash_mb": 8,
             "thinking": "always",
         },
+        "evaluation": {
+            "queen": 1.1,
+            "rook": 0.9,
+            "bishop": 1.2,
+            "knight": 0.8,
+            "placement": 4,
+            "exposure": 20,
+            "king_reach": 3,
+            "cornering": 15,
+        },
     }
     config = config_from_document(document)
     defaults = EngineConfig()
@@ -86,6 +96,10 @@ BAD_CONFIGS: list[tuple[str, str]] = [
     ("[play]\nhash_mb = 0\n", "play.hash_mb"),
     ("[play]\nthinking = 'sometimes'\n", "play.thinking"),
     ("[play]\nlevel = 3\n", "play.level"),
+    ("[evaluation]\nknight = 0.0\n", "evaluation.knight"),
+    ("[evaluation]\nqueen = nan\n", "evaluation.queen"),
+    ("[evaluation]\nexposure = -1\n", "evaluation.exposure"),
+    ("[evaluation]\nplacement = 1001\n", "evaluation.placement"),
     ("[engine]\nboard_size = 65\n", "engine.board_size"),
     ("[engine]\nmax_board_size = 1000\n", "engine.max_board_size"),
     ("[engine]\nmax_board_size = 1\nboard_size = 1\n", "engine.max_board_size"),
@@ -239,3 +253,11 @@ def test_echo_stderr_copies_the_console_log(tmp_path: Path) -> None:
     texts = [line.split(" ", 2)[2] for line in result.stderr.decode().splitlines()]
     assert texts[0].startswith("start: cubemate ")
     assert texts[1:] == ["# 1 name", "=1 cubemate", "exit: end of input"]
+
+
+def test_the_evaluation_defaults_are_the_evaluations_own() -> None:
+    """The config's [evaluation] defaults are the numbers kernel/evaluation.py documents."""
+    from kernel.evaluation import DEFAULT_WEIGHTS
+    from kernel.kernel import weights_of
+
+    assert weights_of(EngineConfig()) == DEFAULT_WEIGHTS
