@@ -24,10 +24,11 @@ from kernel.alphabeta import (
     TranspositionTable,
     mate_distance,
 )
+from kernel.board import SIDE_LETTERS
 from kernel.clock import Clocks
 from kernel.game import Game
 from kernel.notation import get_move_name
-from kernel.position import Move
+from kernel.position import Move, Position
 
 
 @dataclass
@@ -106,6 +107,19 @@ def search_summary(game: Game, choice: Choice) -> dict[str, Any]:
     return summary
 
 
+def put_pieces_in_order(position: Position) -> None:
+    """Order each side's pieces as a freshly set position has them: by letter, then by cell.
+
+    Moves are generated in the order of the pieces, and playing and taking back a move puts
+    its piece last: without this, the same position would be searched in another order after
+    any move, undo or earlier search, and a fixed depth or node count could choose another move.
+    """
+    for pieces, letters in zip(position.pieces, SIDE_LETTERS, strict=True):
+        ordered = sorted(pieces.items(), key=lambda item: (letters.index(item[1]), item[0]))
+        pieces.clear()
+        pieces.update(ordered)
+
+
 class Player:
     """Search moves for a game; keeps nothing between moves but its table's memory budget."""
 
@@ -126,6 +140,7 @@ class Player:
         every time the same game is asked.
         """
         table = TranspositionTable(self.hash_mb)
+        put_pieces_in_order(game.position)
         searcher = Searcher(game, limits, table, report, should_stop)
         result = searcher.search()
         if result.move is None:
