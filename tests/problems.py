@@ -1,0 +1,140 @@
+"""Seeded problems for the player: exact mates in N, and positions where most moves allow a
+mate in one.
+
+Both are drawn from `tests.positions.mate_problem` (the attacker's pieces crowd round the hunted
+king, so mates and mate threats are common) and sorted with the engine's own `mate_in`, which is
+quick and which tests/test_mate.py holds to the brute force; whoever uses a problem checks the
+player's answer with the brute force of tests/reference.py. The sorting searches are capped, so
+that a position whose mate search would be long is passed over rather than waited for.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from kernel.config import EngineConfig
+from kernel.kernel import Kernel
+from tests.positions import mate_problem
+from tests.reference import (
+    BLACK,
+    WHITE,
+    Position,
+    Side,
+    board_text,
+    game_error,
+    opponent,
+    validity_error,
+)
+
+#: The most positions one sorting search may visit; past it the position is passed over.
+SORTING_NODES = 3_000
+
+
+@dataclass(frozen=True)
+class MateProblem:
+    """A position whose side to move mates in `moves` moves and in no fewer, and every key."""
+
+    position: Position
+    moves: int
+    keys: frozenset[str]
+
+    @property
+    def board(self) -> str:
+        """The position as get_board writes it."""
+        return board_text(self.position)
+
+
+@dataclass(frozen=True)
+class ThreatProblem:
+    """A position where most moves allow the opponent a mate in one, and some do not."""
+
+    position: Position
+    #: Every legal move, and the ones after which the opponent has no mate in one.
+    moves: frozenset[str]
+    safe: frozenset[str]
+
+    @property
+    def board(self) -> str:
+        """The position as get_board writes it."""
+        return board_text(self.position)
+
+
+def sorting_kernel() -> Kernel:
+    """A kernel whose mate searches give up quickly."""
+    return Kernel(EngineConfig(max_nodes=SORTING_NODES))
+
+
+def answer(kernel: Kernel, line: str) -> str | None:
+    """Run one command; None when it is refused (a search over its cap, say)."""
+    name, *args = line.split(" ")
+    reply = kernel.execute(name, args)
+    return reply.text if reply.ok else None
+
+
+def set_board(kernel: Kernel, position: Position) -> None:
+    """Set a position the generator made; it is always a game position."""
+    words = board_text(position).split(" ")
+    reply = kernel.execute("set_board", words)
+    assert reply.ok, (board_text(position), reply.text)
+
+
+def exact_mates(
+    seed: int, moves: int, count: int, sizes: tuple[int, ...], pieces: tuple[int, int]
+) -> list[MateProblem]:
+    """Make `count` problems that mate in `moves` and not sooner, sizes cycled, white and black
+    attacking in turn."""
+    rng = random.Random(seed)
+    kernel = sorting_kernel()
+    found: list[MateProblem] = []
+    tries = 0
+    while len(found) < count:
+        n = sizes[tries % len(sizes)]
+        side: Side = WHITE if len(found) % 2 == 0 else BLACK
+        tries += 1
+        position = mate_problem(rng, n, side, rng.randint(*pieces))
+        set_board(kernel, position)
+        keys = answer(kernel, f"mate_in {moves}")
+        if not keys:
+            continue
+        if moves > 1 and answer(kernel, f"mate_in {moves - 1}") != "":
+            continue  # a shorter mate, or a search too long to tell
+        found.append(MateProblem(position, moves, frozenset(keys.split())))
+    return found
+
+
+def threats(
+    seed: int, count: int, sizes: tuple[int, ...], pieces: tuple[int, int]
+) -> list[ThreatProblem]:
+    """Make `count` positions, sizes cycled, white and black to move in turn, in which more than
+    half the legal moves allow a mate in one and at least one does not.
+
+    A mate problem with the move handed to the hunted side: the attacker's pieces stand round
+    its king, so that most of its moves leave a mate on the board.
+    """
+    rng = random.Random(seed)
+    kernel = sorting_kernel()
+    found: list[ThreatProblem] = []
+    tries = 0
+    while len(found) < count:
+        n = sizes[tries % len(sizes)]
+        defender: Side = WHITE if len(found) % 2 == 0 else BLACK
+        tries += 1
+        problem = mate_problem(rng, n, opponent(defender), rng.randint(*pieces))
+        position = Position(n, dict(problem.pieces), defender)
+        if validity_error(position) is not None or game_error(position) is not None:
+            continue
+        set_board(kernel, position)
+        legal = (answer(kernel, "legal_moves") or "").split()
+        if len(legal) < 3:
+            continue
+        safe = set()
+        for move in legal:
+            assert answer(kernel, f"play {move}") == ""
+            mates = answer(kernel, "mate_in 1")
+            assert answer(kernel, "undo") == ""
+            if mates == "":
+                safe.add(move)
+        if safe and len(safe) < len(legal) / 2:
+            found.append(ThreatProblem(position, frozenset(legal), frozenset(safe)))
+    return found
