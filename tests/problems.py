@@ -10,8 +10,10 @@ that a position whose mate search would be long is passed over rather than waite
 
 from __future__ import annotations
 
+import os
 import random
 from dataclasses import dataclass
+from functools import cache
 
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
@@ -29,6 +31,9 @@ from tests.reference import (
 
 #: The most positions one sorting search may visit; past it the position is passed over.
 SORTING_NODES = 3_000
+#: How many times the seeded counts of the player's tests are multiplied: 1 in `make test`,
+#: more for a longer sweep (`CUBEMATE_GENMOVE_SWEEP=10`).
+SWEEP = int(os.environ.get("CUBEMATE_GENMOVE_SWEEP", "1"))
 
 
 @dataclass(frozen=True)
@@ -138,3 +143,19 @@ def threats(
         if safe and len(safe) < len(legal) / 2:
             found.append(ThreatProblem(position, frozenset(legal), frozenset(safe)))
     return found
+
+
+@cache
+def seeded_mates(moves: int) -> tuple[MateProblem, ...]:
+    """The player tests' problems that mate in `moves` (1, 2 or 3) and not sooner, both sides."""
+    if moves == 1:
+        return tuple(exact_mates(3101, 1, 60 * SWEEP, (3, 4, 5, 6), (4, 9)))
+    if moves == 2:
+        return tuple(exact_mates(3102, 2, 24 * SWEEP, (3, 4, 5), (4, 7)))
+    return tuple(exact_mates(3103, 3, 6 * SWEEP, (3,), (4, 5)))
+
+
+@cache
+def seeded_threats() -> tuple[ThreatProblem, ...]:
+    """The player tests' positions, both sides, where most moves allow a mate in one."""
+    return tuple(threats(4101, 40 * SWEEP, (3, 4, 5), (5, 9)))

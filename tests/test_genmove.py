@@ -19,11 +19,9 @@ test`).
 
 from __future__ import annotations
 
-import os
 import random
 from collections import Counter
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +31,7 @@ from kernel.config import EngineConfig
 from kernel.kernel import Kernel
 from tests.conftest import Engine, ask, read_json_log, set_position
 from tests.positions import game_position, side_positions
-from tests.problems import MateProblem, ThreatProblem, exact_mates, threats
+from tests.problems import SWEEP, MateProblem, seeded_mates, seeded_threats
 from tests.reference import (
     BLACK,
     WHITE,
@@ -53,8 +51,6 @@ from tests.reference import (
     play,
 )
 
-#: How many times the seeded counts are multiplied (1 in `make test`).
-SWEEP = int(os.environ.get("CUBEMATE_GENMOVE_SWEEP", "1"))
 SIZES = (3, 4, 5, 6, 7, 8)
 
 
@@ -236,16 +232,6 @@ def test_depth_1_completes_on_crowded_boards(board: str) -> None:
 # --- mates -------------------------------------------------------------------------------------
 
 
-@cache
-def mate_problems(moves: int) -> tuple[MateProblem, ...]:
-    """Seeded problems that mate in `moves` and not sooner, of both sides."""
-    if moves == 1:
-        return tuple(exact_mates(3101, 1, 60 * SWEEP, (3, 4, 5, 6), (4, 9)))
-    if moves == 2:
-        return tuple(exact_mates(3102, 2, 24 * SWEEP, (3, 4, 5), (4, 7)))
-    return tuple(exact_mates(3103, 3, 6 * SWEEP, (3,), (4, 5)))
-
-
 def mate_problem_found(problem: MateProblem, answer: str, search: dict[str, Any]) -> str | None:
     """Say what is wrong with the answer to a mate problem, or None: it must be a key that the
     brute force's mate in N accepts, and the search must say so."""
@@ -267,7 +253,7 @@ def mate_problem_found(problem: MateProblem, answer: str, search: dict[str, Any]
 @pytest.mark.parametrize("moves", [1, 2, 3])
 def test_genmove_finds_every_mate_in_n_at_depth_2n_minus_1(recorder: Recorder, moves: int) -> None:
     """Mate in N and no sooner: a fixed depth of 2N - 1 plays a key of mate in N."""
-    problems = mate_problems(moves)
+    problems = seeded_mates(moves)
     assert recorder.ask(f"level depth {2 * moves - 1} nodes 0").startswith("depth")
     found: list[str] = []
     for problem in problems:
@@ -309,16 +295,10 @@ def test_a_longer_mate_found_first_does_not_end_the_search(recorder: Recorder, b
 # --- no mate in one allowed --------------------------------------------------------------------
 
 
-@cache
-def threat_problems() -> tuple[ThreatProblem, ...]:
-    """Seeded positions of both sides where most moves allow a mate in one."""
-    return tuple(threats(4101, 40 * SWEEP, (3, 4, 5), (5, 9)))
-
-
 @pytest.mark.parametrize("depth", [2, 3])
 def test_no_move_that_allows_a_mate_in_one(recorder: Recorder, depth: int) -> None:
     """After a complete depth 2, never a move that allows a mate in one when another does not."""
-    problems = threat_problems()
+    problems = seeded_threats()
     assert recorder.ask(f"level depth {depth} nodes 0").startswith("depth")
     found: list[str] = []
     for problem in problems:
