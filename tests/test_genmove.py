@@ -29,7 +29,8 @@ import pytest
 
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
-from tests.conftest import Engine, ask, read_json_log, set_position
+from regress.runner import parse_suite
+from tests.conftest import REPO, Engine, ask, read_json_log, set_position
 from tests.positions import game_position, side_positions
 from tests.problems import SWEEP, MateProblem, seeded_mates, seeded_threats
 from tests.reference import (
@@ -38,6 +39,7 @@ from tests.reference import (
     IllegalMove,
     Position,
     apply_move,
+    attackers,
     board_text,
     has_legal_move,
     in_check,
@@ -49,6 +51,7 @@ from tests.reference import (
     parse_game,
     parse_move,
     play,
+    successors,
 )
 
 SIZES = (3, 4, 5, 6, 7, 8)
@@ -577,3 +580,52 @@ def test_resigns_a_lost_game_when_configured() -> None:
     assert keeps_playing.ask(f"set_board {board}") == ""
     assert keeps_playing.ask("level depth 2") == "depth 2 nodes 0 time 1"
     assert keeps_playing.ask("genmove").startswith("K")
+
+
+# --- regress/genmove.tst ------------------------------------------------------------------------
+
+BEST_MOVES = REPO / "regress" / "genmove.tst"
+
+
+def wins_a_queen(pos: Position, name: str) -> bool:
+    """Tell whether a move takes the opponent's queen on a cell no opponent piece guards."""
+    origin, target = parse_move(pos, name)
+    if pos.pieces.get(target, "").lower() != "q":
+        return False
+    after = apply_move(pos, origin, target)
+    return not attackers(after, target, after.side)
+
+
+def test_the_best_move_suite_holds_the_brute_forces_answers() -> None:
+    """Every answer regress/genmove.tst expects is exactly the set of moves its number names:
+    the keys of mate in 1, of mate in 2 (not in 1), the safe queen captures, the moves that
+    allow no mate in one; at the depth its header gives."""
+    steps = parse_suite(BEST_MOVES.read_text(encoding="utf-8"), BEST_MOVES.name)
+    depths = {1: 1, 2: 3, 3: 2, 4: 2}
+    pos: Position | None = None
+    depth = 0
+    checked: Counter[int] = Counter()
+    for step in steps:
+        words = step.command.split()
+        if step.number is None:
+            if words[0] == "set_board":
+                pos = parse_game(" ".join(words[1:]))
+            elif words[0] == "level":
+                depth = int(words[2])
+            continue
+        if words[1] != "reg_genmove":
+            continue
+        assert pos is not None and step.pattern is not None, step
+        kind = step.number // 100
+        expected = {alternative.replace("\\", "") for alternative in step.pattern.split("|")}
+        assert depth == depths[kind], step
+        if kind in (1, 2):
+            assert expected == set(mate_in(pos, kind)), step
+            assert kind == 1 or not mate_in(pos, 1), step
+        elif kind == 3:
+            assert expected == {name for name in legal_moves(pos) if wins_a_queen(pos, name)}
+        else:
+            safe = {name for name, after in successors(pos) if not mate_in(after, 1)}
+            assert expected == safe and 0 < len(safe) < len(legal_moves(pos)) / 2, step
+        checked[kind] += 1
+    assert checked == {1: 4, 2: 6, 3: 2, 4: 4}
