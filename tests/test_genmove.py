@@ -629,3 +629,16 @@ def test_the_best_move_suite_holds_the_brute_forces_answers() -> None:
             assert expected == safe and 0 < len(safe) < len(legal_moves(pos)) / 2, step
         checked[kind] += 1
     assert checked == {1: 4, 2: 6, 3: 2, 4: 4}
+
+
+def test_bench_play_quick_run() -> None:
+    """The player's benchmark runs end to end and reports both goals (no timing is checked)."""
+    from bench import play
+
+    text, goals = play.section(quick=True)
+    assert "start n = 5" in text and "middle game 1, n = 8" in text
+    assert [goal.name.split(":")[0] for goal in goals] == [
+        "genmove, start n = 5",
+        "genmove at 0.5 s",
+    ]
+    assert text.count(" yes") + text.count(" NO") == 3  # one mate problem of each length
