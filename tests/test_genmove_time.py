@@ -12,7 +12,10 @@ far: the positions here take seconds to search to any useful depth.
 
 from __future__ import annotations
 
+import os
 import random
+import select
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -235,3 +238,53 @@ def test_mates_are_found_at_one_second(controller: Controller) -> None:
     assert {problem.moves for problem in problems} == {1, 2, 3}
     assert {problem.position.side for problem in problems} == {WHITE, BLACK}
     controller.close()
+
+
+def wait_for_thinking(engine: Engine) -> bytes:
+    """Read the engine's stderr until its first thinking line: the search is under way."""
+    stderr = engine.process.stderr
+    assert stderr is not None
+    seen = b""
+    deadline = time.monotonic() + 30.0
+    while b"\n" not in seen:
+        assert time.monotonic() < deadline, seen
+        ready, _, _ = select.select([stderr.fileno()], [], [], 1.0)
+        if ready:
+            chunk = os.read(stderr.fileno(), 4096)
+            assert chunk, "stderr closed"
+            seen += chunk
+    return seen
+
+
+@pytest.mark.parametrize(
+    "signum",
+    [
+        signal.SIGINT,
+        pytest.param(
+            signal.SIGTERM,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="main.Terminated is an Exception, so Kernel.execute turns it into "
+                "`? internal error: Terminated` and the engine goes on (reported to the lead)",
+            ),
+        ),
+    ],
+)
+def test_a_signal_during_a_search_ends_the_engine(tmp_path: Path, signum: signal.Signals) -> None:
+    """SIGINT or SIGTERM while genmove thinks: no answer, exit 0, the log says which signal."""
+    config = tmp_path / "always.toml"
+    config.write_text('[play]\nthinking = "always"\n', encoding="utf-8")
+    log_dir = tmp_path / "logs"
+    engine = Engine(log_dir, "--config", str(config))
+    try:
+        assert engine.ask("new_game 5") == b"= \n\n"
+        assert engine.ask("level time 0") == b"= depth 0 nodes 0 time 0\n\n"
+        engine.send(b"genmove\n")
+        assert wait_for_thinking(engine).startswith(b"depth 1 ")
+        engine.signal(signum)
+        code, rest, _ = engine.finish()
+    finally:
+        engine.kill()
+    assert (code, rest) == (0, b"")
+    end = read_json_log(log_dir, session=True)[-1]
+    assert (end["event"], end["reason"], end["signal"]) == ("exit", "signal", signum.name)
