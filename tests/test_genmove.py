@@ -122,7 +122,7 @@ def seeded_games(seed: int, count: int) -> Iterator[Position]:
 
 @pytest.mark.parametrize(
     ("level", "seed", "count"),
-    [("depth 0 nodes 50", 2101, 1500), ("depth 1 nodes 3000", 2102, 400)],
+    [("depth 0 nodes 50", 2101, 1000), ("depth 1 nodes 3000", 2102, 200)],
 )
 def test_reg_genmove_answers_a_legal_move_or_the_result(
     recorder: Recorder, level: str, seed: int, count: int
@@ -151,7 +151,7 @@ def test_genmove_plays_the_move_it_names(recorder: Recorder) -> None:
     assert recorder.ask("level depth 0 nodes 50 time 1") == "depth 0 nodes 50 time 1"
     problems: list[str] = []
     played = 0
-    for index, pos in enumerate(seeded_games(2103, 400)):
+    for index, pos in enumerate(seeded_games(2103, 300)):
         set_position(recorder.kernel, pos)
         start = board_text(pos)
         words = ("", "w", "white", "W") if pos.side == WHITE else ("", "b", "black", "Black")
@@ -171,14 +171,14 @@ def test_genmove_plays_the_move_it_names(recorder: Recorder) -> None:
             problems.append(f"{start}: genmove {answer} left {recorder.ask('get_board')}")
         if recorder.ask("undo") != "" or recorder.ask("get_board") != start:
             problems.append(f"{start}: undo after genmove {answer} did not restore it")
-    fail_on(problems, 400 * SWEEP)
-    assert played >= 150 * SWEEP
+    fail_on(problems, 300 * SWEEP)
+    assert played >= 100 * SWEEP
 
 
 def test_genmove_through_the_process(log_dir: Path) -> None:
     """A few hundred positions through the real engine: legal answers, one search event each."""
     engine = Engine(log_dir)
-    positions = list(seeded_games(2104, 300))
+    positions = list(seeded_games(2104, 250))
     problems: list[str] = []
     searched = 0
     try:
@@ -261,6 +261,8 @@ def test_genmove_finds_every_mate_in_n_at_depth_2n_minus_1(recorder: Recorder, m
     found: list[str] = []
     for problem in problems:
         set_position(recorder.kernel, problem.position)
+        if moves > 1:  # a mate in N and not sooner, as the generator or the kept list says
+            assert recorder.ask(f"mate_in {moves - 1}") == "", problem.board
         answer = recorder.ask("reg_genmove")
         trouble = mate_problem_found(problem, answer, recorder.searches[-1])
         if trouble is not None:
@@ -287,12 +289,11 @@ LONGER_MATE_FIRST = (
 def test_a_longer_mate_found_first_does_not_end_the_search(recorder: Recorder, board: str) -> None:
     """Mate in 2 at depth 3 even when depth 2 sees a mate in 3 first."""
     pos = parse_game(board)
-    keys = frozenset(mate_in(pos, 2))
-    assert keys and not mate_in(pos, 1)
+    assert mate_in(pos, 2) and not mate_in(pos, 1)
     set_position(recorder.kernel, pos)
     assert recorder.ask("level depth 3 nodes 0").startswith("depth 3")
     answer = recorder.ask("reg_genmove")
-    assert mate_problem_found(MateProblem(pos, 2, keys), answer, recorder.searches[-1]) is None
+    assert mate_problem_found(MateProblem(pos, 2), answer, recorder.searches[-1]) is None
 
 
 # --- no mate in one allowed --------------------------------------------------------------------
@@ -356,7 +357,7 @@ def test_a_fixed_level_gives_the_same_search_every_time(recorder: Recorder, leve
     """Asked twice, and again after the position was reached by a move and its undo:
     the same move, principal variation and node count."""
     problems: list[str] = []
-    positions = reproducible_positions(24 * SWEEP)
+    positions = reproducible_positions(10 * SWEEP)
     for pos in positions:
         set_position(recorder.kernel, pos)
         assert not recorder.ask(f"level depth 0 nodes 0 {level}").startswith("?")
@@ -402,7 +403,7 @@ def engine_traces(log_dir: Path, positions: list[Position], warm_up: bool) -> li
 def test_two_processes_search_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two engines, their str hashes seeded differently, one having searched before: the same
     moves, lines and node counts at depth 3 and at 2000 nodes."""
-    positions = reproducible_positions(20 * SWEEP)
+    positions = reproducible_positions(8 * SWEEP)
     monkeypatch.setenv("PYTHONHASHSEED", "1")
     first = engine_traces(tmp_path / "one", positions, warm_up=False)
     monkeypatch.setenv("PYTHONHASHSEED", "2")
@@ -629,16 +630,3 @@ def test_the_best_move_suite_holds_the_brute_forces_answers() -> None:
             assert expected == safe and 0 < len(safe) < len(legal_moves(pos)) / 2, step
         checked[kind] += 1
     assert checked == {1: 4, 2: 6, 3: 2, 4: 4}
-
-
-def test_bench_play_quick_run() -> None:
-    """The player's benchmark runs end to end and reports both goals (no timing is checked)."""
-    from bench import play
-
-    text, goals = play.section(quick=True)
-    assert "start n = 5" in text and "middle game 1, n = 8" in text
-    assert [goal.name.split(":")[0] for goal in goals] == [
-        "genmove, start n = 5",
-        "genmove at 0.5 s",
-    ]
-    assert text.count(" yes") + text.count(" NO") == 3  # one mate problem of each length

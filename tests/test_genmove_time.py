@@ -135,15 +135,14 @@ CLOCKS: list[tuple[list[str], float]] = [
 ]
 
 
-@pytest.mark.parametrize(("commands", "budget"), CLOCKS, ids=[c[0][-1] for c in CLOCKS])
-def test_clocks_bound_every_move(
-    controller: Controller, commands: list[str], budget: float
-) -> None:
+def test_clocks_bound_every_move(controller: Controller) -> None:
     """Short clocks, a byo-yomi period and the unlimited clock: each move within its budget."""
-    assert controller.ask("new_game 5") == ""
-    for command in commands:
-        controller.ask(command)
-    check_move(controller, "genmove white", budget, " ".join(commands))
+    for commands, budget in CLOCKS:
+        assert controller.ask("new_game 5") == ""
+        assert controller.ask("level depth 0 nodes 0 time 1") == "depth 0 nodes 0 time 1"
+        for command in commands:
+            controller.ask(command)
+        check_move(controller, "genmove white", budget, " ".join(commands))
     controller.close()
 
 
@@ -167,9 +166,9 @@ def test_n64_with_300_pieces_answers_within_its_time(controller: Controller) -> 
         answer, _ = check_move(controller, "reg_genmove", budget, board[:80])
         parse_move(pos, answer)
         checked += 1
-        if checked == 4:
+        if checked == 2:
             break
-    assert checked == 4
+    assert checked == 2
     controller.close()
 
 
@@ -206,19 +205,21 @@ QUICK_MATE_NODES = 2000
 
 
 def quick_mates() -> list[MateProblem]:
-    """Of the seeded mates in 1, 2 and 3, up to four each that a fixed depth of 2N - 1 solves
+    """Of the seeded mates in 1, 2 and 3, up to four each that a fixed depth of 2N - 1 finds
     within QUICK_MATE_NODES positions (found in process; the search at a time level goes through
-    the same depths, as far as its time lets it)."""
+    the same depths, as far as its time lets it; test_genmove.py checks the moves)."""
     kernel = Kernel(EngineConfig())
-    nodes: list[int] = []
-    kernel.log_event = lambda name, fields: nodes.append(fields["nodes"])
+    searches: list[dict[str, Any]] = []
+    kernel.log_event = lambda name, fields: searches.append(fields)
     chosen: list[MateProblem] = []
     for moves in (1, 2, 3):
         assert ask(kernel, f"level depth {2 * moves - 1} nodes 0").startswith("depth")
         quick = []
         for problem in seeded_mates(moves):
             set_position(kernel, problem.position)
-            if ask(kernel, "reg_genmove") in problem.keys and nodes[-1] <= QUICK_MATE_NODES:
+            ask(kernel, "reg_genmove")
+            search = searches[-1]
+            if search.get("mate") == moves and search["nodes"] <= QUICK_MATE_NODES:
                 quick.append(problem)
         chosen += quick[:4]
     return chosen

@@ -41,11 +41,11 @@ THINKING = re.compile(
     r"nodes (?P<nodes>[0-9]+) nps (?P<nps>[0-9]+) time (?P<time>[0-9]+\.[0-9]{2}) "
     r"pv(?P<pv>( \S+)+)"
 )
-#: The start position of n = 4 after `new_game 4`, searched to depth 3 in the tests here.
-START_4 = "[rknr,bqbn,####,####],[####,####,####,####],[####,####,####,####],[####,####,NBQB,RNKR]"
+#: The start position of n = 3 after `new_game 3`, searched to depth 3 in the tests here.
+START = "[#k#,b#b,rnr],[###,###,###],[RNR,B#B,#K#]"
 #: The mate in 2 of rules.md, black to move.
 MATE_IN_2 = "[###,#k#,#b#],[##b,###,###],[r##,##K,###] b"
-COMMANDS = f"set_board {START_4}\nlevel depth 3\ngenmove\nset_board {MATE_IN_2}\ngenmove\nquit\n"
+COMMANDS = f"set_board {START}\nlevel depth 3\ngenmove\nset_board {MATE_IN_2}\ngenmove\nquit\n"
 #: What stdout holds for COMMANDS, whatever moves are chosen.
 ANSWERS = re.compile(r"= \n\n= depth 3 nodes 0 time 1\n\n= (\S+)\n\n= \n\n= (\S+)\n\n= \n\n")
 
@@ -127,7 +127,7 @@ def test_thinking_on_a_terminal_stderr_and_nothing_on_stdout(tmp_path: Path) -> 
     assert answers is not None, stdout
     lines = terminal.decode().replace("\r\n", "\n").split("\n")
     assert lines[-1] == ""
-    check_thinking(lines[:3], START_4, 3, answers[1])
+    check_thinking(lines[:3], START, 3, answers[1])
     # The mate in 2 is proved at some depth up to 3, and the search stops there.
     mate_lines = lines[3:-1]
     check_thinking(mate_lines, MATE_IN_2, len(mate_lines), answers[2])
@@ -173,7 +173,7 @@ def test_thinking_always_writes_them_to_a_pipe(tmp_path: Path) -> None:
     assert answers is not None, result.stdout
     lines = result.stderr.decode().split("\n")
     assert lines[-1] == ""
-    check_thinking(lines[:3], START_4, 3, answers[1])
+    check_thinking(lines[:3], START, 3, answers[1])
     check_thinking(lines[3:-1], MATE_IN_2, len(lines) - 4, answers[2])
 
 
@@ -198,14 +198,14 @@ def test_thinking_at_a_terminal_session(tmp_path: Path, log_dir: Path) -> None:
     )
     try:
         child.expect_exact(b"type help, quit or Ctrl-D\r\n")
-        for line in (f"set_board {START_4}", "level depth 3"):
+        for line in (f"set_board {START}", "level depth 3"):
             type_line(child, line)
             child.expect_exact(b"\r\n\r\n")
         type_line(child, "genmove")
         child.expect(rb"\r\n= (\S+)\r\n\r\n")
         move = child.match.group(1).decode()
         shown = [line for line in child.before.decode().split("\r\n") if line.startswith("depth")]
-        check_thinking(shown, START_4, 3, move)
+        check_thinking(shown, START, 3, move)
         type_line(child, "quit")
         child.expect(pexpect.EOF)
     finally:
@@ -242,9 +242,9 @@ def test_one_search_event_per_genmove(log_dir: Path) -> None:
     try:
         asked = [
             ("level depth 2", None),
-            (f"set_board {START_4}", None),
-            ("reg_genmove", START_4),
-            ("genmove w", START_4),
+            (f"set_board {START}", None),
+            ("reg_genmove", START),
+            ("genmove w", START),
             ("genmove w", None),  # refused: black is to move
             (f"set_board {MATE_IN_2}", None),
             ("level depth 3", None),
