@@ -58,7 +58,6 @@ SUNFISH_MEASURED = (
 class Settings:
     """How much to measure."""
 
-    name: str
     seconds: float
     repeats: int
     middle_games: int
@@ -66,8 +65,8 @@ class Settings:
     mate_seconds: float
 
 
-FULL = Settings("full", 1.0, 3, 3, (8, 8, 6), MATE_SECONDS)
-QUICK = Settings("quick", 0.2, 1, 1, (1, 1, 1), 0.5)
+FULL = Settings(1.0, 3, 3, (8, 8, 6), MATE_SECONDS)
+QUICK = Settings(0.2, 1, 1, (1, 1, 1), 0.5)
 
 
 @dataclass(frozen=True, slots=True)
