@@ -478,14 +478,18 @@ def test_bad_input_is_refused_and_changes_nothing(
     assert kernel_state(recorder) == before
 
 
+#: A king and a rook against a king on 5³: room for a hundred quiet plies.
+ROOK_ENDING = (
+    "[####k,#####,#####,#####,#####],[#####,#####,#####,#####,#####],"
+    "[#####,#####,#####,#####,#####],[#####,#####,#####,#####,#####],"
+    "[#####,#####,#####,#####,R###K]"
+)
+
+
 def fifty_quiet_moves(rng: random.Random) -> list[str]:
-    """Moves of a king and rook against a king on 5³ that capture nothing and repeat no position:
-    100 plies, after which the fifty-move rule has the game drawn."""
-    pos = parse_game(
-        "[####k,#####,#####,#####,#####],[#####,#####,#####,#####,#####],"
-        "[#####,#####,#####,#####,#####],[#####,#####,#####,#####,#####],"
-        "[#####,#####,#####,#####,R###K]"
-    )
+    """Moves from ROOK_ENDING that capture nothing, mate nobody and repeat no position: 100
+    plies, after which the fifty-move rule has the game drawn."""
+    pos = parse_game(ROOK_ENDING)
     seen = {board_text(pos)}
     moves: list[str] = []
     while len(moves) < 100:
@@ -503,8 +507,6 @@ def fifty_quiet_moves(rng: random.Random) -> list[str]:
 def test_a_finished_game_is_refused_with_its_result(recorder: Recorder) -> None:
     """Mate, stalemate, bare kings, threefold repetition and fifty quiet moves: genmove and
     reg_genmove answer `? game over: RESULT`, search nothing and change nothing."""
-    kernel = recorder.kernel
-    finished: list[tuple[str, str]] = []
 
     def refused_as(result: str) -> None:
         assert recorder.ask("result") == result
@@ -513,7 +515,6 @@ def test_a_finished_game_is_refused_with_its_result(recorder: Recorder) -> None:
         for command in ("genmove", "reg_genmove", f"genmove {colour}"):
             assert recorder.ask(command) == f"? game over: {result}", command
         assert kernel_state(recorder) == before
-        finished.append((recorder.ask("get_board"), result))
 
     assert recorder.ask("level depth 1 nodes 0") == "depth 1 nodes 0 time 1"
     # Reference case 1: white is mated; white's mate in one of mate.tst, played.
@@ -533,14 +534,7 @@ def test_a_finished_game_is_refused_with_its_result(recorder: Recorder) -> None:
         assert recorder.ask(f"play {move}") == ""
     refused_as("1/2-1/2 (threefold repetition)")
     # The fifty-move rule: 100 plies without a capture, no position repeated.
-    assert (
-        recorder.ask(
-            "set_board [####k,#####,#####,#####,#####],[#####,#####,#####,#####,"
-            "#####],[#####,#####,#####,#####,#####],[#####,#####,#####,#####,#####],"
-            "[#####,#####,#####,#####,R###K]"
-        )
-        == ""
-    )
+    assert recorder.ask(f"set_board {ROOK_ENDING}") == ""
     for move in fifty_quiet_moves(random.Random(6101)):
         assert recorder.ask(f"play {move}") == "", move
     refused_as("1/2-1/2 (fifty-move rule)")
@@ -548,8 +542,6 @@ def test_a_finished_game_is_refused_with_its_result(recorder: Recorder) -> None:
     assert recorder.ask("undo") == ""
     assert recorder.ask("result") == "*"
     assert not recorder.ask("reg_genmove").startswith("?")
-    assert len(finished) == 6
-    assert kernel.game.plies
 
 
 def test_genmove_needs_a_game_position(recorder: Recorder) -> None:
