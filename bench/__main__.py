@@ -4,8 +4,9 @@ Throughput and latency through the engine process against a floor that only read
 and logs; the logging cost; checkmate in process against the brute force of
 tests/reference.py; perft against python-chess; mate in 2 and 3 against the brute force;
 the memory and time of a game's history at n = 8 and 64; batch positions per second on 1 and
-2 workers and on Dask; start-up against a bare `import structlog`. Each goal is reported PASS
-or MISS; a timing never makes the run fail. Progress goes to stderr, the tables to stdout.
+2 workers and on Dask; the player's speed, depth and mates (`genmove`); start-up against a
+bare `import structlog`. Each goal is reported PASS or MISS; a timing never makes the run
+fail. Progress goes to stderr, the tables to stdout.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from bench import batch as batch_bench
-from bench import compare, history, inprocess, logcost, mate, perft, report, startup
+from bench import compare, history, inprocess, logcost, mate, perft, play, report, startup
 from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
 
 
@@ -72,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run every benchmark and print the tables."""
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small counts, for a smoke test")
-    settings = QUICK if parser.parse_args(argv).quick else FULL
+    parser.add_argument("--sunfish", type=Path, help="sunfish.py, measured beside the player")
+    args = parser.parse_args(argv)
+    settings = QUICK if args.quick else FULL
     began = time.perf_counter()
     print(f"cubemate benchmarks: {settings.name}, seed {SEED}")
     print(report.machine())
@@ -118,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
     progress("batch")
     print(batch_bench.run(quick=settings is QUICK), end="\n\n", flush=True)
 
+    progress("player")
+    play_text, play_goals = play.section(quick=settings is QUICK, sunfish=args.sunfish)
+    print(play_text, end="\n\n", flush=True)
+
     progress("start-up")
     launches = startup.measure(settings.startup_runs)
     print(report.startup_section(launches), end="\n\n")
@@ -125,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     found.append(report.perft_goal(perft_ratio))
     found.extend(mate_goals)
     found.extend(history_goals)
+    found.extend(play_goals)
     print(report.goals_section(found), end="\n\n")
     print(f"total time {time.perf_counter() - began:.0f} s")
     return 0
