@@ -8,6 +8,7 @@ position only after every check has passed, so a refused command changes nothing
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -660,6 +661,7 @@ def weights_of(config: EngineConfig) -> Weights:
 
 def choose_move(kernel: Kernel, args: list[str], play: bool) -> str:
     """Search a move for genmove (play=True) or reg_genmove, log the search, name the move."""
+    started = time.monotonic()
     position = kernel.position
     side = position.side
     if args:
@@ -676,8 +678,8 @@ def choose_move(kernel: Kernel, args: list[str], play: bool) -> str:
         game, limits, kernel.config.resign_cp, None if report is None else report
     )
     kernel.log_event("search", search_summary(game, choice))
-    if play:
-        kernel.clocks.spend(side, choice.result.seconds)
+    if play:  # the whole command's time, as the controller's clock sees it
+        kernel.clocks.spend(side, time.monotonic() - started)
     if choice.move is None:
         return "resign"
     name = get_move_name(position, choice.move)

@@ -217,10 +217,6 @@ CROWDED = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the quiescence search has no bound on crowded boards (reported to the lead)",
-)
 @pytest.mark.parametrize("board", CROWDED)
 def test_depth_1_completes_on_crowded_boards(board: str) -> None:
     """A fixed depth of 1 on a crowded board completes within 20,000 positions."""
