@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from kernel.config import EngineConfig
 from kernel.game import Game
@@ -42,11 +42,13 @@ from kernel.search import (
     MAX_MATE_MOVES,
     MAX_PERFT_DEPTH,
     Budget,
-    MateSearch,
     Progress,
     SearchLimitReached,
     perft,
 )
+
+if TYPE_CHECKING:
+    from kernel.proofnumber import ProofNumberSearch
 
 Handler = Callable[["Kernel", list[str]], str]
 Result = TypeVar("Result")
@@ -278,11 +280,11 @@ def cmd_mate_in(kernel: Kernel, args: list[str]) -> str:
     """List the moves that mate in N.
 
     Arguments: N >= 1, the most moves of the side to move (the attacker) to mate in.
-    Fails: N is not a whole number from 1 on; no white king; the side not to move is in check;
-    the search would visit more than search.max_nodes positions.
+    Fails: N is not a whole number from 1 to 100; no white king; the side not to move is in
+    check; the search would visit more than search.max_nodes positions.
     Returns: every key (mates in N or fewer), sorted, space-separated; empty when none.
     """
-    search = mate_search(kernel, args[0])
+    search = proof_search(kernel, args[0], "N")
     keys = within_budget(lambda: search.keys(kernel.position, search.budget.depth))
     return move_list(kernel.position, keys)
 
@@ -393,7 +395,7 @@ def cmd_solution(kernel: Kernel, args: list[str]) -> str:
     Returns: each key of mate_in N, sorted, and under it, indented, each defence with a mating
     answer, down to the mate, which is marked `#`; one move per line; empty when no key.
     """
-    search = mate_search(kernel, args[0])
+    search = proof_search(kernel, args[0], "N")
     from kernel.solution import write_solution  # imported when first used, to start faster
 
     lines = within_budget(lambda: write_solution(search, kernel.position, search.budget.depth))
@@ -483,9 +485,12 @@ def search_budget(kernel: Kernel, text: str, what: str, least: int, most: int) -
     return kernel.budget(depth)
 
 
-def mate_search(kernel: Kernel, text: str) -> MateSearch:
-    """Read N for mate_in or solution, check the position, and make the search."""
-    return MateSearch(search_budget(kernel, text, "N", least=1, most=MAX_MATE_MOVES))
+def proof_search(kernel: Kernel, text: str, what: str) -> ProofNumberSearch:
+    """Read the mate length of mate_in or solution, check the position, and make the search."""
+    budget = search_budget(kernel, text, what, least=1, most=MAX_MATE_MOVES)
+    from kernel.proofnumber import ProofNumberSearch  # imported when first used, to start faster
+
+    return ProofNumberSearch(budget)
 
 
 def within_budget(search: Callable[[], Result]) -> Result:
