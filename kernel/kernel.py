@@ -289,6 +289,25 @@ def cmd_mate_in(kernel: Kernel, args: list[str]) -> str:
     return move_list(kernel.position, keys)
 
 
+def cmd_mate_search(kernel: Kernel, args: list[str]) -> str:
+    """Find the shortest forced mate, up to MAX moves.
+
+    Arguments: optionally MAX >= 1, the longest mate to look for (search.max_mate_moves when
+    left out).
+    Fails: MAX is not a whole number from 1 to 100; no white king; the side not to move is in
+    check; there is no mate within MAX moves ("no mate within MAX moves"); the search would
+    visit more than search.max_nodes positions.
+    Returns: the length of the shortest mate, then every key of that length, sorted:
+    `3 Qa1(I)-b2(II) Rc1(I)-c3(I)`.
+    """
+    search = proof_search(kernel, args[0] if args else str(kernel.config.max_mate_moves), "MAX")
+    most = search.budget.depth
+    keys, length = within_budget(lambda: search.shortest_mate(kernel.position, most))
+    if not keys:
+        raise CommandError(f"no mate within {most} move{'s' if most > 1 else ''}")
+    return f"{length} {move_list(kernel.position, keys)}"
+
+
 def cmd_name(kernel: Kernel, args: list[str]) -> str:
     """Name the engine.
 
@@ -486,7 +505,8 @@ def search_budget(kernel: Kernel, text: str, what: str, least: int, most: int) -
 
 
 def proof_search(kernel: Kernel, text: str, what: str) -> ProofNumberSearch:
-    """Read the mate length of mate_in or solution, check the position, and make the search."""
+    """Read the mate length of mate_in, mate_search or solution, check the position, and
+    make the search."""
     budget = search_budget(kernel, text, what, least=1, most=MAX_MATE_MOVES)
     from kernel.proofnumber import ProofNumberSearch  # imported when first used, to start faster
 
@@ -623,6 +643,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("legal_moves", "", cmd_legal_moves),
     CommandSpec("list_commands", "", cmd_list_commands),
     CommandSpec("mate_in", "N", cmd_mate_in),
+    CommandSpec("mate_search", "[MAX]", cmd_mate_search),
     CommandSpec("name", "", cmd_name),
     CommandSpec("perft", "D", cmd_perft),
     CommandSpec("play", "MOVE", cmd_play),
