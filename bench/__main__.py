@@ -2,10 +2,11 @@
 
 Throughput and latency through the engine process against a floor that only reads, answers
 and logs; the logging cost; checkmate in process against the brute force of
-tests/reference.py; perft against python-chess; mate in 2 and 3 against the brute force;
-batch positions per second on 1 and 2 workers and on Dask; start-up against a bare
-`import structlog`. Each goal is reported PASS or MISS; a timing never makes the run fail.
-Progress goes to stderr, the tables to stdout.
+tests/reference.py; perft against python-chess; mate in 2 and 3 against the brute force, and
+mate in 3, 4 and 5 by df-pn against the AND/OR search; the peak memory of mate_in 3 and
+perft 3 at n = 64; batch positions per second on 1 and 2 workers and on Dask; start-up
+against a bare `import structlog`. Each goal is reported PASS or MISS; a timing never makes
+the run fail. Progress goes to stderr, the tables to stdout.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from dataclasses import dataclass
 
 from bench import batch as batch_bench
-from bench import compare, inprocess, logcost, mate, perft, report, startup
+from bench import compare, inprocess, logcost, mate, memory, perft, report, startup
 from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
 
 
@@ -111,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     mate_text, mate_goals = mate.section(quick=settings is QUICK)
     print(mate_text, end="\n\n", flush=True)
 
+    progress("memory at n = 64")
+    memory_text, memory_goals = memory.section(quick=settings is QUICK)
+    print(memory_text, end="\n\n", flush=True)
+
     progress("batch")
     print(batch_bench.run(quick=settings is QUICK), end="\n\n", flush=True)
 
@@ -120,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     found = report.goals(comparisons, timings, launches)
     found.append(report.perft_goal(perft_ratio))
     found.extend(mate_goals)
+    found.extend(memory_goals)
     print(report.goals_section(found), end="\n\n")
     print(f"total time {time.perf_counter() - began:.0f} s")
     return 0

@@ -336,7 +336,9 @@ class ProofNumberSearch:
         leaves a flight is passed over without being played.
         """
         checks = Analysis(position).checking_moves()
-        self.budget.spend(len(checks))
+        # Finding the checks asks every piece of the attacker (on a large sparse board that
+        # is the whole cost of the test): each counts, as each check does.
+        self.budget.spend(len(position.pieces[position.side]) + len(checks))
         if not checks:
             return False
         flights = Flights(position)

@@ -316,6 +316,8 @@ def test_bench_mate_quick_run() -> None:
     text = mate.run(quick=True)
     assert "mate in 2: median" in text and "mate in 3: median" in text
     assert "brute force / engine" in text
+    assert "mate in 3: df-pn median" in text and "mate in 4: df-pn median" in text
+    assert "mate in 4: AND/OR / df-pn" in text
     # Every fixed problem really has its mate (the bench's premise), checked by the reference.
     assert mate_in(parse_game(mate.MATE_IN_2[0]), 2)
     assert mate_in(parse_game(mate.MATE_IN_3[0]), 3)
