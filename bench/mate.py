@@ -11,7 +11,8 @@ per-problem ratios), and every mate in 2 under 1 s; mate in 3 is reported as it 
 
 Second section, the proof-number search (kernel/proofnumber.py, what `mate_in` runs) against
 the AND/OR search it replaced (tests/andor.py), on mates in 3, 4 and 5 with nothing shorter
-(n = 3..5, both sides, made by tests.positions.mate_problem and kept here). Each search runs
+(n = 3..5, both sides, made by tests.positions.mate_problem and kept here; seeds 1001 and
+2021 are the two n = 4 mates in 4, 1083 the n = 4 mate in 5). Each search runs
 `keys` in a fresh child process (`--solve`), so that the peak resident memory it reports is
 its own; the time is the search's alone (best of 3 when under half a second), and positions
 per second are each search's own count (df-pn counts the positions it generates, the AND/OR
@@ -84,13 +85,24 @@ MATE_IN_3: tuple[str, ...] = (
     "[###,###,##k],[###,K##,R#N],[#B#,B##,B##]",
 )
 
-#: Mates in 4 and in 5 with nothing shorter, made by tests.positions.mate_problem (seeds in
-#: the comments); n = 3..5, both sides. With MATE_IN_3 they are the second section's problems.
+#: The second section's problems: mates in 3, 4 and 5 with nothing shorter, made by
+#: tests.positions.mate_problem (seeds in the comments), both sides. n = 5 has mates in 3
+#: only: 300 seeded problems there held no mate in 4 or 5 that the generator's cap let it find.
+DEEP_MATE_IN_3: tuple[str, ...] = (
+    *MATE_IN_3,
+    "[#####,#####,##r##,#####,K####],[#####,#####,#####,####k,###q#],"  # 5015
+    "[#####,#####,r####,#####,#####],[#####,#####,#####,##r##,#####],"
+    "[#####,#####,#####,#####,#####] b",
+    "[k####,#####,#####,#####,#####],[#N###,#####,#####,#####,#####],"  # 5024
+    "[###R#,#n#K#,#####,#####,#####],[#####,##Q##,R####,#####,#####],"
+    "[#####,#####,#####,#####,#####]",
+)
 MATE_IN_4: tuple[str, ...] = (
     "[###,###,k##],[###,###,#R#],[###,#K#,#R#]",  # 1024
     "[##K,###,#R#],[###,###,##B],[k##,##B,B##]",  # 1048
     "[##k,n##,###],[###,#r#,r#R],[###,###,##K] b",  # 1070
     "[#k##,####,###K,##Q#],[####,#N##,####,####],[####,####,####,####],[####,####,####,####]",
+    "[####,####,####,####],[####,####,####,####],[q###,#n##,####,####],[####,q##R,##K#,####] b",
 )
 MATE_IN_5: tuple[str, ...] = (
     "[##K,##R,##R],[##B,#n#,###],[k##,###,#B#]",  # 1008
@@ -131,8 +143,8 @@ FULL = Settings(
     problems_3=len(MATE_IN_3),
     repeats=3,
     brute_budget=30.0,
-    deep_problems=max(len(MATE_IN_3), len(MATE_IN_4), len(MATE_IN_5)),
-    andor_cap=3_000_000,
+    deep_problems=max(len(DEEP_MATE_IN_3), len(MATE_IN_4), len(MATE_IN_5)),
+    andor_cap=10_000_000,
 )
 QUICK = Settings(
     problems_2=2, problems_3=1, repeats=1, brute_budget=0.5, deep_problems=1, andor_cap=100_000
@@ -420,7 +432,7 @@ def duel(board: str, depth: int, andor_cap: int) -> Duel:
 
 def deep_section(settings: Settings) -> tuple[str, list[Goal]]:
     """Time df-pn against the AND/OR search at N = 3, 4 and 5; return the text and goals."""
-    problems = {3: MATE_IN_3, 4: MATE_IN_4, 5: MATE_IN_5}
+    problems = {3: DEEP_MATE_IN_3, 4: MATE_IN_4, 5: MATE_IN_5}
     if settings.deep_problems == 1:
         del problems[5]  # a smoke test: mates in 5 take seconds each
     duels = [

@@ -93,7 +93,7 @@ _BLANK_ENTRY = NO_DEPTH
 
 def guessed_numbers(attacker: bool, depth: int) -> tuple[int, int]:
     """Return the numbers a position never seen starts with (module docstring)."""
-    proof = DEFENCES ** (depth - 1 if attacker else depth)
+    proof = DEFENCES ** max(depth - 1 if attacker else depth, 0)
     disproof = ATTACKER_MOVES ** max(depth - 1, 0)
     return min(proof, LARGEST_GUESS), min(disproof, LARGEST_GUESS)
 
@@ -343,7 +343,7 @@ class ProofNumberSearch:
             return False
         flights = Flights(position)
         for check in checks:
-            if flights.left_by(check):
+            if flights.free and flights.left_by(check):
                 continue
             position.play(check)
             try:
@@ -453,35 +453,27 @@ class ProofNumberSearch:
 
 
 class Flights:
-    """The cells around the defender's king (not to move) that it could step to, and whether
-    each is guarded now: asked only when needed, then kept."""
+    """The free flights of the defender's king (not to move): the cells around it that it
+    could step to if it were its turn."""
 
-    __slots__ = ("guarded", "king", "position", "steps")
+    __slots__ = ("free", "king", "position")
 
     def __init__(self, position: Position) -> None:
         self.position = position
         self.king = king = position.kings[position.enemy]
         cells = position.cells
         own = SIDE_LETTERS[position.enemy]
-        #: The king's neighbours that are on the board and hold none of its own pieces.
-        self.steps = [
+        side = position.side
+        self.free = [
             cell
             for cell in (king + step for step in position.offsets.queen)
-            if cells[cell] != WALL and cells[cell] not in own
+            if cells[cell] != WALL
+            and cells[cell] not in own
+            and not is_attacked(position, cell, side, lifted=king)
         ]
-        self.guarded: dict[int, bool] = {}
-
-    def is_free(self, cell: int) -> bool:
-        """Tell whether the king could step to a neighbouring cell now."""
-        guarded = self.guarded.get(cell)
-        if guarded is None:
-            position = self.position
-            guarded = is_attacked(position, cell, position.side, lifted=self.king)
-            self.guarded[cell] = guarded
-        return not guarded
 
     def left_by(self, move: Move) -> bool:
-        """Tell whether a move surely leaves the king a free flight.
+        """Tell whether a move surely leaves the king one of its free flights.
 
         After the move a flight can only be newly guarded by the moved piece from its
         target, or by a slider whose line to it ran through the cell the piece left; every
@@ -494,7 +486,7 @@ class Flights:
         attacks = position.offsets.attacks
         compact = position.offsets.compact
         king = self.king
-        for flight in self.steps:
+        for flight in self.free:
             if flight == target:
                 continue
             attack = attacks.get(compact[flight] - compact[target])
@@ -508,7 +500,7 @@ class Flights:
                     point += step
                 if point == flight:
                     continue
-            if self.is_free(flight) and not opens_line_to(position, origin, flight):
+            if not opens_line_to(position, origin, flight):
                 return True
         return False
 
