@@ -147,30 +147,30 @@ class Comparison:
 
 
 def test_mate_in_4_agrees_with_the_and_or_search(kernel: Kernel) -> None:
-    """Find exactly the AND/OR search's keys of mate in 4 on 200 seeded problems (n = 2, 3;
+    """Find exactly the AND/OR search's keys of mate in 4 on 160 seeded problems (n = 2, 3;
     n = 4 with CUBEMATE_MATE_SWEEP) and on the true mates in 4."""
-    sizes = (2, 2, 2, 3) if SWEEP == 1 else (2, 3, 3, 4)
+    sizes = (2, 2, 2, 2, 3) if SWEEP == 1 else (2, 3, 3, 4)
     comparison = Comparison()
-    for problem in problems(4444, 200 * SWEEP, sizes):
+    for problem in problems(4444, 160 * SWEEP, sizes):
         comparison.compare(kernel, problem, 4)
     for board in MATES_IN_4:
         comparison.compare(kernel, parse_game(board), 4)
     comparison.check()
     mix = comparison.mix
-    assert mix["with keys"] >= 35 * SWEEP, mix
-    assert mix["keys only at full depth"] >= 4 * SWEEP, mix
+    assert mix["with keys"] >= 25 * SWEEP, mix
+    assert mix["keys only at full depth"] >= 3 * SWEEP, mix
     assert mix["with keys"] - mix["with a shorter mate"] >= 3, mix
 
 
 def test_mate_in_5_agrees_on_small_boards(kernel: Kernel) -> None:
     """Agree on mate in 5 too, on problems of the 2-cube and the true mates in 5."""
     comparison = Comparison()
-    for problem in problems(5555, 30 * SWEEP, (2,)):
+    for problem in problems(5555, 20 * SWEEP, (2,)):
         comparison.compare(kernel, problem, 5)
     for board in MATES_IN_5[: 1 if SWEEP == 1 else None]:
         comparison.compare(kernel, parse_game(board), 5)
     comparison.check()
-    assert comparison.mix["with keys"] >= 5 * SWEEP, comparison.mix
+    assert comparison.mix["with keys"] >= 4 * SWEEP, comparison.mix
     assert comparison.mix["with keys"] - comparison.mix["with a shorter mate"] >= 1
 
 
@@ -220,39 +220,40 @@ def test_a_stalemating_move_is_never_a_key(kernel: Kernel) -> None:
 def test_solutions_are_the_and_or_searchs_text(kernel: Kernel) -> None:
     """Write the same solution text as the AND/OR search, and one that replays, at N = 3, 4."""
     written = 0
-    for index, problem in enumerate(problems(3434, 30 * SWEEP, (2, 2, 3))):
+    for index, problem in enumerate(problems(3434, 24 * SWEEP, (2, 2, 3))):
         depth = 3 + index % 2
         position = position_of(kernel, problem)
-        text = "\n".join(write_solution(ProofNumberSearch(Budget(PLENTY)), position, depth))
+        search = ProofNumberSearch(Budget(PLENTY))
+        text = "\n".join(write_solution(search, position, depth))
         reference = "\n".join(write_solution(MateSearch(Budget(PLENTY)), position, depth))
         assert text == reference, f"{board_text(problem)} solution {depth}"
-        assert replay(position, depth, text) == [], f"{board_text(problem)} solution {depth}"
+        keys = names(position, search.keys(position, depth))
+        assert replay(position, depth, text, keys) == [], f"{board_text(problem)} {depth}"
         written += bool(text)
-    assert written >= 6 * SWEEP
+    assert written >= 5 * SWEEP
 
 
 def test_the_mate_in_5_solution_replays(kernel: Kernel) -> None:
     """Write a mate in 5 whose every line replays: each defence answered, each mate a mate."""
     position = position_of(kernel, parse_game(MATE_IN_5))
     text = ask(kernel, "solution 5")
-    assert text.startswith("Kc3(III)-b2(III)\n"), text
-    assert replay(position, 5, text) == []
+    keys = "Kc3(III)-b2(III) Kc3(III)-c2(II) Rc1(III)-a1(III) Rc2(III)-a2(III) Rc2(III)-c2(I)"
+    assert replay(position, 5, text, keys.split()) == []  # the keys: test_mate_in_5_agrees
     assert max(len(line) - len(line.lstrip()) for line in text.split("\n")) == 8  # 4 levels
 
 
-def replay(position: Position, depth: int, text: str) -> list[str]:
+def replay(position: Position, depth: int, text: str, keys: list[str]) -> list[str]:
     """Play every line of a solution on the position; list what is wrong (empty: sound).
 
-    The keys must be the moves that mate in `depth`, every legal defence must be listed once
-    under each move that does not mate at once, each answer must be legal, a line marked `#`
-    must checkmate, and no line may need more than `depth` moves of the attacker.
+    The key lines must be `keys` (the moves that mate in `depth`), every legal defence must be
+    listed once under each move that does not mate at once, each answer must be legal, a line
+    marked `#` must checkmate, and no line may need more than `depth` moves of the attacker.
     """
     tree = parse_tree(text.split("\n") if text else [])
     problems: list[str] = []
-    keys = [line.moves[0] for line in tree]
-    expected = names(position, ProofNumberSearch(Budget(PLENTY)).keys(position, depth))
-    if keys != expected:
-        problems.append(f"keys {keys}, but mate_in {depth} gives {expected}")
+    written = [line.moves[0] for line in tree]
+    if written != keys:
+        problems.append(f"keys {written}, but mate_in {depth} gives {keys}")
     for line in tree:
         problems += replay_line(position, line, [line.moves[0]], depth)
     return problems
