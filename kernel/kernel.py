@@ -11,7 +11,7 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from kernel.alphabeta import Iteration
 from kernel.clock import Clocks, TimeSettings
@@ -45,11 +45,13 @@ from kernel.search import (
     MAX_MATE_MOVES,
     MAX_PERFT_DEPTH,
     Budget,
-    MateSearch,
     Progress,
     SearchLimitReached,
     perft,
 )
+
+if TYPE_CHECKING:
+    from kernel.proofnumber import ProofNumberSearch
 
 Handler = Callable[["Kernel", list[str]], str]
 Result = TypeVar("Result")
@@ -362,13 +364,32 @@ def cmd_mate_in(kernel: Kernel, args: list[str]) -> str:
     """List the moves that mate in N.
 
     Arguments: N >= 1, the most moves of the side to move (the attacker) to mate in.
-    Fails: N is not a whole number from 1 on; no white king; the side not to move is in check;
-    the search would visit more than search.max_nodes positions.
+    Fails: N is not a whole number from 1 to 100; no white king; the side not to move is in
+    check; the search would visit more than search.max_nodes positions.
     Returns: every key (mates in N or fewer), sorted, space-separated; empty when none.
     """
-    search = mate_search(kernel, args[0])
+    search = proof_search(kernel, args[0], "N")
     keys = within_budget(lambda: search.keys(kernel.position, search.budget.depth))
     return move_list(kernel.position, keys)
+
+
+def cmd_mate_search(kernel: Kernel, args: list[str]) -> str:
+    """Find the shortest forced mate, up to MAX moves.
+
+    Arguments: optionally MAX >= 1, the longest mate to look for (search.max_mate_moves when
+    left out).
+    Fails: MAX is not a whole number from 1 to 100; no white king; the side not to move is in
+    check; there is no mate within MAX moves ("no mate within MAX moves"); the search would
+    visit more than search.max_nodes positions.
+    Returns: the length of the shortest mate, then every key of that length, sorted:
+    `3 Qa1(I)-b2(II) Rc1(I)-c3(I)`.
+    """
+    search = proof_search(kernel, args[0] if args else str(kernel.config.max_mate_moves), "MAX")
+    most = search.budget.depth
+    keys, length = within_budget(lambda: search.shortest_mate(kernel.position, most))
+    if not keys:
+        raise CommandError(f"no mate within {most} move{'s' if most > 1 else ''}")
+    return f"{length} {move_list(kernel.position, keys)}"
 
 
 def cmd_name(kernel: Kernel, args: list[str]) -> str:
@@ -537,7 +558,7 @@ def cmd_solution(kernel: Kernel, args: list[str]) -> str:
     Returns: each key of mate_in N, sorted, and under it, indented, each defence with a mating
     answer, down to the mate, which is marked `#`; one move per line; empty when no key.
     """
-    search = mate_search(kernel, args[0])
+    search = proof_search(kernel, args[0], "N")
     from kernel.solution import write_solution  # imported when first used, to start faster
 
     lines = within_budget(lambda: write_solution(search, kernel.position, search.budget.depth))
@@ -759,9 +780,13 @@ def search_budget(kernel: Kernel, text: str, what: str, least: int, most: int) -
     return kernel.budget(depth)
 
 
-def mate_search(kernel: Kernel, text: str) -> MateSearch:
-    """Read N for mate_in or solution, check the position, and make the search."""
-    return MateSearch(search_budget(kernel, text, "N", least=1, most=MAX_MATE_MOVES))
+def proof_search(kernel: Kernel, text: str, what: str) -> ProofNumberSearch:
+    """Read the mate length of mate_in, mate_search or solution, check the position, and
+    make the search."""
+    budget = search_budget(kernel, text, what, least=1, most=MAX_MATE_MOVES)
+    from kernel.proofnumber import ProofNumberSearch  # imported when first used, to start faster
+
+    return ProofNumberSearch(budget)
 
 
 def within_budget(search: Callable[[], Result]) -> Result:
@@ -857,6 +882,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("list_commands", "", cmd_list_commands),
     CommandSpec("loadgame", "FILE [PLY] [GAME]", cmd_loadgame),
     CommandSpec("mate_in", "N", cmd_mate_in),
+    CommandSpec("mate_search", "[MAX]", cmd_mate_search),
     CommandSpec("name", "", cmd_name),
     CommandSpec("new_game", "[N]", cmd_new_game),
     CommandSpec("perft", "D", cmd_perft),
