@@ -22,7 +22,10 @@ import threading
 import time
 from collections.abc import Sequence
 
-from gui.server import REPO_ROOT, Engine, GuiServer
+from gui.guard import GameGuard
+from gui.relay import Engine
+from gui.server import REPO_ROOT, GuiServer, default_engine, stderr_reader
+from gui.thinking import ThinkingFeed
 
 BOARDS = (
     "[###,n##,#rr],[#b#,###,###],[###,###,bRK]",
@@ -115,10 +118,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.rounds < 2:
         parser.error("--rounds must be at least 2")
-    command = shlex.split(args.engine) if args.engine else [sys.executable, "main.py"]
-    engine = Engine(command, REPO_ROOT, timeout=30)
+    command = shlex.split(args.engine) if args.engine else default_engine()
+    feed = ThinkingFeed()
+    engine = Engine(command, REPO_ROOT, timeout=30, on_stderr=stderr_reader(feed))
     engine.start()
-    server = GuiServer(0, engine, verbose=False)
+    server = GuiServer(0, GameGuard(engine, feed, timeout=30), verbose=False)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
