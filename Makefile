@@ -11,7 +11,7 @@ SOURCES := main.py kernel client batch arena gui regress
 # pytest workers: every core by default; `make pytest WORKERS=0` runs in one process.
 WORKERS ?= auto
 
-.PHONY: run test lint typecheck pytest regress bench stress gui clean batch arena bytecode
+.PHONY: run test lint typecheck pytest regress bench stress sweep gui clean batch arena bytecode
 
 # Silent, so that stdout carries nothing but the engine's responses.
 # At a terminal the engine takes the foreground itself, so that Ctrl-C ends it, not make.
@@ -40,6 +40,10 @@ regress: $(STAMP) bytecode
 bench: $(STAMP) bytecode
 	@$(BIN)/python -m pip install --quiet -e '.[bench]' >&2
 	$(BIN)/python -m bench
+
+# Every seeded sweep of the suite ten times larger (docs/design.md, "Tests"): an hour or more.
+sweep: $(STAMP) bytecode
+	CUBEMATE_SWEEP=$${CUBEMATE_SWEEP:-10} $(BIN)/pytest -q -n $(WORKERS) --dist loadgroup
 
 # The signal stress tests of the suite, run for a minute each instead of a few seconds.
 stress: $(STAMP) bytecode

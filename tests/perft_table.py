@@ -11,7 +11,7 @@ writes it.
 The start positions (START_PERFT) grow too fast for the brute force at depth 4 beyond n = 4:
 each entry says how deep the reference confirmed it, and the deeper counts are the kernel's
 alone. tests/test_start.py checks the quick ones on every run, and all of them with
-CUBEMATE_SWEEP=1.
+CUBEMATE_SWEEP above 1 (`make sweep`).
 """
 
 from __future__ import annotations

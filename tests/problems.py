@@ -10,7 +10,6 @@ that a position whose mate search would be long is passed over rather than waite
 
 from __future__ import annotations
 
-import os
 import random
 from dataclasses import dataclass
 from functools import cache
@@ -29,12 +28,10 @@ from tests.reference import (
     parse_game,
     validity_error,
 )
+from tests.sweep import SWEEP
 
 #: The most positions one sorting search may visit; past it the position is passed over.
 SORTING_NODES = 3_000
-#: How many times the seeded counts of the player's tests are multiplied: 1 in `make test`,
-#: more for a longer sweep (`CUBEMATE_GENMOVE_SWEEP=10`).
-SWEEP = int(os.environ.get("CUBEMATE_GENMOVE_SWEEP", "1"))
 
 
 @dataclass(frozen=True)
@@ -159,7 +156,7 @@ MATES_IN_3 = (
 @cache
 def seeded_mates(moves: int) -> tuple[MateProblem, ...]:
     """The player tests' problems that mate in `moves` (1, 2 or 3) and not sooner, both sides;
-    with CUBEMATE_GENMOVE_SWEEP, fresh mates in 3 too."""
+    with CUBEMATE_SWEEP, fresh mates in 3 too."""
     if moves == 1:
         return tuple(exact_mates(3101, 1, 60 * SWEEP, (3, 4, 5, 6), (4, 9)))
     if moves == 2:

@@ -33,3 +33,13 @@ def test_quick_benchmark_reports_every_goal() -> None:
     for name in ("local, 1 worker", "local, 2 workers", "Dask LocalCluster", "mining"):
         assert name in result.stdout, name
     assert "outputs identical: yes" in result.stdout
+    # The mate section solved its problems, against the brute force and AND/OR.
+    for figure in (
+        "mate in 2: median",
+        "mate in 3: median",
+        "brute force / engine",
+        "mate in 3: df-pn median",
+        "mate in 4: df-pn median",
+        "mate in 4: AND/OR / df-pn",
+    ):
+        assert figure in result.stdout, figure

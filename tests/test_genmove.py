@@ -13,7 +13,7 @@
 - Bad input: a `?` naming the problem, and nothing changed; a finished game is refused with its
   result; resignation when configured.
 
-`CUBEMATE_GENMOVE_SWEEP=K` multiplies the seeded counts by K (a longer sweep, not for `make
+`CUBEMATE_SWEEP=K` multiplies the seeded counts by K (a longer sweep, not for `make
 test`).
 """
 
@@ -32,7 +32,7 @@ from kernel.kernel import Kernel
 from regress.runner import parse_suite
 from tests.conftest import REPO, Engine, ask, read_json_log, set_position
 from tests.positions import game_position, side_positions
-from tests.problems import SWEEP, MateProblem, seeded_mates, seeded_threats
+from tests.problems import MateProblem, seeded_mates, seeded_threats
 from tests.reference import (
     BLACK,
     WHITE,
@@ -53,6 +53,7 @@ from tests.reference import (
     play,
     successors,
 )
+from tests.sweep import SWEEP
 
 SIZES = (3, 4, 5, 6, 7, 8)
 

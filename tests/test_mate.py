@@ -37,6 +37,7 @@ from tests.reference import (
     status,
     successors,
 )
+from tests.sweep import SWEEP
 
 #: The rules.md examples and the hand-made cases of tests/test_reference.py, with their keys.
 MATE_1_EXAMPLE = "[rb#,###,nNK],[###,##b,#b#],[###,##k,###] b"
@@ -137,9 +138,10 @@ def test_mate_in_1(kernel: Kernel) -> None:
 
 
 def test_mate_in_2(kernel: Kernel) -> None:
-    """Find exactly the reference's keys of mate in 2 on 240 problems, n = 2..5, both sides."""
+    """Find exactly the reference's keys of mate in 2 on 120 problems, n = 2..5, both sides."""
     sizes = (2, 3, 3, 4, 4, 5)
-    problems = seeded_problems(222, 240, sizes, {2: (5, 7), 3: (4, 7), 4: (4, 6), 5: (4, 6)})
+    pieces = {2: (5, 7), 3: (4, 7), 4: (4, 6), 5: (4, 6)}
+    problems = seeded_problems(222, 120 * SWEEP, sizes, pieces)
     found: list[str] = []
     mix: Counter[str] = Counter()
     for pos in problems:
@@ -149,9 +151,9 @@ def test_mate_in_2(kernel: Kernel) -> None:
         mix["only longer than 1"] += bool(two) and not one
         mix["some key not a mate in 1"] += bool(set(two) - set(one))
     fail_on(found, len(problems))
-    assert mix["mate in 2"] >= 60, mix
-    assert mix["some key not a mate in 1"] >= 25, mix
-    assert mix["only longer than 1"] >= 8, mix
+    assert mix["mate in 2"] >= 35 * SWEEP, mix
+    assert mix["some key not a mate in 1"] >= 25 * SWEEP, mix
+    assert mix["only longer than 1"] >= 6 * SWEEP, mix
 
 
 def test_mate_in_3_on_small_boards(kernel: Kernel) -> None:
@@ -324,16 +326,11 @@ def test_search_limit_through_the_process(tmp_path: Path) -> None:
         engine.kill()
 
 
-def test_bench_mate_quick_run() -> None:
-    """Run the mate benchmark's smoke version: it solves, agrees with the brute force, reports."""
+def test_the_mate_benchmarks_problems_have_their_mates() -> None:
+    """Every fixed problem of bench/mate.py really has its mate (the bench's premise), checked
+    by the reference; tests/test_bench_smoke.py runs the benchmark itself."""
     from bench import mate
 
-    text = mate.run(quick=True)
-    assert "mate in 2: median" in text and "mate in 3: median" in text
-    assert "brute force / engine" in text
-    assert "mate in 3: df-pn median" in text and "mate in 4: df-pn median" in text
-    assert "mate in 4: AND/OR / df-pn" in text
-    # Every fixed problem really has its mate (the bench's premise), checked by the reference.
     assert mate_in(parse_game(mate.MATE_IN_2[0]), 2)
     assert mate_in(parse_game(mate.MATE_IN_3[0]), 3)
     assert not mate_in(parse_game(mate.MATE_IN_3[0]), 2)

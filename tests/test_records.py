@@ -5,7 +5,7 @@ from a random game position, are played through the engine process and written w
 `printgame`; all of them go into one file, and another engine reads each back by its number,
 whole and, for a few, at every ply, and walks it back with `undo`, position by position.
 Broken records and files that are no records are refused with the line or ply and the
-reason, and change nothing. CUBEMATE_SWEEP=1 plays ten times as many games.
+reason, and change nothing. CUBEMATE_SWEEP=K plays K times as many games.
 """
 
 from __future__ import annotations
@@ -28,10 +28,11 @@ from tests.conftest import TIMEOUT, Engine, ask, run_engine, split_responses
 from tests.perft_table import START_PERFT
 from tests.positions import game_position
 from tests.reference import BLACK, WHITE, board_text
+from tests.sweep import SWEEP
 
 SIZES = (3, 4, 5, 6)
 #: Random games played and read back; the sweep plays ten times as many.
-GAMES = 200 * (10 if os.environ.get("CUBEMATE_SWEEP") == "1" else 1)
+GAMES = 200 * SWEEP
 #: The longest random game, in plies.
 MOST_PLIES = 40
 #: Games read back at every ply.

@@ -3,14 +3,12 @@ brute force of tests/reference.py: fair (black is white turned through the centr
 piece attacked, no capture on the first move, no king in check) and counted (perft).
 
 The perft counts of the table in tests/perft_table.py are held to the kernel up to the depths
-that take well under a second, and to the reference up to depth 2 (3 on the 3-cube); set
-CUBEMATE_SWEEP=1 to check every count of the table with the kernel and every count the table
-says the reference confirmed with the reference (about ten minutes).
+that take well under a second, and to the reference up to depth 2 (3 on the 3-cube);
+`make sweep` (CUBEMATE_SWEEP above 1) checks every count of the table with the kernel and
+every count the table says the reference confirmed with the reference (about ten minutes).
 """
 
 from __future__ import annotations
-
-import os
 
 import pytest
 
@@ -37,11 +35,11 @@ from tests.reference import (
     side_in_check,
     validity_error,
 )
+from tests.sweep import SWEEP
 
 #: Every size the brief asks for: the small ones one by one, and the largest accepted.
 SIZES = (*range(3, 13), 64)
 #: Set to check the whole perft table, every depth, by the kernel and the reference.
-SWEEP = os.environ.get("CUBEMATE_SWEEP") == "1"
 #: The most leaves the kernel counts on an ordinary run (half a second or so).
 QUICK_KERNEL_LEAVES = 500_000
 #: The most leaves the reference counts on an ordinary run (a tenth of a second or so).
@@ -165,7 +163,7 @@ def quick_depths(entry: StartPerft, limit: int, deepest: int = 4) -> list[int]:
     return [
         depth
         for depth, count in enumerate(entry.counts, start=1)
-        if depth <= deepest and (SWEEP or count <= limit)
+        if depth <= deepest and (SWEEP > 1 or count <= limit)
     ]
 
 
