@@ -52,7 +52,7 @@ WHITE_TO_MOVE = "[k##,###,###],[###,###,###],[###,###,R#K]"
 #: A search only a stop ends (search.max_nodes aside): what a rewritten level line asks for.
 ENDLESS = "level depth 0 nodes 0 time 0"
 #: The level the tests rewrite into ENDLESS.
-LONGEST = "level time 3"
+LONGEST = "level time 1"
 #: More plies than the weakest level's game lasts (a bound, so that a bug fails, not hangs).
 MAX_PLIES = 120
 
@@ -271,7 +271,7 @@ def test_a_game_at_the_weakest_level_played_to_the_end(
 
 
 def test_the_computer_mates_in_two(page: Page, server: tuple[str, Path], reference: Engine) -> None:
-    """From a loaded position the computer (black, level 5) plays a mating key, says it mates
+    """From a loaded position the computer (black, level 6) plays a mating key, says it mates
     in 2, answers white's only reply with the mate, and the result names it."""
     url, _ = server
     genmoves = requests_to(page, "/genmove")
