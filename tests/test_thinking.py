@@ -278,3 +278,21 @@ def test_one_search_event_per_genmove(log_dir: Path) -> None:
             assert own["command"] in ("genmove", "reg_genmove")
             assert own["response"].split(" ")[-1] == event["move"]
     assert sum(1 for line in read_console_log(log_dir) if line.text.startswith("search: ")) == 3
+
+
+def test_a_search_stopped_before_its_first_depth_logs_no_score(log_dir: Path) -> None:
+    """At one node no depth is finished: the search event says depth 0, the move it played and
+    its node count, and no score (there is none to give)."""
+    engine = Engine(log_dir)
+    try:
+        assert engine.ask(f"set_board {START}") == b"= \n\n"
+        assert engine.ask("level nodes 1").startswith(b"=")
+        move = engine.ask("reg_genmove").decode().split(" ")[1].strip()
+        assert engine.ask("quit") == b"= \n\n"
+        assert engine.finish()[0] == 0
+    finally:
+        engine.kill()
+    (event,) = searches(log_dir)
+    assert event["depth"] == 0 and event["move"] == move and event["pv"] == [move]
+    assert "score_cp" not in event and "mate" not in event
+    assert legal_line(parse_game(START), [move]) is None
