@@ -54,15 +54,15 @@ FULL = Settings(
 )
 QUICK = Settings(
     name="quick run (small counts: a smoke test, not a measurement)",
-    rounds=2,
-    reference_positions=600,
-    crowded_positions=100,
-    mixed_positions=100,
-    large_positions=5,
-    positions_per_size=4,
-    repeats=2,
+    rounds=1,
+    reference_positions=300,
+    crowded_positions=50,
+    mixed_positions=50,
+    large_positions=3,
+    positions_per_size=3,
+    repeats=1,
     reference_budget=0.1,
-    startup_runs=2,
+    startup_runs=1,
 )
 
 
