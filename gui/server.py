@@ -251,6 +251,18 @@ class Handler(PooledRequestHandler):
             {"ok": all(r["ok"] for r in replies), "replies": replies, "game": guard.version},
         )
 
+    def _engine_failed(self, exc: EngineError) -> None:
+        """Answer 502: the engine failed (and was restarted, if `restarted`) mid-request."""
+        self._send_json(
+            HTTPStatus.BAD_GATEWAY,
+            {
+                "ok": False,
+                "error": str(exc),
+                "restarted": exc.restarted,
+                "game": self.server.guard.version,
+            },
+        )
+
     def _post_genmove(self, body: bytes) -> None:
         """Play the computer's move in the version of the game the page asked it for."""
         try:
@@ -268,10 +280,7 @@ class Handler(PooledRequestHandler):
             )
             return
         except EngineError as exc:
-            self._send_json(
-                HTTPStatus.BAD_GATEWAY,
-                {"ok": False, "error": str(exc), "restarted": exc.restarted, "game": guard.version},
-            )
+            self._engine_failed(exc)
             return
         self._send_json(HTTPStatus.OK, {**reply_json(reply), "game": guard.version})
 
@@ -285,10 +294,7 @@ class Handler(PooledRequestHandler):
         try:
             stopped = self.server.guard.stop(request.game)
         except EngineError as exc:
-            self._send_json(
-                HTTPStatus.BAD_GATEWAY,
-                {"ok": False, "error": str(exc), "game": self.server.guard.version},
-            )
+            self._engine_failed(exc)
             return
         self._send_json(
             HTTPStatus.OK,
@@ -314,10 +320,7 @@ class Handler(PooledRequestHandler):
             self._error(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc))
             return
         except EngineError as exc:
-            self._send_json(
-                HTTPStatus.BAD_GATEWAY,
-                {"ok": False, "error": str(exc), "restarted": exc.restarted, "game": guard.version},
-            )
+            self._engine_failed(exc)
             return
         payload = reply_json(loaded.reply)
         if loaded.reply.ok:
