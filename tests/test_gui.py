@@ -119,15 +119,22 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert code == 0
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Launch the system Chromium headless, once for the module."""
+@contextlib.contextmanager
+def launched_browser() -> Iterator[Browser]:
+    """Launch the system Chromium headless; close it at the end."""
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS
         )
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Launch the system Chromium headless, once for the module."""
+    with launched_browser() as chromium:
+        yield chromium
 
 
 @contextlib.contextmanager

@@ -25,7 +25,6 @@ from playwright.sync_api import (
     Request,
     Response,
     Route,
-    sync_playwright,
 )
 
 from client.engine import Engine
@@ -33,9 +32,8 @@ from tests.conftest import read_json_log
 
 # Skips this module as it skips itself when /usr/bin/chromium is missing.
 from tests.test_gui import (
-    BROWSER_ARGS,
-    CHROMIUM,
     SETTLE_MS,
+    launched_browser,
     open_page,
     post_line,
     start_server,
@@ -72,12 +70,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     """Launch the system Chromium headless, once for the module."""
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS
-        )
+    with launched_browser() as chromium:
         yield chromium
-        chromium.close()
 
 
 @pytest.fixture()
