@@ -1,4 +1,4 @@
-"""How good a position is for the side to move, in centipawns (docs/evaluation.md).
+"""How good a position is for the side to move, in centipawns (docs/search.md, "The evaluation").
 
 There are no pawns on the cube, but engines and players think in pawns, so the unit is kept:
 100 centipawns are what 1.6 cells of mobility are worth, the rate at which the flat-board
