@@ -316,6 +316,8 @@ def serve(kernel: Kernel, log: ExchangeLog, lines: Iterator[bytes | TooLong], ou
             started = perf_counter_ns()
             exchange = kernel.answer(command)
             duration = (perf_counter_ns() - started) // 1000
+        # An ending signal that came meanwhile stopped the command: end now, answering nothing.
+        COMMAND.end_if_asked()
         reply = exchange.reply
         # Log before answering: a signal that ends the engine right after the answer has
         # gone out must not take the answer's log line with it.

@@ -2,10 +2,12 @@
 
 Throughput and latency through the engine process against a floor that only reads, answers
 and logs; the logging cost; checkmate in process against the brute force of
-tests/reference.py; perft against python-chess; mate in 2 and 3 against the brute force;
-the memory and time of a game's history at n = 8 and 64; batch positions per second on 1 and
-2 workers and on Dask; start-up against a bare `import structlog`. Each goal is reported PASS
-or MISS; a timing never makes the run fail. Progress goes to stderr, the tables to stdout.
+tests/reference.py; perft against python-chess; mate in 2 and 3 against the brute force, and
+mate in 3, 4 and 5 by df-pn against the AND/OR search; the peak memory of mate_in 3 and
+perft 3 at n = 64; the memory and time of a game's history at n = 8 and 64; batch positions
+per second on 1 and 2 workers and on Dask; the player's speed, depth and mates (`genmove`);
+start-up against a bare `import structlog`. Each goal is reported PASS or MISS; a timing
+never makes the run fail. Progress goes to stderr, the tables to stdout.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from bench import batch as batch_bench
-from bench import compare, history, inprocess, logcost, mate, perft, report, startup
+from bench import compare, history, inprocess, logcost, mate, memory, perft, play, report, startup
 from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
 
 
@@ -72,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run every benchmark and print the tables."""
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small counts, for a smoke test")
-    settings = QUICK if parser.parse_args(argv).quick else FULL
+    parser.add_argument("--sunfish", type=Path, help="sunfish.py, measured beside the player")
+    args = parser.parse_args(argv)
+    settings = QUICK if args.quick else FULL
     began = time.perf_counter()
     print(f"cubemate benchmarks: {settings.name}, seed {SEED}")
     print(report.machine())
@@ -111,12 +116,20 @@ def main(argv: list[str] | None = None) -> int:
     mate_text, mate_goals = mate.section(quick=settings is QUICK)
     print(mate_text, end="\n\n", flush=True)
 
+    progress("memory at n = 64")
+    memory_text, memory_goals = memory.section(quick=settings is QUICK)
+    print(memory_text, end="\n\n", flush=True)
+
     progress("history")
     history_text, history_goals = history.section(quick=settings is QUICK)
     print(history_text, end="\n\n", flush=True)
 
     progress("batch")
     print(batch_bench.run(quick=settings is QUICK), end="\n\n", flush=True)
+
+    progress("player")
+    play_text, play_goals = play.section(quick=settings is QUICK, sunfish=args.sunfish)
+    print(play_text, end="\n\n", flush=True)
 
     progress("start-up")
     launches = startup.measure(settings.startup_runs)
@@ -125,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     found.append(report.perft_goal(perft_ratio))
     found.extend(mate_goals)
     found.extend(history_goals)
+    found.extend(play_goals)
+    found.extend(memory_goals)
     print(report.goals_section(found), end="\n\n")
     print(f"total time {time.perf_counter() - began:.0f} s")
     return 0

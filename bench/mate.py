@@ -1,6 +1,7 @@
-"""Mate in 2 and 3 through the engine process, against the brute force of tests/reference.py.
+"""Mate in N: through the engine against the brute force, and df-pn against the AND/OR search.
 
-A fixed problem set (n <= 5, at most 10 pieces, both sides to move; the rules.md mate-in-2
+First section, mate in 2 and 3 through the engine process against tests/reference.py. A fixed
+problem set (n <= 5, at most 10 pieces, both sides to move; the rules.md mate-in-2
 example first, the rest made once by tests.positions.mate_problem and kept here so every run
 times the same boards). Each problem is set with `set_board`, then `mate_in N` is timed through
 the pipes (best of a few runs). The brute force, `tests.reference.mate_in`, runs in this process
@@ -8,21 +9,47 @@ on the same boards, smallest first, while its time budget lasts; where both ran,
 agree. Goals of issue 11: >= 100x faster than the brute force on mate in 2 (the median of the
 per-problem ratios), and every mate in 2 under 1 s; mate in 3 is reported as it is.
 
-`python -m bench.mate [--quick]` prints the table; `run(quick)` returns it for bench/__main__.py.
+Second section, the proof-number search (kernel/proofnumber.py, what `mate_in` runs) against
+the AND/OR search it replaced (tests/andor.py), on mates in 3, 4 and 5 with nothing shorter
+(n = 3..5, both sides, made by tests.positions.mate_problem and kept here; seeds 1001 and
+2021 are the two n = 4 mates in 4, 1083 the n = 4 mate in 5). Each search runs
+`keys` in a fresh child process (`--solve`), so that the peak resident memory it reports is
+its own; the time is the search's alone (best of 3 when under half a second), and positions
+per second are each search's own count (df-pn counts the positions it generates, the AND/OR
+search those it plays). The AND/OR search stops at a node cap; its time then is a lower bound.
+The keys of both must agree. Goals of issue 26: every mate in 4 of at most 7 pieces on n <= 4
+under 1 s, every mate in 5 of the same under 5 s, and >= 10x the AND/OR search at N = 4 and 5
+(the median of the per-problem ratios).
+
+`python -m bench.mate [--quick]` prints both; `section(quick)` returns them for bench/__main__.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
+import resource
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from bench.peer import Peer
 from bench.report import Goal, table
+from kernel.config import EngineConfig
+from kernel.kernel import Kernel
+from kernel.notation import get_move_name
+from kernel.proofnumber import ProofNumberSearch
+from kernel.search import Budget, SearchLimitReached
+from kernel.solution import MateSolver
+from tests.andor import MateSearch
 from tests.reference import mate_in as brute_mate_in
 from tests.reference import parse_game
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: Mate in 2 problems as get_board writes them (` b`: black to move); each has a mate in 2.
 MATE_IN_2: tuple[str, ...] = (
@@ -58,6 +85,39 @@ MATE_IN_3: tuple[str, ...] = (
     "[###,###,##k],[###,K##,R#N],[#B#,B##,B##]",
 )
 
+#: The second section's problems: mates in 3, 4 and 5 with nothing shorter, made by
+#: tests.positions.mate_problem (seeds in the comments), both sides. n = 5 has mates in 3
+#: only: 300 seeded problems there held no mate in 4 or 5 that the generator's cap let it find.
+DEEP_MATE_IN_3: tuple[str, ...] = (
+    *MATE_IN_3,
+    "[#####,#####,##r##,#####,K####],[#####,#####,#####,####k,###q#],"  # 5015
+    "[#####,#####,r####,#####,#####],[#####,#####,#####,##r##,#####],"
+    "[#####,#####,#####,#####,#####] b",
+    "[k####,#####,#####,#####,#####],[#N###,#####,#####,#####,#####],"  # 5024
+    "[###R#,#n#K#,#####,#####,#####],[#####,##Q##,R####,#####,#####],"
+    "[#####,#####,#####,#####,#####]",
+)
+MATE_IN_4: tuple[str, ...] = (
+    "[###,###,k##],[###,###,#R#],[###,#K#,#R#]",  # 1024
+    "[##K,###,#R#],[###,###,##B],[k##,##B,B##]",  # 1048
+    "[##k,n##,###],[###,#r#,r#R],[###,###,##K] b",  # 1070
+    "[#k##,####,###K,##Q#],[####,#N##,####,####],[####,####,####,####],[####,####,####,####]",
+    "[####,####,####,####],[####,####,####,####],[q###,#n##,####,####],[####,q##R,##K#,####] b",
+)
+MATE_IN_5: tuple[str, ...] = (
+    "[##K,##R,##R],[##B,#n#,###],[k##,###,#B#]",  # 1008
+    "[##k,RN#,###],[#N#,###,##q],[N##,###,K##]",  # 1068
+    "[r###,####,####,####],[#N##,####,####,##k#],[####,####,#q##,####],[###K,####,####,####] b",
+)
+#: The names of the two searches the second section compares.
+DFPN = "df-pn"
+ANDOR = "AND/OR"
+#: Goals of issue 26 for mates of at most this many pieces on boards up to this size.
+GOAL_PIECES = 7
+GOAL_SIZE = 4
+DEEP_SECONDS = {4: 1.0, 5: 5.0}
+DEEP_RATIO = 10.0
+
 #: A mate in 2 must take less than this many seconds through the process.
 MATE_2_SECONDS = 1.0
 #: The engine must be at least this many times faster than the brute force on mate in 2.
@@ -73,10 +133,22 @@ class Settings:
     repeats: int
     #: Seconds of brute force allowed per depth (the last problem started may run over).
     brute_budget: float
+    #: Problems of each depth in the second section, and the AND/OR search's node cap there.
+    deep_problems: int
+    andor_cap: int
 
 
-FULL = Settings(problems_2=len(MATE_IN_2), problems_3=len(MATE_IN_3), repeats=3, brute_budget=30.0)
-QUICK = Settings(problems_2=2, problems_3=1, repeats=1, brute_budget=0.5)
+FULL = Settings(
+    problems_2=len(MATE_IN_2),
+    problems_3=len(MATE_IN_3),
+    repeats=3,
+    brute_budget=30.0,
+    deep_problems=max(len(DEEP_MATE_IN_3), len(MATE_IN_4), len(MATE_IN_5)),
+    andor_cap=10_000_000,
+)
+QUICK = Settings(
+    problems_2=2, problems_3=1, repeats=1, brute_budget=0.5, deep_problems=1, andor_cap=100_000
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,13 +264,20 @@ def goals(solved_2: list[Solved]) -> list[Goal]:
 
 
 def run(quick: bool) -> str:
-    """Measure both depths and return the section's text."""
+    """Measure both sections and return their text."""
     return section(quick)[0]
 
 
 def section(quick: bool) -> tuple[str, list[Goal]]:
-    """Measure both depths; return the section's text and the mate-in-2 goals."""
+    """Measure both sections; return their text and their goals."""
     settings = QUICK if quick else FULL
+    brute_text, brute_goals = brute_section(settings)
+    deep_text, deep_goals = deep_section(settings)
+    return f"{brute_text}\n\n{deep_text}", brute_goals + deep_goals
+
+
+def brute_section(settings: Settings) -> tuple[str, list[Goal]]:
+    """Time mate in 2 and 3 through the engine against the brute force; text and goals."""
     solved_2 = measure(MATE_IN_2[: settings.problems_2], 2, settings)
     solved_3 = measure(MATE_IN_3[: settings.problems_3], 3, settings)
     rows = [
@@ -257,13 +336,212 @@ def section(quick: bool) -> tuple[str, list[Goal]]:
     return "\n".join(lines), found
 
 
+# --- df-pn against the AND/OR search, each in a child process -------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One search of one problem: its keys (None past its cap), positions, time, memory."""
+
+    keys: list[str] | None
+    nodes: int
+    seconds: float
+    peak_mb: float
+
+    @property
+    def rate(self) -> float:
+        """Positions per second, by the search's own count."""
+        return self.nodes / self.seconds if self.seconds else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Duel:
+    """One problem solved by both searches."""
+
+    board: str
+    depth: int
+    dfpn: Run
+    andor: Run
+
+    @property
+    def ratio(self) -> float:
+        """How many times longer the AND/OR search took (a lower bound past its cap)."""
+        return self.andor.seconds / self.dfpn.seconds
+
+    @property
+    def in_goal(self) -> bool:
+        """Whether the problem is one the goals speak of (<= 7 pieces, n <= 4)."""
+        problem = parse_game(self.board)
+        return problem.n <= GOAL_SIZE and len(problem.pieces) <= GOAL_PIECES
+
+
+def solve(search: str, depth: int, cap: int, board: str) -> Run:
+    """Find the keys of mate in `depth` with one search, here; best of 3 when quick."""
+    kernel = Kernel(EngineConfig())
+    reply = kernel.execute("set_board", board.split())
+    if not reply.ok:
+        raise RuntimeError(f"set_board refused {board}: {reply.text}")
+    position = kernel.position
+    best: Run | None = None
+    for _ in range(3):
+        budget = Budget(cap, depth)
+        solver: MateSolver = ProofNumberSearch(budget) if search == DFPN else MateSearch(budget)
+        start = time.perf_counter()
+        try:
+            keys: list[str] | None = sorted(
+                get_move_name(position, move) for move in solver.keys(position, depth)
+            )
+        except SearchLimitReached:
+            keys = None
+        seconds = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        if best is None or seconds < best.seconds:
+            best = Run(keys, budget.nodes, seconds, peak)
+        if seconds >= 0.5:
+            break
+    assert best is not None
+    return best
+
+
+def solve_in_child(search: str, depth: int, cap: int, board: str) -> Run:
+    """Run `solve` in a fresh process, so that its peak memory is the search's own."""
+    command = [sys.executable, "-m", "bench.mate", "--solve", search, str(depth), str(cap)]
+    result = subprocess.run(
+        [*command, board], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"{search} failed on {board}: {result.stderr[-500:]}")
+    return Run(**json.loads(result.stdout))
+
+
+def duel(board: str, depth: int, andor_cap: int) -> Duel:
+    """Solve one problem with both searches; their keys must agree."""
+    progress(f"mate in {depth}: {DFPN} and {ANDOR} on {board[:40]}...")
+    found = Duel(
+        board,
+        depth,
+        solve_in_child(DFPN, depth, 50_000_000, board),
+        solve_in_child(ANDOR, depth, andor_cap, board),
+    )
+    if found.dfpn.keys is None:
+        raise RuntimeError(f"{DFPN} reached its cap on {board}")
+    if found.andor.keys is not None and found.andor.keys != found.dfpn.keys:
+        raise RuntimeError(f"the searches disagree on {board}: {found.dfpn} {found.andor}")
+    return found
+
+
+def deep_section(settings: Settings) -> tuple[str, list[Goal]]:
+    """Time df-pn against the AND/OR search at N = 3, 4 and 5; return the text and goals."""
+    problems = {3: DEEP_MATE_IN_3, 4: MATE_IN_4, 5: MATE_IN_5}
+    if settings.deep_problems == 1:
+        del problems[5]  # a smoke test: mates in 5 take seconds each
+    duels = [
+        duel(board, depth, settings.andor_cap)
+        for depth, boards in problems.items()
+        for board in boards[: settings.deep_problems]
+    ]
+    rows = []
+    for index, d in enumerate(duels, start=1):
+        problem = parse_game(d.board)
+        capped = d.andor.keys is None
+        rows.append(
+            [
+                str(index),
+                str(d.depth),
+                str(problem.n),
+                str(len(problem.pieces)),
+                "black" if problem.side == "b" else "white",
+                str(len(d.dfpn.keys or [])),
+                milliseconds(d.dfpn.seconds),
+                f"{d.dfpn.rate:,.0f}",
+                f"{d.dfpn.peak_mb:,.0f}",
+                (">" if capped else "") + milliseconds(d.andor.seconds),
+                f"{d.andor.rate:,.0f}",
+                f"{d.andor.peak_mb:,.0f}",
+                ("≥" if capped else "") + f"{d.ratio:,.1f}×",
+            ]
+        )
+    header = ["problem", "N", "n", "pieces", "to move", "keys"]
+    for name in (DFPN, ANDOR):
+        header += [f"{name} ms", f"{name} pos/s", f"{name} MB"]
+    lines = [
+        f"Mate in N, {DFPN} (mate_in) against the {ANDOR} search it replaced: keys in a fresh",
+        "  process each, best of 3 under 0.5 s; pos/s by each search's own count; MB = the",
+        f"  process's peak resident memory; {ANDOR} capped at {settings.andor_cap:,} positions",
+        "  (> and ≥ mark a capped time and ratio); the keys of both are checked to agree",
+        "",
+        table([*header, "ratio"], rows),
+    ]
+    found = []
+    for depth in (3, 4, 5):
+        of_depth = [d for d in duels if d.depth == depth]
+        if not of_depth:
+            continue
+        ratio = statistics.median(d.ratio for d in of_depth)
+        median = statistics.median(d.dfpn.seconds for d in of_depth)
+        slowest = max(d.dfpn.seconds for d in of_depth)
+        lines.append(
+            f"mate in {depth}: {DFPN} median {median * 1000:,.1f} ms, slowest"
+            f" {slowest * 1000:,.1f} ms; {ANDOR}/{DFPN} median {ratio:,.1f}× over"
+            f" {len(of_depth)} problems"
+        )
+        if depth in DEEP_SECONDS:
+            found += deep_goals(of_depth, depth, ratio)
+    lines += [
+        "",
+        table(
+            ["goal", "measured", "limit", "verdict"],
+            [[g.name, g.measured, g.limit, g.verdict] for g in found],
+        ),
+    ]
+    return "\n".join(lines), found
+
+
+def deep_goals(duels: list[Duel], depth: int, ratio: float) -> list[Goal]:
+    """Judge the goals of issue 26 for one depth."""
+    found = []
+    in_goal = [d for d in duels if d.in_goal]
+    if in_goal:
+        slowest = max(d.dfpn.seconds for d in in_goal)
+        found.append(
+            Goal(
+                f"mate in {depth}, n <= {GOAL_SIZE}, <= {GOAL_PIECES} pieces: slowest of"
+                f" {len(in_goal)}",
+                f"{slowest * 1000:,.0f} ms",
+                f"< {DEEP_SECONDS[depth] * 1000:,.0f} ms",
+                slowest < DEEP_SECONDS[depth],
+            )
+        )
+    found.append(
+        Goal(
+            f"mate in {depth}: {ANDOR} / {DFPN}, median of {len(duels)}",
+            f"{ratio:,.1f}×",
+            f">= {DEEP_RATIO:,.0f}×",
+            ratio >= DEEP_RATIO,
+        )
+    )
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the mate section."""
     parser = argparse.ArgumentParser(
         prog="python -m bench.mate", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--quick", action="store_true", help="small counts, for a smoke test")
-    print(run(parser.parse_args(argv).quick))
+    parser.add_argument(
+        "--solve",
+        nargs=4,
+        metavar=("SEARCH", "N", "CAP", "BOARD"),
+        help="(internal) run one search here and print its run as JSON",
+    )
+    arguments = parser.parse_args(argv)
+    if arguments.solve:
+        search, depth, cap, board = arguments.solve
+        found = solve(search, int(depth), int(cap), board)
+        print(json.dumps(dataclasses.asdict(found)))
+        return 0
+    print(run(arguments.quick))
     return 0
 
 

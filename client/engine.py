@@ -28,6 +28,7 @@ import os
 import re
 import select
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -453,6 +454,16 @@ class Engine:
     def close(self) -> None:
         """End the engine politely (end of input), by force if it lingers, and tidy up."""
         self._finish(kill=False)
+
+    def interrupt(self) -> bool:
+        """Send SIGUSR1 to the running process, from any thread: cubemate stops the search of
+        the command it runs (genmove answers its best move so far). Return whether a process
+        was there to receive it."""
+        process = self._process
+        if process is None or process.poll() is not None:
+            return False
+        process.send_signal(signal.SIGUSR1)
+        return True
 
     def abort(self) -> None:
         """Kill the process from another thread: the call waiting on it there then fails as

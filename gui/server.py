@@ -18,6 +18,11 @@ HTTP interface:
   ``{"ok": <all ok>, "replies": [<one answer as above per line>]}`` (HTTP 200); after an engine
   failure the remaining lines are not sent. One request instead of five saves the page a
   round trip per line.
+- ``POST /genmove`` with ``{"game": N, "color": "b"}`` plays the computer's move in version N of
+  the engine's game; ``POST /stop`` with ``{"game": N}`` stops the search asked for N and takes
+  back what it played; ``GET /thinking`` tells what the search has found so far; ``POST /record``
+  with ``{"text": ..., "name": ...}`` reads a game record into the engine (gui/guard.py). Every
+  answer carries ``"game"``, the version the engine's game is at.
 
 Every request gets an HTTP answer, refusals included: a body that is not plainly one of these
 two shapes (gui/request_body.py) or not framed by one Content-Length is refused with a JSON error
@@ -29,28 +34,36 @@ bounded pool of threads and closed after ``--idle-timeout`` seconds of silence
 from __future__ import annotations
 
 import argparse
-import contextlib
 import errno
 import json
 import math
 import shlex
 import signal
 import sys
-import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from client.engine import ENGINE_DEFAULT, EngineDied
-from client.engine import Engine as ClientEngine
 from gui.connections import DEFAULT_IDLE_TIMEOUT, PooledHTTPServer, PooledRequestHandler
-from gui.request_body import BadBody, RelayRequest, parse_relay_body
+from gui.guard import GameChanged, GameGuard
+from gui.records import RecordFolderError
+from gui.relay import Engine, EngineError, Reply, check_line, echo_stderr
+from gui.request_body import (
+    BadBody,
+    RelayRequest,
+    parse_move_body,
+    parse_record_body,
+    parse_relay_body,
+    parse_stop_body,
+)
+from gui.thinking import ThinkingFeed
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 INDEX_HTML = Path(__file__).resolve().parent / "index.html"
+#: The engine's settings under the GUI: the shipped ones, with genmove's thinking on stderr.
+ENGINE_CONFIG = Path(__file__).resolve().parent / "engine_config.toml"
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 DEFAULT_TIMEOUT = 30.0
@@ -65,138 +78,19 @@ WRITE_BUFFER = 256 * 1024
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
 
 
-class EngineError(Exception):
-    """The engine could not be started or did not give a complete response."""
-
-    def __init__(self, message: str, restarted: bool = False) -> None:
-        """Keep the message and whether a new engine was started after the failure."""
-        super().__init__(message)
-        self.restarted = restarted
-
-
-@dataclass(frozen=True)
-class Reply:
-    """One engine response: the raw text and whether the engine had to be restarted first."""
-
-    raw: str
-    restarted: bool
-    notice: str
-
-
-def check_line(line: str) -> str | None:
-    """Return why ``line`` must not be sent to the engine, or None when it is fine."""
-    for char in line:
-        # A CR, LF or any other separator that str.splitlines knows would smuggle a second
-        # command in (Python's universal newlines treat a lone CR as a line end too).
-        if len(f"a{char}b".splitlines()) > 1:
-            return "the line must not contain a line break"
-        if char != "\t" and (ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0):
-            return "the line must not contain control characters"
-    stripped = line.strip(" \t")
-    # Blank and comment lines get no response, so waiting for one would hang the relay.
-    if not stripped:
-        return "the line is empty"
-    if stripped.startswith("#"):
-        return "comment lines get no response from the engine"
-    return None
-
-
-def command_name(line: str) -> str:
-    """Return the command name of a protocol line, skipping an optional numeric id."""
-    words = line.split()
-    if words and words[0].isdigit():
-        words = words[1:]
-    return words[0] if words else ""
-
-
-def parse_response(raw: str) -> tuple[bool, str]:
-    """Split a raw response into success and its text without the status mark, id and space."""
-    body = raw.removesuffix("\n\n").removesuffix("\n")
-    ok = body.startswith("=")
-    if body[:1] in ("=", "?"):
-        rest = body[1:].lstrip("0123456789")
-        body = rest.removeprefix(" ")
-    return ok, body
-
-
-class Engine:
-    """Relay protocol lines to one engine child process (client/engine.py), one at a time,
-    restarting it when it has died and saying so."""
-
-    def __init__(self, command: Sequence[str], cwd: Path, timeout: float) -> None:
-        """Remember how to start the engine; ``start`` actually launches it."""
-        self.command = list(command)
-        # Re-entrant, so that a batch can hold it across several sends.
-        self.lock = threading.RLock()
-        # The engine logs where its configuration says (logs/), and its warnings belong on
-        # the server's terminal.
-        self.process = ClientEngine(
-            command, log_dir=ENGINE_DEFAULT, timeout=timeout, cwd=cwd, on_stderr=echo_stderr
-        )
-
-    def start(self) -> None:
-        """Launch a fresh engine process unless one is running."""
-        try:
-            self.process.start()
-        except EngineDied as exc:
-            raise EngineError(str(exc)) from exc
-
-    def alive(self) -> bool:
-        """Tell whether the engine process is running."""
-        return self.process.alive
-
-    def send(self, line: str) -> Reply:
-        """Send one protocol line and return the complete response, restarting a dead engine."""
-        with self.lock:
-            notice = "" if self.process.alive else self._restart_notice(self.process.returncode)
-            try:
-                response = self.process.send(line)
-            except EngineDied as exc:
-                if exc.delivered:
-                    # Do not resend: this very line may be what killed the engine.
-                    with contextlib.suppress(EngineDied):
-                        self.process.start()
-                    raise EngineError(
-                        f"{exc}; started a new engine (the position was reset)", restarted=True
-                    ) from exc
-                # The engine died before it could read the line, so sending it again is safe.
-                notice = self._restart_notice(exc.exit_code)
-                try:
-                    response = self.process.send(line)
-                except EngineDied as again:
-                    raise EngineError(str(again), restarted=True) from again
-            return Reply(raw=response.raw, restarted=bool(notice), notice=notice)
-
-    def _restart_notice(self, code: int | None) -> str:
-        """Describe why the engine is being (re)started."""
-        if self.process.pid is None:
-            return "engine was not running; started it"
-        return f"engine had exited (code {code}); started a new one (the position was reset)"
-
-    def close(self) -> None:
-        """Shut the engine down for good."""
-        with self.lock:
-            self.process.close()
-
-
-def echo_stderr(line: str) -> None:
-    """Show a line the engine wrote on its stderr on the server's own."""
-    print(line, file=sys.stderr, flush=True)
-
-
 class GuiServer(PooledHTTPServer):
     """An HTTP server that knows its engine and page."""
 
     def __init__(
         self,
         port: int,
-        engine: Engine,
+        guard: GameGuard,
         verbose: bool,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
         """Bind to 127.0.0.1 on ``port`` (0 picks a free port)."""
         super().__init__((HOST, port), Handler, idle_timeout=idle_timeout)
-        self.engine = engine
+        self.guard = guard
         self.verbose = verbose
 
     @property
@@ -316,57 +210,140 @@ class Handler(PooledRequestHandler):
             self._send_bytes(HTTPStatus.OK, body, "text/html; charset=utf-8")
         elif path == "/favicon.ico":
             self._send_bytes(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
+        elif path == "/thinking":
+            self._send_json(HTTPStatus.OK, self.server.guard.snapshot())
         else:
             self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
 
     def do_POST(self) -> None:
-        """Relay one protocol line (or a short list of them) to the engine; answer in JSON."""
+        """Relay protocol lines, play or stop the computer's move, or read a record; answer
+        in JSON."""
         if not self._host_allowed():
             self._refuse(HTTPStatus.FORBIDDEN, "requests must come from this server's own page")
             return
-        if self.path.split("?", 1)[0] != "/engine":
+        action = POST_ACTIONS.get(self.path.split("?", 1)[0])
+        if action is None:
             self._refuse(HTTPStatus.NOT_FOUND, f"no such endpoint: {self.path}")
             return
-        request = self._read_request()
+        body = self._read_json_body()
+        if body is not None:
+            action(self, body)
+
+    def _post_engine(self, body: bytes) -> None:
+        """Relay one protocol line, or a batch of them, to the engine."""
+        request = self._relay_request(body)
         if request is None:
             return
+        guard = self.server.guard
         if not request.batch:
             reply = self._relay(request.lines[0])
             status = HTTPStatus.BAD_GATEWAY if "error" in reply else HTTPStatus.OK
-            self._send_json(status, reply)
+            self._send_json(status, {**reply, "game": guard.version})
             return
         replies: list[dict[str, Any]] = []
-        with self.server.engine.lock:  # no other request between the lines of a batch
+        with guard.engine.lock:  # no other request between the lines of a batch
             for line in request.lines:
                 replies.append(self._relay(line))
                 if "error" in replies[-1]:
                     break  # the engine failed: the lines after this one are not sent
-        self._send_json(HTTPStatus.OK, {"ok": all(r["ok"] for r in replies), "replies": replies})
+        self._send_json(
+            HTTPStatus.OK,
+            {"ok": all(r["ok"] for r in replies), "replies": replies, "game": guard.version},
+        )
+
+    def _post_genmove(self, body: bytes) -> None:
+        """Play the computer's move in the version of the game the page asked it for."""
+        try:
+            request = parse_move_body(body)
+        except BadBody as exc:
+            self._error(HTTPStatus.BAD_REQUEST, str(exc))
+            return
+        guard = self.server.guard
+        try:
+            reply = guard.genmove(request.game, request.colour)
+        except GameChanged as exc:
+            self._send_json(
+                HTTPStatus.CONFLICT,
+                {"ok": False, "error": str(exc), "cancelled": exc.cancelled, "game": exc.version},
+            )
+            return
+        except EngineError as exc:
+            self._send_json(
+                HTTPStatus.BAD_GATEWAY,
+                {"ok": False, "error": str(exc), "restarted": exc.restarted, "game": guard.version},
+            )
+            return
+        self._send_json(HTTPStatus.OK, {**reply_json(reply), "game": guard.version})
+
+    def _post_stop(self, body: bytes) -> None:
+        """Stop the search asked for a version of the game, and take back what it played."""
+        try:
+            request = parse_stop_body(body)
+        except BadBody as exc:
+            self._error(HTTPStatus.BAD_REQUEST, str(exc))
+            return
+        try:
+            stopped = self.server.guard.stop(request.game)
+        except EngineError as exc:
+            self._send_json(
+                HTTPStatus.BAD_GATEWAY,
+                {"ok": False, "error": str(exc), "game": self.server.guard.version},
+            )
+            return
+        self._send_json(
+            HTTPStatus.OK,
+            {
+                "ok": True,
+                "stopped": stopped.stopped,
+                "taken_back": stopped.taken_back,
+                "game": stopped.version,
+            },
+        )
+
+    def _post_record(self, body: bytes) -> None:
+        """Read a posted game record into the engine, at its start."""
+        try:
+            request = parse_record_body(body)
+        except BadBody as exc:
+            self._error(HTTPStatus.BAD_REQUEST, str(exc))
+            return
+        guard = self.server.guard
+        try:
+            loaded = guard.load_record(request.text, request.name)
+        except RecordFolderError as exc:
+            self._error(HTTPStatus.INTERNAL_SERVER_ERROR, str(exc))
+            return
+        except EngineError as exc:
+            self._send_json(
+                HTTPStatus.BAD_GATEWAY,
+                {"ok": False, "error": str(exc), "restarted": exc.restarted, "game": guard.version},
+            )
+            return
+        payload = reply_json(loaded.reply)
+        if loaded.reply.ok:
+            payload.update(moves=list(loaded.moves), record=loaded.record)
+        self._send_json(HTTPStatus.OK, {**payload, "game": guard.version})
 
     def _relay(self, line: str) -> dict[str, Any]:
         """Send one line to the engine and describe the outcome as the JSON answer does."""
         try:
-            reply = self.server.engine.send(line)
+            reply = self.server.guard.relay(line)
         except EngineError as exc:
             return {"ok": False, "error": str(exc), "restarted": exc.restarted}
-        ok, text = parse_response(reply.raw)
-        payload: dict[str, Any] = {"ok": ok, "text": text, "raw": reply.raw}
-        payload["restarted"] = reply.restarted
-        if reply.notice:
-            payload["notice"] = reply.notice
-        return payload
+        return reply_json(reply)
 
-    def _read_request(self) -> RelayRequest | None:
-        """Read the body and check every line in it before any is sent; on a bad request
-        answer the error and return None."""
+    def _read_json_body(self) -> bytes | None:
+        """Read a JSON body; on a bad request answer the error and return None."""
         # Requiring JSON forces a CORS preflight on cross-site requests, which we never grant.
         content_type = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
         if content_type != "application/json":
             self._refuse(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send Content-Type: application/json")
             return None
-        body = self._read_body()
-        if body is None:
-            return None
+        return self._read_body()
+
+    def _relay_request(self, body: bytes) -> RelayRequest | None:
+        """Check every line of a relay request before any is sent; on a bad request answer
+        the error and return None."""
         try:
             request = parse_relay_body(body)
         except BadBody as exc:
@@ -429,6 +406,38 @@ class Handler(PooledRequestHandler):
         return bytes(body)
 
 
+def reply_json(reply: Reply) -> dict[str, Any]:
+    """Describe an engine response as the JSON answers do."""
+    payload: dict[str, Any] = {
+        "ok": reply.ok,
+        "text": reply.text,
+        "raw": reply.raw,
+        "restarted": reply.restarted,
+    }
+    if reply.notice:
+        payload["notice"] = reply.notice
+    return payload
+
+
+#: What each POST path does with its body.
+POST_ACTIONS: dict[str, Callable[[Handler, bytes], None]] = {
+    "/engine": Handler._post_engine,
+    "/genmove": Handler._post_genmove,
+    "/stop": Handler._post_stop,
+    "/record": Handler._post_record,
+}
+
+
+def stderr_reader(feed: ThinkingFeed) -> Callable[[str], None]:
+    """Route the engine's stderr: thinking lines to the feed, the rest to our own stderr."""
+
+    def take(line: str) -> None:
+        if not feed.take(line):
+            echo_stderr(line)
+
+    return take
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """Read the command line."""
     parser = argparse.ArgumentParser(
@@ -441,8 +450,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--engine",
         default=None,
         metavar="CMD",
-        help="engine command line, run from the repository root "
-        f"(default: {shlex.quote(sys.executable)} main.py)",
+        help="engine command line, run from the repository root (default: "
+        f"{shlex.quote(sys.executable)} main.py --config gui/engine_config.toml, whose "
+        "genmove writes its thinking on stderr for the page)",
     )
     parser.add_argument(
         "--timeout",
@@ -496,17 +506,24 @@ def _raise_exit(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(0)
 
 
+def default_engine() -> list[str]:
+    """This checkout's engine, with the GUI's settings."""
+    return [sys.executable, "main.py", "--config", str(ENGINE_CONFIG.relative_to(REPO_ROOT))]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Start the engine and the server; serve until interrupted."""
     args = parse_args(argv)
-    command = shlex.split(args.engine) if args.engine else [sys.executable, "main.py"]
+    command = shlex.split(args.engine) if args.engine else default_engine()
     if not command:
         print("error: --engine is empty", file=sys.stderr)
         return 2
-    engine = Engine(command, REPO_ROOT, args.timeout)
+    feed = ThinkingFeed()
+    engine = Engine(command, REPO_ROOT, args.timeout, on_stderr=stderr_reader(feed))
+    guard = GameGuard(engine, feed, args.timeout)
     # Take the port first: a busy one should fail at once, before an engine is started.
     try:
-        server = GuiServer(args.port, engine, args.verbose, args.idle_timeout)
+        server = GuiServer(args.port, guard, args.verbose, args.idle_timeout)
     except OSError as exc:
         print(f"error: {listen_problem(args.port, exc)}", file=sys.stderr)
         return 1

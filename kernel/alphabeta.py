@@ -51,6 +51,10 @@ MAX_DEPTH = 64
 #: The longest line searched, extensions and captures included: past it a position is
 #: judged as it stands (the Python stack stays shallow whatever the board).
 MAX_PLY = 100
+#: The most plies of captures searched past the nominal depth.
+QUIESCENCE_PLIES = 8
+#: Centipawns a capture may gain beyond its victim's value (placement, a discovered attack).
+DELTA_MARGIN = 200
 #: Kinds of bound a table entry holds.
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -328,10 +332,10 @@ class Searcher:
             moves = self.evasions()
         else:
             best_score = evaluate(position, self.tables, self.material, self.army)
-            if best_score >= beta:
+            if best_score >= beta or ply >= self.root_depth + QUIESCENCE_PLIES:
                 return best_score
             alpha = max(alpha, best_score)
-            moves = self.captures()
+            moves = self.captures(alpha - best_score)
         for move in moves:
             check = gives_check(position, move)
             self.make(move)
@@ -400,12 +404,16 @@ class Searcher:
                     captures.append((letter, origin, target, piece))
         return captures, quiet
 
-    def captures(self) -> list[SearchMove]:
-        """List the legal captures, out of check, the best victim first.
+    def captures(self, shortfall: int) -> list[SearchMove]:
+        """List the legal captures worth trying, out of check, the best victim first.
 
         Found from the victims: for each enemy piece, the pieces that attack it (through the
         attack table, one look-up per pair). That beats walking every ray of every piece on
         any board, and by far on a large one, where rays are long and pieces far apart.
+        Left out: a capture whose victim, with `DELTA_MARGIN` to spare, cannot make up the
+        `shortfall` of the position to alpha, and a capture by a piece worth more than its
+        victim on a cell the enemy guards. On a crowded cube the captures otherwise breed
+        faster than any search can follow them.
         """
         position = self.position
         cells = position.cells
@@ -414,12 +422,21 @@ class Searcher:
         pins: dict[int, range | None] = {}
         found: list[tuple[int, SearchMove]] = []
         for target, victim in position.pieces[1 - side].items():
-            worth = 16 * abs(values[victim])
+            gain = abs(values[victim])
+            if gain + DELTA_MARGIN < shortfall:
+                continue
+            guarded: bool | None = None  # asked only when a dearer piece would take
             for origin in attackers(position, target, side):
                 letter = cells[origin]
+                cost = abs(values[letter])
+                if cost > gain:
+                    if guarded is None:
+                        guarded = is_attacked(position, target, 1 - side)
+                    if guarded:
+                        continue
                 move = (letter, origin, target, victim)
                 if self.is_legal(move, pins):
-                    found.append((abs(values[letter]) - worth, move))
+                    found.append((cost - 16 * gain, move))
         found.sort()
         return [move for _, move in found]
 

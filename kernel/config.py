@@ -7,6 +7,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from kernel.search import MAX_MATE_MOVES
+
 #: Board sizes the engine can hold at all; beyond this the padded array outgrows memory.
 LARGEST_SUPPORTED_SIZE = 256
 
@@ -29,6 +31,7 @@ class EngineConfig:
     json_log: str = "cubemate.jsonl"
     echo_stderr: bool = False
     max_nodes: int = 5_000_000
+    max_mate_moves: int = 5
     play_depth: int = 0
     play_nodes: int = 0
     move_time: float = 1.0
@@ -67,7 +70,7 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "json_file": "json_log",
         "echo_stderr": "echo_stderr",
     },
-    "search": {"max_nodes": "max_nodes"},
+    "search": {"max_nodes": "max_nodes", "max_mate_moves": "max_mate_moves"},
     "play": {
         "depth": "play_depth",
         "nodes": "play_nodes",
@@ -131,6 +134,10 @@ def check_config(config: EngineConfig) -> None:
         )
     if config.max_nodes < 1:
         raise ConfigError(f"search.max_nodes: {config.max_nodes} must be 1 or more")
+    if not 1 <= config.max_mate_moves <= MAX_MATE_MOVES:
+        raise ConfigError(
+            f"search.max_mate_moves: {config.max_mate_moves} is outside 1 ... {MAX_MATE_MOVES}"
+        )
     check_play(config)
     # The largest board must fit on one line, with room for the command and its size.
     needed = notation_length(config.max_board_size) + 64

@@ -7,10 +7,15 @@ the search looks at each time it counts positions (search.Budget.spend) and answ
 SearchStopped there, where nothing is half done; the command is then refused and changes
 nothing. A stop asked for while no command runs is forgotten, so it never stops the next one.
 
-SIGTERM, SIGHUP and SIGINT (on a pipe, or at a terminal prompt) end the engine: the handler
-raises EndingSignal, a BaseException, so that no `except Exception` of a command takes it for a
-bug, and main logs the exit. Only the first ending signal raises; any that comes while the
-engine is ending is ignored, so the exit runs to its end.
+SIGTERM, SIGHUP and SIGINT (on a pipe, or at a terminal prompt) end the engine. While no
+command runs, the handler raises EndingSignal, a BaseException, so that no `except Exception`
+takes it for a bug, and main logs the exit. While a command runs, an exception at an arbitrary
+bytecode could land half way through a move being played or taken back, and the cleanup on
+the way out would then meet a position that is neither: so the handler only notes the ending
+and stops the search, exactly as SIGUSR1 does; the command unwinds at its next count of
+positions, and main, seeing the ending, raises EndingSignal instead of answering. Only the
+first ending signal counts; any that comes while the engine is ending is ignored, so the exit
+runs to its end.
 """
 
 from __future__ import annotations
@@ -45,12 +50,21 @@ class Command:
     """What the handlers and the search share: whether a command runs, whether it was asked
     to stop, and whether the engine is ending. Entered while a command runs."""
 
-    __slots__ = ("ending", "running", "stop_requested")
+    __slots__ = ("ending", "pending_end", "running", "stop_requested")
 
     def __init__(self) -> None:
         self.running = False
         self.stop_requested = False
         self.ending = False
+        #: The name of an ending signal that came while a command ran: main ends the engine
+        #: once the command has unwound, instead of answering.
+        self.pending_end: str | None = None
+
+    def end_if_asked(self) -> None:
+        """Raise the EndingSignal that came while the last command ran, if one did."""
+        if self.pending_end is not None:
+            name, self.pending_end = self.pending_end, None
+            raise EndingSignal(name)
 
     def __enter__(self) -> None:
         self.stop_requested = False
@@ -82,11 +96,17 @@ def on_stop(signum: int, frame: FrameType | None) -> None:
 
 
 def on_ending(signum: int, frame: FrameType | None) -> None:
-    """End the engine by raising EndingSignal, unless it is ending already."""
+    """End the engine, unless it is ending already: at once when idle, else once the running
+    command has unwound (its search is stopped now)."""
     if COMMAND.ending:
         return
     COMMAND.ending = True
-    raise EndingSignal(signal.Signals(signum).name)
+    name = signal.Signals(signum).name
+    if COMMAND.running:
+        COMMAND.pending_end = name
+        COMMAND.stop_requested = True
+        return
+    raise EndingSignal(name)
 
 
 def on_terminal_interrupt(signum: int, frame: FrameType | None) -> None:
@@ -94,8 +114,11 @@ def on_terminal_interrupt(signum: int, frame: FrameType | None) -> None:
     code it runs; at the prompt, or when the command goes on after a stop was asked, end."""
     if COMMAND.running and not COMMAND.stop_requested:
         COMMAND.stop_requested = True
-    else:
-        on_ending(signum, frame)
+    elif not COMMAND.ending:
+        # At the prompt; or a second Ctrl-C, the first having stopped the search already and
+        # the command going on without looking: the person wants out now.
+        COMMAND.ending = True
+        raise EndingSignal(signal.Signals(signum).name)
 
 
 #: Signals that stay ignored when the engine starts with them ignored: nohup's SIGHUP, the
@@ -113,6 +136,7 @@ def handlers(at_terminal: bool) -> Iterator[None]:
         signal.SIGUSR1: on_stop,
     }
     COMMAND.ending = False
+    COMMAND.pending_end = None
     previous: dict[signal.Signals, Handler] = {}
     try:
         for signum, handler in wanted.items():

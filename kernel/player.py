@@ -127,6 +127,9 @@ class Player:
         every time the same game is asked.
         """
         table = TranspositionTable(self.hash_mb)
+        # Moves are generated in the order of the pieces: the same order for the same
+        # position, whatever was played and taken back before, gives the same search.
+        game.position.order_pieces()
         searcher = Searcher(game, limits, table, report, self.weights)
         result = searcher.search()
         if result.move is None:

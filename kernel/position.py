@@ -154,6 +154,17 @@ class Position:
         twin.key = self.key
         return twin
 
+    def order_pieces(self) -> None:
+        """Order each side's pieces as a freshly set position has them: by letter, then cell.
+
+        Playing and taking back a move puts its piece last; this undoes that, so that
+        whatever walks the pieces meets them in one order for one position.
+        """
+        for pieces, letters in zip(self.pieces, SIDE_LETTERS, strict=True):
+            ordered = sorted(pieces.items(), key=lambda item: (letters.index(item[1]), item[0]))
+            pieces.clear()
+            pieces.update(ordered)
+
     def rows(self) -> list[str]:
         """Return the n*n rows in notation order: top layer first, back row first."""
         size = self.size

@@ -7,13 +7,26 @@ mate as fast, the first by name is shown, so the same position always gives the 
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from kernel.notation import get_move_name
-from kernel.position import Position
+from kernel.position import Move, Position
 from kernel.rules import Analysis
-from kernel.search import MateSearch
 
 
-def write_solution(search: MateSearch, position: Position, moves: int) -> list[str]:
+class MateSolver(Protocol):
+    """What a solution asks of a mate search (kernel.proofnumber's, or the tests' reference)."""
+
+    def keys(self, position: Position, moves: int) -> list[Move]:
+        """Return every move of the side to move that mates in `moves` or fewer."""
+        ...
+
+    def mating_answers(self, position: Position, moves: int) -> tuple[list[Move], int]:
+        """Return the moves of the shortest mate within `moves`, and its length; ([], 0)."""
+        ...
+
+
+def write_solution(search: MateSolver, position: Position, moves: int) -> list[str]:
     """Write each key and, under it, each defence with a mating answer, down to the mate."""
     lines: list[str] = []
     keys = sorted(search.keys(position, moves), key=lambda move: get_move_name(position, move))
@@ -29,7 +42,7 @@ def write_solution(search: MateSearch, position: Position, moves: int) -> list[s
     return lines
 
 
-def defences_tree(search: MateSearch, position: Position, moves: int, indent: str) -> list[str]:
+def defences_tree(search: MateSolver, position: Position, moves: int, indent: str) -> list[str]:
     """Write each defence of the position and the attacker's mating answer, recursively.
 
     Empty when the defender is already mated.

@@ -47,3 +47,33 @@ set_board [rq,##],[##,K#]
 #? [N must be 1 or more, got 0]*
 23 solution x
 #? [N must be a whole number.*]*
+
+# mate_search: the shortest mate, its length and every key of that length.
+set_board [###,#k#,#b#],[##b,###,###],[r##,##K,###] b
+40 mate_search
+#? [2 bb1\(III\)-a2\(II\) bb1\(III\)-c2\(II\)]
+41 mate_search 1
+#? [no mate within 1 move]*
+set_board [rb#,###,nNK],[###,##b,#b#],[###,##k,###] b
+42 mate_search 3
+#? [1 na1\(III\)-b1\(I\)]
+
+# A mate in 3 by one key only, and a mate in 4 by one key: none shorter.
+set_board [K##,###,###],[###,rr#,###],[###,#k#,#n#] b
+43 mate_search
+#? [3 ra2\(II\)-a3\(II\)]
+44 mate_in 2
+#? []
+set_board [###,###,k##],[###,###,#R#],[###,#K#,#R#]
+45 mate_search 3
+#? [no mate within 3 moves]*
+46 mate_search 4
+#? [4 Rb1\(II\)-b1\(III\)]
+47 mate_in 4
+#? [Rb1\(II\)-b1\(III\)]
+
+# Refusals: MAX below 1, MAX not a number.
+48 mate_search 0
+#? [MAX must be 1 or more, got 0]*
+49 mate_search many
+#? [MAX must be a whole number.*]*

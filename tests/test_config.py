@@ -50,7 +50,7 @@ def test_every_field_is_reachable_from_the_file() -> None:
         "engine": {"name": "x", "board_size": 4, "max_board_size": 8},
         "protocol": {"max_line_bytes": 5000, "comments": "anywhere"},
         "log": {"dir": "d", "console_file": "c.log", "json_file": "j.jsonl", "echo_stderr": True},
-        "search": {"max_nodes": 1000},
+        "search": {"max_nodes": 1000, "max_mate_moves": 3},
         "play": {
             "depth": 3,
             "nodes": 500,
@@ -258,6 +258,6 @@ def test_echo_stderr_copies_the_console_log(tmp_path: Path) -> None:
 def test_the_evaluation_defaults_are_the_evaluations_own() -> None:
     """The config's [evaluation] defaults are the numbers kernel/evaluation.py documents."""
     from kernel.evaluation import DEFAULT_WEIGHTS
-    from kernel.kernel import weights_of
+    from kernel.session import weights_of
 
     assert weights_of(EngineConfig()) == DEFAULT_WEIGHTS

@@ -5,13 +5,15 @@ folder, and stops it at the end; one browser serves every test, each test gets a
 is skipped when ``/usr/bin/chromium`` is missing. The tests wait for page states (the page counts
 its engine jobs in ``body[data-pending]``), never for fixed times; where a race must be provoked,
 the engine's answers are held back with a route, and where the edit pause matters, the page's
-clock is paused.
+clock is paused. The screenshots of docs/ are written to a temporary folder, and to docs/ only
+when ``CUBEMATE_REFRESH_SCREENSHOTS=1`` asks for them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import re
 import shlex
@@ -44,6 +46,10 @@ pytestmark = pytest.mark.xdist_group("browser")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DOCS = REPO_ROOT / "docs"
+#: The engine's settings under the GUI (its thinking on stderr), as `make gui` starts it.
+GUI_CONFIG = REPO_ROOT / "gui" / "engine_config.toml"
+#: Set to 1 to write the screenshots into docs/ instead of a temporary folder.
+REFRESH_SCREENSHOTS = "CUBEMATE_REFRESH_SCREENSHOTS"
 BROWSER_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -64,8 +70,10 @@ SETTLE_MS = 30_000  # generous: two cores shared with other work
 
 def start_server(logs: Path, *engine_args: str) -> tuple[subprocess.Popen[str], str]:
     """Start the GUI server on a free port with a real engine (``engine_args`` added to its
-    command line); return the process and the URL it prints."""
-    engine = shlex.join([sys.executable, "main.py", "--log-dir", str(logs), *engine_args])
+    command line; the GUI's own config when there are none); return the process and the URL
+    it prints."""
+    options = engine_args or ("--config", str(GUI_CONFIG))
+    engine = shlex.join([sys.executable, "main.py", "--log-dir", str(logs), *options])
     process = subprocess.Popen(
         [sys.executable, "-m", "gui.server", "--port", "0", "--engine", engine],
         cwd=REPO_ROOT,
@@ -931,23 +939,47 @@ def test_server_sends_each_response_in_one_write(server_url: str) -> None:
 # ---------------------------------------------------------------- screenshots for the README
 
 
-def test_screenshots(browser: Browser, server_url: str) -> None:
-    """Save the page solving the mate-in-2 example at 1400 px and on a 390 px phone, and a
-    board of eight at 1400 px scrolled to its bottom (the panel stays in view)."""
-    DOCS.mkdir(exist_ok=True)
-    for width, height, name in ((1400, 900, "gui.png"), (390, 844, "gui-390.png")):
-        with open_page(browser, server_url, width, height) as tab:
-            tab.select_option("#examples", MATE_IN_2_EXAMPLE)
-            tab.click("#solve")
+def screenshot_folder(tmp_path: Path) -> Path:
+    """Where the screenshots go: docs/ when asked to refresh them, else a temporary folder, so
+    that a test run leaves the tracked files alone."""
+    return DOCS if os.environ.get(REFRESH_SCREENSHOTS) == "1" else tmp_path
+
+
+def test_screenshots(browser: Browser, server_url: str, tmp_path: Path) -> None:
+    """Save a game against the computer at 1400 px, the mate in 2 of rules.md solved on a
+    390 px phone, and a board of eight at 1400 px scrolled to its bottom (the panel stays in
+    view)."""
+    folder = screenshot_folder(tmp_path)
+    with open_page(browser, server_url, 1400, 900) as tab:
+        tab.select_option("#size", "4")
+        tab.select_option("#level", "level depth 2")
+        tab.click("#new-game")
+        tab.select_option("#opponent", "black")
+        settle(tab)
+        for _ in range(2):  # the user plays the hint, the computer answers
+            tab.click("#hint")
             settle(tab)
-            assert tab.locator("#keys button").count() == 2
-            if width < 1000:  # the phone shows a game under way instead
-                tab.click('#keys button[data-move="bb1(III)-a2(II)"]')
-                settle(tab)
-                tab.click('[data-cell="c2(I)"]')  # white's king: its escapes light up
-            path = DOCS / name
-            tab.screenshot(path=str(path), full_page=width < 1000)
-            assert path.stat().st_size > 10_000
+            origin, target = (
+                tab.get_attribute(f'[data-hint="{end}"]', "data-cell") for end in ("from", "to")
+            )
+            play(tab, str(origin), str(target))
+        assert tab.locator("#moves li").count() == 4
+        assert tab.locator("[data-last-move]").count() == 2
+        assert tab.get_attribute("#thinking", "data-state") == "done"
+        path = folder / "gui.png"
+        tab.screenshot(path=str(path))
+        assert path.stat().st_size > 10_000
+    with open_page(browser, server_url, 390, 844) as tab:
+        tab.select_option("#examples", MATE_IN_2_EXAMPLE)
+        tab.click("#solve")
+        settle(tab)
+        assert tab.locator("#keys button").count() == 2
+        tab.click('#keys button[data-move="bb1(III)-a2(II)"]')
+        settle(tab)
+        tab.click('[data-cell="c2(I)"]')  # white's king: its escapes light up
+        path = folder / "gui-390.png"
+        tab.screenshot(path=str(path), full_page=True)
+        assert path.stat().st_size > 10_000
     with open_page(browser, server_url, 1400, 900) as tab:
         tab.select_option("#size", "8")
         for letter, cell in (("K", "d4(IV)"), ("q", "f6(VI)"), ("r", "d8(IV)"), ("k", "h8(VIII)")):
@@ -957,6 +989,6 @@ def test_screenshots(browser: Browser, server_url: str) -> None:
         assert tab.inner_text("#verdict") == "check"
         tab.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
         tab.wait_for_function("window.scrollY > 0")
-        path = DOCS / "gui-1400.png"
+        path = folder / "gui-1400.png"
         tab.screenshot(path=str(path))
         assert path.stat().st_size > 10_000

@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 
-from gui.request_body import MAX_BATCH, BadBody, RelayRequest, parse_relay_body
+from gui.request_body import (
+    MAX_BATCH,
+    BadBody,
+    MoveRequest,
+    RecordRequest,
+    RelayRequest,
+    StopRequest,
+    parse_move_body,
+    parse_record_body,
+    parse_relay_body,
+    parse_stop_body,
+)
 
 
 @pytest.mark.parametrize(
@@ -68,3 +80,55 @@ def test_refusals_name_the_problem(body: bytes, message: str) -> None:
     with pytest.raises(BadBody) as refused:
         parse_relay_body(body)
     assert str(refused.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    "body,request_",
+    [
+        (b'{"game": 12, "color": "b"}', MoveRequest(12, "b")),
+        (b'{"color": "white", "game": 0}', MoveRequest(0, "white")),
+        (b'{"game": 999999999999999999, "color": "w"}', MoveRequest(999_999_999_999_999_999, "w")),
+    ],
+)
+def test_move_requests_are_read(body: bytes, request_: MoveRequest) -> None:
+    """The computer's move is asked with the game's version and a colour."""
+    assert parse_move_body(body) == request_
+
+
+@pytest.mark.parametrize(
+    "parse,body,message",
+    [
+        (parse_move_body, b'{"game": 1}', 'the key "color" is missing: send {"game"'),
+        (parse_move_body, b'{"game": 1, "color": "b", "x": 1}', 'unknown key "x": send'),
+        (parse_move_body, b'{"game": 1, "color": "B"}', '"color" is "B", not one of w, b, white'),
+        (parse_move_body, b'{"game": true, "color": "b"}', '"game" is true, not a number'),
+        (parse_move_body, b'{"game": 1e3, "color": "b"}', '"game" must be a whole number'),
+        (parse_move_body, b'{"game": -0, "color": "b"}', '"game" must be a whole number'),
+        (
+            parse_stop_body,
+            b'{"game": ' + b"9" * 19 + b"}",
+            '"game" must be a whole number of at most 18 digits',
+        ),
+        (parse_stop_body, b"[1]", "the body is an array, not an object"),
+        (parse_stop_body, b'{"game": NaN}', "the body is not JSON: NaN is not a JSON value"),
+        (parse_record_body, b'{"text": 1, "name": "a"}', '"text" is a number, not a string'),
+        (parse_record_body, b'{"text": "", "name": ""}', '"name" must be 1 to 255 characters'),
+        (parse_record_body, b'{"text": "", "name": "a\\nb"}', '"name" must be 1 to 255 characters'),
+        (parse_record_body, b'{"text": "\\ud800", "name": "a"}', '"text" holds a lone surrogate'),
+    ],
+)
+def test_other_requests_refuse_what_is_not_theirs(
+    parse: Callable[[bytes], object], body: bytes, message: str
+) -> None:
+    """Each endpoint's body is read as strictly as the relay's, naming the problem."""
+    with pytest.raises(BadBody) as refused:
+        parse(body)
+    assert str(refused.value).startswith(message)
+
+
+def test_records_and_stops_are_read() -> None:
+    """A record comes with its file name; a stop names a version."""
+    assert parse_record_body(b'{"text": "Size: 3\\n", "name": "g.txt"}') == RecordRequest(
+        "Size: 3\n", "g.txt"
+    )
+    assert parse_stop_body(b'{"game": 7}') == StopRequest(7)

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,10 +63,13 @@ class Server:
 
 
 @contextlib.contextmanager
-def running_server(logs: Path, *options: str) -> Iterator[Server]:
-    """Start the GUI server on a free port with a real engine; stop it with SIGTERM after,
-    checking that it exits 0 and wrote no traceback."""
-    engine = shlex.join([sys.executable, "main.py", "--log-dir", str(logs)])
+def running_server(
+    logs: Path, *options: str, engine_options: Sequence[str] = ()
+) -> Iterator[Server]:
+    """Start the GUI server on a free port with a real engine (``engine_options`` added to its
+    command line); stop it with SIGTERM after, checking that it exits 0 and wrote no
+    traceback."""
+    engine = shlex.join([sys.executable, "main.py", "--log-dir", str(logs), *engine_options])
     process = subprocess.Popen(
         [sys.executable, "-m", "gui.server", "--port", "0", "--engine", engine, *options],
         cwd=REPO,

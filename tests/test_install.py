@@ -13,7 +13,17 @@ from pathlib import Path
 from tests.conftest import REPO, TIMEOUT
 
 #: What the package is built from: the files pyproject.toml names, and no source tree around.
-SOURCES = ("pyproject.toml", "README.md", "main.py", "kernel", "client", "batch", "gui", "regress")
+SOURCES = (
+    "pyproject.toml",
+    "README.md",
+    "main.py",
+    "kernel",
+    "client",
+    "batch",
+    "arena",
+    "gui",
+    "regress",
+)
 
 
 def test_installed_cubemate_runs_from_anywhere(tmp_path: Path) -> None:

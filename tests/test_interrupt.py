@@ -17,7 +17,13 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from kernel.interrupt import COMMAND, EndingSignal, SearchStopped, on_terminal_interrupt
+from kernel.interrupt import (
+    COMMAND,
+    EndingSignal,
+    SearchStopped,
+    on_ending,
+    on_terminal_interrupt,
+)
 from kernel.search import Budget
 from tests.conftest import (
     CONSOLE_LOG,
@@ -312,4 +318,20 @@ def test_second_ctrl_c_during_a_command_ends_the_engine() -> None:
         COMMAND.ending = False
     with pytest.raises(EndingSignal):
         on_terminal_interrupt(signal.SIGINT, None)  # at the prompt: ends at once
+    COMMAND.ending = False
+
+
+def test_an_ending_signal_while_a_command_runs_waits_for_it_to_unwind() -> None:
+    """SIGTERM (or SIGHUP, or SIGINT on a pipe) during a command raises nothing there, where
+    it could land half way through a move being played; it stops the search, and the engine
+    ends once the command is out (a search of mate_in 5 was answered `? internal error:
+    KeyError` when the signal landed inside a move's cleanup)."""
+    with COMMAND:
+        on_ending(signal.SIGTERM, None)  # no raise inside the command
+        assert COMMAND.stop_requested and COMMAND.pending_end == "SIGTERM"
+        on_ending(signal.SIGHUP, None)  # the second is ignored
+        assert COMMAND.pending_end == "SIGTERM"
+    with pytest.raises(EndingSignal, match="SIGTERM"):
+        COMMAND.end_if_asked()
+    assert COMMAND.pending_end is None
     COMMAND.ending = False

@@ -1,10 +1,11 @@
 """`mate_in N` and `solution N` against the brute-force mate search of tests/reference.py.
 
 Seeded mate problems of both sides (n = 2..5, pieces crowded round the hunted king, so mates
-are common): the keys must be exactly the reference's, and every line of `solution` must be a
-legal move that does what it claims, with every legal defence listed. Hand-made cases cover the
-rules.md examples, stalemate traps, a key that mates only because a defence is pinned and a
-double check; a process test holds every search to `search.max_nodes`.
+are common): the keys the engine's proof-number search finds must be exactly the reference's,
+and every line of `solution` must be a legal move that does what it claims, with every legal
+defence listed. Hand-made cases cover the rules.md examples, stalemate traps, a key that mates
+only because a defence is pinned and a double check; a process test holds every search to
+`search.max_nodes`. Deeper mates, against the old AND/OR search, are in test_proofnumber.py.
 """
 
 from __future__ import annotations
@@ -303,7 +304,7 @@ def test_search_limit_through_the_process(tmp_path: Path) -> None:
     try:
         board = MATE_2_EXAMPLE
         assert engine.ask(f"set_board {board}") == b"= \n\n"
-        for command in ("mate_in 2", "solution 2", "perft 3", "mate_in 3"):
+        for command in ("mate_in 2", "solution 2", "perft 3", "mate_in 3", "mate_search"):
             reply = engine.ask(command)
             match = limit.fullmatch(reply)
             assert match is not None, (command, reply)
@@ -330,6 +331,8 @@ def test_bench_mate_quick_run() -> None:
     text = mate.run(quick=True)
     assert "mate in 2: median" in text and "mate in 3: median" in text
     assert "brute force / engine" in text
+    assert "mate in 3: df-pn median" in text and "mate in 4: df-pn median" in text
+    assert "mate in 4: AND/OR / df-pn" in text
     # Every fixed problem really has its mate (the bench's premise), checked by the reference.
     assert mate_in(parse_game(mate.MATE_IN_2[0]), 2)
     assert mate_in(parse_game(mate.MATE_IN_3[0]), 3)

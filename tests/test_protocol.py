@@ -21,6 +21,7 @@ from kernel.protocol import (
     parse_command,
     prepare_line,
 )
+from kernel.session import Session
 from tests.conftest import CASE_1
 
 #: A framed response: mark, optional id, one space, text without an empty line, empty line.
@@ -227,7 +228,7 @@ def test_internal_error_is_answered_and_engine_goes_on(
 ) -> None:
     """A handler that raises gives `? internal error: ...` with a traceback kept apart."""
 
-    def broken(kernel: Kernel, args: list[str]) -> str:
+    def broken(kernel: Session, args: list[str]) -> str:
         raise RuntimeError("boom")
 
     monkeypatch.setitem(COMMANDS_BY_NAME, "name", CommandSpec("name", "", broken))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kernel.config import EngineConfig
 from regress.runner import (
     ROOT,
     Outcome,
@@ -99,6 +100,13 @@ class ReferenceEngine:
             return str(reference.perft(position, depth))
         if name == "mate_in":
             return " ".join(reference.mate_in(position, int(args[0])))
+        if name == "mate_search":
+            most = int(args[0]) if args else EngineConfig().max_mate_moves
+            for depth in range(1, most + 1):
+                keys = reference.mate_in(position, depth)
+                if keys:
+                    return f"{depth} {' '.join(keys)}"
+            raise reference.Refused(f"no mate within {most} moves")
         return None
 
 

@@ -1,0 +1,128 @@
+"""Commands of a game: new_game, play, undo, result, printgame, loadgame (docs/protocol.md,
+"Playing and searching" and "A whole game").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kernel.arguments import (
+    read_count,
+    read_size,
+)
+from kernel.game import UNDECIDED
+from kernel.move_reading import IllegalMove, read_move
+from kernel.notation import (
+    NotationError,
+    parse_move_text,
+)
+from kernel.protocol import CommandError
+from kernel.session import Session
+
+if TYPE_CHECKING:
+    pass
+
+
+def cmd_loadgame(kernel: Session, args: list[str]) -> str:
+    """Replay a game from a record file.
+
+    Arguments: FILE (one word), then optionally PLY, how many of its moves to replay (all when
+    left out or `end`), then optionally GAME, which record of the file (1 for the first).
+    Fails: the file cannot be read, is not text, is too large or is not a record; the record
+    asked for is not there; its size is outside the accepted range; its start position or a
+    move is refused (the ply, the line and the reason are named). Nothing changes then.
+    Returns: nothing.
+    """
+    from kernel.replay import ReplayError, load_game  # imported when first used
+
+    ply = None if len(args) < 2 or args[1] == "end" else read_count(args[1], "PLY", 0)
+    game_number = 1 if len(args) < 3 else read_count(args[2], "GAME", 1)
+    try:
+        game = load_game(args[0], ply, game_number, kernel.config)
+    except ReplayError as error:
+        raise CommandError(str(error)) from None
+    kernel.set_game(game)
+    return ""
+
+
+def cmd_new_game(kernel: Session, args: list[str]) -> str:
+    """Start a game from the start position of docs/rules.md.
+
+    Arguments: optionally N, the board size (the current size when left out).
+    Fails: N is not a whole number, is outside 2 ... max size, or has no start position (2).
+    Returns: nothing.
+    """
+    from kernel.start import NoStartPosition, start_position
+
+    size = kernel.position.size if not args else read_size(kernel, args[0])
+    try:
+        position = start_position(size)
+    except NoStartPosition as error:
+        raise CommandError(f"no game on a board of size {size}: {error}") from None
+    kernel.set_position(position)
+    return ""
+
+
+def cmd_play(kernel: Session, args: list[str]) -> str:
+    """Play a move for the side to move, which then passes to the other side.
+
+    Arguments: MOVE as legal_moves writes it; the letter may be left out, `-` and `x` are
+    interchangeable, and levels may be decimal.
+    Fails: the move cannot be read, names a cell off the board or the same cell twice, or is
+    not legal (no piece of the side to move there, the piece cannot move so, the king would be
+    left in check, the letter does not match the piece); no white king; the side not to move
+    is in check.
+    Returns: nothing.
+    """
+    try:
+        parse_move_text(args[0])  # a move that cannot be read is refused before the position
+    except NotationError as error:
+        raise CommandError(f"illegal move: {error}") from None
+    analysis = kernel.game_analysis()
+    if not analysis.has_legal_move():
+        raise CommandError(f"game over: {kernel.outcome()}")
+    try:
+        move = read_move(kernel.position, analysis, args[0])
+    except IllegalMove as error:
+        raise CommandError(str(error)) from None
+    kernel.play(move)
+    return ""
+
+
+def cmd_printgame(kernel: Session, args: list[str]) -> str:
+    """Write the record of the game since the position was set.
+
+    Arguments: none. Fails: never.
+    Returns: the record of docs/rules.md ("Game records"), starting on the line after `=`.
+    """
+    from kernel.replay import game_record  # imported when first used, to start faster
+
+    outcome = kernel.outcome() if kernel.is_game() else None
+    record: str = game_record(kernel.game, outcome, kernel.config.empty_cell)
+    return "\n" + record.rstrip("\n")
+
+
+def cmd_result(kernel: Session, args: list[str]) -> str:
+    """Tell how the game stands.
+
+    Arguments: none.
+    Fails: no white king; the side not to move is in check.
+    Returns: * while the game goes on; else the score and why, in chess words:
+    1-0 (checkmate), 0-1 (checkmate), 1/2-1/2 (stalemate), 1/2-1/2 (threefold repetition),
+    1/2-1/2 (fifty-move rule), 1/2-1/2 (insufficient material).
+    """
+    outcome = kernel.outcome()
+    return UNDECIDED if outcome is None else str(outcome)
+
+
+def cmd_undo(kernel: Session, args: list[str]) -> str:
+    """Take back the last move played.
+
+    Arguments: none.
+    Fails: no move was played since the position was set ("cannot undo").
+    Returns: nothing.
+    """
+    if not kernel.game.plies:
+        raise CommandError("cannot undo")
+    kernel.undo()
+    return ""

@@ -1,0 +1,118 @@
+"""Commands that set up and read the position: boardsize, clear_board, get_board, set_board,
+showboard, test_get_point_from_xy (docs/protocol.md, "Setting up and reading the position").
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kernel.arguments import (
+    parse_int,
+    read_size,
+)
+from kernel.notation import (
+    SIDE_NAMES,
+    SIDE_WORDS,
+    NotationError,
+    format_board,
+    get_cell_name_from_point,
+    parse_board,
+)
+from kernel.position import WHITE, Position
+from kernel.protocol import CommandError, shorten
+from kernel.rules import InvalidPosition, check_position
+from kernel.session import Session
+
+if TYPE_CHECKING:
+    pass
+
+
+def cmd_boardsize(kernel: Session, args: list[str]) -> str:
+    """Set the board size and empty the board.
+
+    Arguments: N, the new size.
+    Fails: N is not a whole number, or is outside 2 ... max size ("unacceptable size (2 ... 64)").
+    Returns: nothing.
+    """
+    kernel.set_position(Position.empty(read_size(kernel, args[0])))
+    return ""
+
+
+def cmd_clear_board(kernel: Session, args: list[str]) -> str:
+    """Empty every cell, keeping the size.
+
+    Arguments: none. Fails: never. Returns: nothing.
+    """
+    kernel.set_position(Position.empty(kernel.position.size))
+    return ""
+
+
+def cmd_get_board(kernel: Session, args: list[str]) -> str:
+    """Write the position in the canonical board notation.
+
+    Arguments: none. Fails: never. Returns: one line of notation.
+    """
+    board = format_board(kernel.position, kernel.config.empty_cell)
+    return board if kernel.position.side == WHITE else board + " b"
+
+
+def cmd_set_board(kernel: Session, args: list[str]) -> str:
+    """Set up a position from the board notation, and clear the moves played.
+
+    Arguments: an optional size N, the board (white space inside is allowed), then optionally
+    the side to move: w, b, white or black (white when left out), after a closing bracket.
+    Fails: the text cannot be read (size, rows, characters) or the position is impossible
+    (king counts, kings on neighbouring cells, both kings in check); the old position stays.
+    Returns: nothing.
+    """
+    side = WHITE
+    if len(args) > 1 and args[-1] in SIDE_WORDS and args[-2][-1] in "]\"'":
+        side = SIDE_WORDS[args[-1]]
+        args = args[:-1]
+    try:
+        text = parse_board(" ".join(args), kernel.config.max_board_size, kernel.config.comments)
+    except NotationError as error:
+        raise CommandError(f"invalid board: {error}") from None
+    position = Position.from_rows(text.size, text.rows, side)
+    try:
+        analysis = check_position(
+            position, lambda point: get_cell_name_from_point(position.geometry, point)
+        )
+    except InvalidPosition as error:
+        raise CommandError(f"invalid board: {error}") from None
+    kernel.set_position(position, analysis)
+    return ""
+
+
+def cmd_showboard(kernel: Session, args: list[str]) -> str:
+    """Draw the board for people.
+
+    Arguments: none. Fails: never.
+    Returns: every layer, top first, with its level, ranks and files (`.` is an empty cell),
+    then whose move it is, then the result once the game has one.
+    """
+    from kernel.picture import draw_board  # imported when first used, to start faster
+
+    position = kernel.position
+    picture = f"\n{draw_board(position)}\n{SIDE_NAMES[position.side]} to move"
+    outcome = kernel.outcome() if kernel.is_game() else None
+    return picture if outcome is None else f"{picture}\nresult: {outcome}"
+
+
+def cmd_test_get_point_from_xy(kernel: Session, args: list[str]) -> str:
+    """Give the index of a memory cell in the padded 1-D array.
+
+    Arguments: X Y [Z], memory coordinates counting the wall (a1(I) is 2 2 2); Z defaults to 0.
+    Fails: a coordinate is not a whole number or is outside 0 ... W-1, W = size + 4.
+    Returns: X + W*Y + W*W*Z.
+    """
+    geometry = kernel.position.geometry
+    width = geometry.memory_width
+    x, y, z = (
+        parse_int(arg, axis, f"{axis.lower()} = {shorten(arg)} is outside 0 ... {width - 1}")
+        for arg, axis in zip([*args, "0"], "XYZ", strict=False)
+    )
+    try:
+        return str(geometry.get_point_from_xyz(x, y, z))
+    except ValueError as error:
+        raise CommandError(str(error)) from None

@@ -1,0 +1,129 @@
+"""What the commands share: the game, the player's level and clocks, and the analysis of the
+position, worked out once for every command that asks.
+
+The handlers (kernel/commands_*.py) take a Session; kernel.kernel.Kernel is one, with the
+command table and the one place replies are framed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kernel.clock import Clocks
+from kernel.config import EngineConfig
+from kernel.evaluation import Weights
+from kernel.game import Game, Outcome
+from kernel.player import Level, Player
+from kernel.position import NO_POINT, WHITE, Move, Position
+from kernel.protocol import CommandError
+from kernel.rules import Analysis, is_game_position
+from kernel.search import (
+    Budget,
+    Progress,
+)
+
+
+class Session:
+    """Hold what the commands share: the game (the position and the moves played since it
+    was set), the level and clocks of the player, and what is known about the position."""
+
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+        self.game = Game(Position.empty(config.board_size))
+        #: How hard genmove tries (config [play], changed by `level`).
+        self.level = Level(config.play_depth, config.play_nodes, config.move_time)
+        #: The game clocks of `time_settings` and `time_left`.
+        self.clocks = Clocks()
+        self.player = Player(config.hash_mb, weights_of(config))
+        #: Where events beside the exchanges go (the JSON log's `search`); set by main.py.
+        self.log_event: Callable[[str, dict[str, Any]], None] = lambda name, fields: None
+        self.quit_requested = False
+        #: Whether the last line looked like a row of a board pasted over several lines.
+        self.in_pasted_board = False
+        self._analysis: Analysis | None = None
+
+    # --- the position -------------------------------------------------------------------
+
+    @property
+    def position(self) -> Position:
+        """The position now."""
+        return self.game.position
+
+    def set_position(self, position: Position, analysis: Analysis | None = None) -> None:
+        """Set up a new position, forgetting the moves played; keep what is known about it."""
+        self.set_game(Game(position), analysis)
+
+    def set_game(self, game: Game, analysis: Analysis | None = None) -> None:
+        """Make a game the current one; both clocks start again from the time settings."""
+        self.game = game
+        self._analysis = analysis
+        self.clocks = Clocks(self.clocks.settings)
+
+    def play(self, move: Move) -> None:
+        """Play a legal move of the side to move."""
+        self.game.play(move)
+        self._analysis = None
+
+    def undo(self) -> None:
+        """Take back the last move; the caller checked there is one."""
+        self.game.undo()
+        self._analysis = None
+
+    def analysis(self) -> Analysis:
+        """Work out the position's checkers (and, when asked, pins) once, for every command."""
+        if self.position.kings[WHITE] == NO_POINT:
+            raise CommandError("no white king on the board")
+        if self._analysis is None:
+            self._analysis = Analysis(self.position)
+        return self._analysis
+
+    def game_analysis(self) -> Analysis:
+        """Return the analysis of a position that can arise in play, or refuse."""
+        analysis = self.analysis()
+        if not is_game_position(self.position):
+            raise CommandError("the side not to move is in check")
+        return analysis
+
+    def is_game(self) -> bool:
+        """Tell whether the position can arise in a game: a white king, the side not to move
+        out of check."""
+        return self.position.kings[WHITE] != NO_POINT and is_game_position(self.position)
+
+    def outcome(self) -> Outcome | None:
+        """Judge the game now (a game position): None while it goes on."""
+        return self.game.outcome(self.game_analysis())
+
+    def budget(self, depth: int) -> Budget:
+        """Make the position budget of one search, with progress shown at a terminal."""
+        return Budget(self.config.max_nodes, depth, terminal_progress())
+
+
+def weights_of(config: EngineConfig) -> Weights:
+    """Read the evaluation's weights from the config's [evaluation] table."""
+    return Weights(
+        config.eval_queen,
+        config.eval_rook,
+        config.eval_bishop,
+        config.eval_knight,
+        config.eval_placement,
+        config.eval_exposure,
+        config.eval_king_reach,
+        config.eval_cornering,
+    )
+
+
+def terminal_progress() -> Progress | None:
+    """Return a progress reporter writing to stderr when it is a terminal, else None."""
+    import sys
+
+    if sys.stderr is None or not sys.stderr.isatty():
+        return None
+
+    def report(depth: int, nodes: int, seconds: float) -> None:
+        from kernel.logger import write_stderr
+
+        rate = nodes / seconds if seconds else 0.0
+        write_stderr(f"cubemate: searching depth {depth}: {nodes:,} positions, {rate:,.0f}/s")
+
+    return report
