@@ -1,6 +1,6 @@
 """The strength ladder and the evaluation experiments of issue 22, replayed with the arena.
 
-    python -m bench.ladder [--sizes 4 5] [--part ladder|tuning] [--only TEXT] [--table]
+    python -m bench.ladder [--sizes 4 5] [--part ladder|tuning] [--only TEXT] [--table] [--docs]
     make ladder ARGS="..."
 
 Every match is one `python -m arena` run whose files stay in docs/ladder/: `NAME.txt` (the
@@ -8,14 +8,16 @@ records), `NAME.json` (the summary) and `NAME.log` (the command, the arena's tab
 load average before and after each session, since the levels that think for a time are only
 as strong as the CPU they get). A match whose records are there is resumed (`--resume`), and
 one already finished is not run again, so an interrupted run carries on where it stopped and
-`--table` only reads. At the end the ladder of each size is printed as the README's table.
-Levels on a clock play one game at a time; the others two.
+`--table` only reads. At the end the tables are printed, and with `--docs` written into
+the README and docs/arena.md (each between its `<!-- ladder:NAME -->` markers). Levels on a
+clock play one game at a time; the others two.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -82,11 +84,19 @@ TIME = {
     for seconds in ("0.1", "0.3", "1")
 }
 
-#: The levels, weakest first, in the order the matches found them on 4³ and 5³ alike
-#: (docs/arena.md): a tenth of a second a move searches deeper than depth 1 and less deep
-#: than depth 2, and a second a move less deep than depth 3.
-ORDER = (RANDOM, GREEDY, NODES_1, DEPTH[1], TIME["0.1"], TIME["0.3"], DEPTH[2], TIME["1"], DEPTH[3])
-LADDERS: dict[int, tuple[Level, ...]] = {4: ORDER, 5: ORDER}
+#: The levels, weakest first, in the order the matches found them (docs/arena.md): a tenth
+#: of a second a move searches deeper than depth 1, and on 4³ depth 2 lost to 0.3 s a move.
+LADDERS: dict[int, tuple[Level, ...]] = {
+    4: (RANDOM, GREEDY, NODES_1, DEPTH[1], TIME["0.1"], DEPTH[2], TIME["0.3"]),
+    # A game of 0.3 s a move against depth 2 takes minutes on 5³: that rung, and 1 s a move
+    # and depth 3 on both sizes, wait for a longer run.
+    5: (RANDOM, GREEDY, NODES_1, DEPTH[1], TIME["0.1"], DEPTH[2]),
+}
+#: Matches beyond the rungs that placed the levels: the first 4³ ladder had depth 2 above
+#: 0.3 s a move, and these two matches found it the other way round.
+ORDERING: dict[int, tuple[tuple[Level, Level], ...]] = {
+    4: ((TIME["0.3"], TIME["0.1"]), (DEPTH[2], TIME["0.3"])),
+}
 #: The issue's goals: the engine at 0.1 s a move against the two baselines.
 GOALS = ((TIME["0.1"], GREEDY, 200), (TIME["0.1"], RANDOM, 100))
 
@@ -135,7 +145,7 @@ class Match:
 
 def rung(size: int, upper: Level, lower: Level) -> Match:
     """A level against the one below it: fewer games where a game takes long."""
-    slow = {DEPTH[3], TIME["0.3"], TIME["1"]} & {upper, lower}
+    slow = upper.timed or lower.timed or DEPTH[3] in (upper, lower)
     return Match(size, upper, lower, most=100 if slow else 400, least=40 if slow else 100,
                  sprt=RUNG_SPRT)  # fmt: skip
 
@@ -145,6 +155,8 @@ def ladder_matches(size: int) -> Iterator[Match]:
     levels = LADDERS[size]
     for lower, upper in pairwise(levels):
         yield rung(size, upper, lower)
+    for upper, lower in ORDERING.get(size, ()):
+        yield rung(size, upper, lower)
     for first, second, games in GOALS:
         yield Match(size, first, second, most=games)
 
@@ -153,8 +165,14 @@ def ladder_matches(size: int) -> Iterator[Match]:
 VARIANTS = ("knight-0.8", "exposure-0", "exposure-24", "placement-16")
 
 
+#: The sizes the experiments are played on: 4³, where a game at 2,000 nodes takes seconds.
+TUNING_SIZES = (4,)
+
+
 def tuning_matches(size: int) -> Iterator[Match]:
     """Each variant against the default evaluation, both at a fixed node count."""
+    if size not in TUNING_SIZES:
+        return
     nodes = str(TUNING_NODES)
     base = engine("default", f"default-nodes{nodes}", "nodes", nodes)
     for variant in VARIANTS:
@@ -374,6 +392,45 @@ def tuning_table(sizes: Sequence[int], folder: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The pages whose tables `--docs` rewrites, each block between `<!-- ladder:NAME -->` and
+#: `<!-- /ladder:NAME -->`.
+PAGES = (ROOT / "README.md", ROOT / "docs" / "arena.md")
+
+
+def doc_tables(folder: Path) -> dict[str, str]:
+    """Every table the pages show, by its block's name."""
+    sizes = sorted(LADDERS)
+    tables = {f"ladder-{size}": ladder_table(size, folder) for size in sizes}
+    tables["goals"] = goals_table(sizes, folder)
+    tables["readme"] = readme_table(sizes, folder)
+    tables["tuning"] = tuning_table(sizes, folder)
+    return tables
+
+
+def rewrite_blocks(text: str, tables: dict[str, str]) -> str:
+    """Put each table into its marked block of `text`; blocks of unknown names are refused."""
+    pattern = re.compile(r"(<!-- ladder:([\w-]+) -->\n)(.*?)(<!-- /ladder:\2 -->)", re.DOTALL)
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(2)
+        if name not in tables:
+            raise ValueError(f"no table called {name!r} (tables: {', '.join(sorted(tables))})")
+        return f"{match.group(1)}{tables[name]}{match.group(4)}"
+
+    return pattern.sub(fill, text)
+
+
+def write_docs(folder: Path) -> None:
+    """Rewrite the tables of the README and docs/arena.md from the records in `folder`."""
+    tables = doc_tables(folder)
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        new = rewrite_blocks(text, tables)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+            print(f"bench.ladder: {page.relative_to(ROOT)} rewritten", file=sys.stderr)
+
+
 def run(arguments: argparse.Namespace) -> int:
     """Play what the arguments ask that is not yet played, then print the tables."""
     folder: Path = arguments.folder
@@ -396,6 +453,8 @@ def run(arguments: argparse.Namespace) -> int:
     print(goals_table(sizes, folder))
     print(readme_table(sizes, folder))
     print(tuning_table(sizes, folder), end="")
+    if arguments.docs:
+        write_docs(folder)
     return 0
 
 
@@ -410,6 +469,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--table", action="store_true", help="play nothing, print the tables")
     parser.add_argument("--folder", type=Path, default=FOLDER, help="where the files go")
     parser.add_argument("--concurrency", type=int, default=2, help="games at once, untimed")
+    parser.add_argument(
+        "--docs", action="store_true", help="rewrite the tables of README.md and docs/arena.md"
+    )
     arguments = parser.parse_args(argv)
     unknown = sorted(set(arguments.sizes) - set(LADDERS))
     if unknown:
@@ -419,7 +481,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.exit(2, "bench.ladder: --concurrency must be 1 or more\n")
     try:
         return run(arguments)
-    except (OSError, RecordError) as error:
+    except (OSError, RecordError, ValueError) as error:
         parser.exit(2, f"bench.ladder: {error}\n")
 
 

@@ -9,21 +9,26 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
+import pytest
+
 from arena.report import summary
 from arena.stats import Sprt
 from bench.ladder import (
     FOLDER,
     GREEDY,
     LADDERS,
+    PAGES,
     RANDOM,
     VARIANTS,
     Match,
+    doc_tables,
     every_match,
     ladder_table,
     outcome,
     phases,
     play,
     played,
+    rewrite_blocks,
 )
 from kernel.config import EngineConfig, load_config
 from tests.conftest import REPO, TIMEOUT
@@ -73,14 +78,28 @@ def test_the_published_summaries_are_their_records() -> None:
         assert list(phases(match, FOLDER)) == [], f"{match.name} is not finished"
 
 
-def test_the_readme_shows_the_ladder_its_records_give() -> None:
-    """Each row of the README's ladder tables is the one the records give now."""
-    readme = (REPO / "README.md").read_text()
+def test_the_readme_and_the_arena_page_show_what_the_records_give() -> None:
+    """The tables of the README and docs/arena.md (the ladders, the goals, the tuning) are
+    the ones the records give now: `--docs` would change nothing."""
+    tables = doc_tables(FOLDER)
     for size in LADDERS:
-        rows = [line for line in ladder_table(size, FOLDER).splitlines() if line.startswith("|")]
+        rows = tables[f"ladder-{size}"].splitlines()
         assert len(rows) == len(LADDERS[size]) + 2, f"the {size}-cube's ladder is incomplete"
-        for row in rows:
-            assert row in readme, row
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        assert rewrite_blocks(text, tables) == text, f"{page.name}: make ladder ARGS=--docs"
+    shown = "".join(page.read_text(encoding="utf-8") for page in PAGES)
+    for name, table in tables.items():
+        assert f"<!-- ladder:{name} -->\n{table}<!-- /ladder:{name} -->" in shown, name
+
+
+def test_a_block_is_filled_and_an_unknown_one_refused() -> None:
+    text = "a\n<!-- ladder:x -->\nold\n<!-- /ladder:x -->\nb\n"
+    assert rewrite_blocks(text, {"x": "| new |\n"}) == (
+        "a\n<!-- ladder:x -->\n| new |\n<!-- /ladder:x -->\nb\n"
+    )
+    with pytest.raises(ValueError, match="no table called 'y'"):
+        rewrite_blocks("<!-- ladder:y -->\n<!-- /ladder:y -->\n", {"x": ""})
 
 
 def ladder(*arguments: str) -> subprocess.CompletedProcess[str]:
@@ -121,4 +140,4 @@ def test_each_variant_differs_from_the_defaults_in_its_evaluation_only() -> None
 
 
 def test_the_table_of_an_empty_folder_has_only_the_bottom(tmp_path: Path) -> None:
-    assert ladder_table(4, tmp_path).splitlines()[2:] == [f"| {RANDOM.name} | 0 | | | | |"]
+    assert ladder_table(4, tmp_path).splitlines()[2:] == [f"| {RANDOM.name} | 0 | | | | | |"]
