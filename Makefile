@@ -11,7 +11,7 @@ SOURCES := main.py kernel client batch arena gui regress
 # pytest workers: every core by default; `make pytest WORKERS=0` runs in one process.
 WORKERS ?= auto
 
-.PHONY: run test lint typecheck pytest regress bench stress sweep gui clean batch arena bytecode
+.PHONY: run test lint typecheck pytest regress bench stress sweep gui clean batch arena ladder bytecode
 
 # Silent, so that stdout carries nothing but the engine's responses.
 # At a terminal the engine takes the foreground itself, so that Ctrl-C ends it, not make.
@@ -56,6 +56,12 @@ batch: $(STAMP) bytecode
 # A match: make arena ARGS='"python main.py" random --size 4 --games 20' (docs/arena.md)
 arena: $(STAMP) bytecode
 	@$(BIN)/python -m arena $(ARGS)
+
+# The strength ladder and the evaluation experiments (docs/arena.md): every match not yet in
+# docs/ladder/ is played, or resumed, then the tables are printed. Hours on two cores;
+# ARGS="--table" only reads, ARGS="--sizes 4 --part ladder" does a part.
+ladder: $(STAMP) bytecode
+	@$(BIN)/python -m bench.ladder $(ARGS)
 
 # `make gui PORT=N` picks the port; PORT=0 takes any free one (the address is printed).
 PORT ?= 8765

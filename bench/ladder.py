@@ -1,0 +1,489 @@
+"""The strength ladder and the evaluation experiments of issue 22, replayed with the arena.
+
+    python -m bench.ladder [--sizes 4 5] [--part ladder|tuning] [--only TEXT] [--table] [--docs]
+    make ladder ARGS="..."
+
+Every match is one `python -m arena` run whose files stay in docs/ladder/: `NAME.txt` (the
+records), `NAME.json` (the summary) and `NAME.log` (the command, the arena's table, and the
+load average before and after each session, since the levels that think for a time are only
+as strong as the CPU they get). A match whose records are there is resumed (`--resume`), and
+one already finished is not run again, so an interrupted run carries on where it stopped and
+`--table` only reads. At the end the tables are printed, and with `--docs` written into
+the README and docs/arena.md (each between its `<!-- ladder:NAME -->` markers). Levels on a
+clock play one game at a time; the others two.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from pathlib import Path
+
+from arena.records import white_points
+from arena.report import headline
+from arena.stats import Estimate, Sprt
+from arena.tally import Tally
+from kernel.record import RecordError, parse_records
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDER = ROOT / "docs" / "ladder"
+ENGINE = "python main.py"
+#: Plies of random moves before each pair, so that games differ (both colours play each one).
+RANDOM_PLIES = 4
+#: The SPRT of a rung: is the upper level 30 Elo stronger (H1) or no stronger (H0)?
+RUNG_SPRT = Sprt(0, 30, 0.05, 0.05)
+#: The SPRT of a change of the evaluation: does it gain 40 Elo, or nothing?
+TUNING_SPRT = Sprt(0, 40, 0.05, 0.05)
+#: Nodes a move in the evaluation experiments: fast, load-proof and the same for both sides.
+TUNING_NODES = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A player of the ladder: the arena's PLAYER argument and its limit per move."""
+
+    name: str
+    slug: str
+    player: str
+    limit: str = ""
+    value: str = ""
+
+    @property
+    def timed(self) -> bool:
+        """Whether the level thinks for a time, and so depends on the machine's load."""
+        return self.limit == "move-time"
+
+    def options(self, seat: int) -> list[str]:
+        """The arena's options that set this level for player `seat` (1 or 2)."""
+        return [f"--{self.limit}{seat}", self.value] if self.limit else []
+
+
+def engine(name: str, slug: str, limit: str, value: str, config: str = "") -> Level:
+    """The engine at a limit, with a config of its own when `config` names one."""
+    player = f"{ENGINE} --config {config}" if config else ENGINE
+    return Level(name, slug, player, limit, value)
+
+
+RANDOM = Level("random", "random", "random")
+GREEDY = Level("greedy", "greedy", "greedy")
+NODES_1 = engine("level nodes 1", "nodes1", "nodes", "1")
+DEPTH = {
+    depth: engine(f"level depth {depth}", f"depth{depth}", "depth", str(depth))
+    for depth in (1, 2, 3)
+}
+TIME = {
+    seconds: engine(f"{seconds} s a move", f"time{seconds}", "move-time", seconds)
+    for seconds in ("0.1", "0.3", "1")
+}
+
+#: The levels, weakest first, in the order the matches found them (docs/arena.md): a tenth
+#: of a second a move searches deeper than depth 1, and on 4³ depth 2 lost to 0.3 s a move.
+LADDERS: dict[int, tuple[Level, ...]] = {
+    4: (RANDOM, GREEDY, NODES_1, DEPTH[1], TIME["0.1"], DEPTH[2], TIME["0.3"]),
+    # A game of 0.3 s a move against depth 2 takes minutes on 5³: that rung, and 1 s a move
+    # and depth 3 on both sizes, wait for a longer run.
+    5: (RANDOM, GREEDY, NODES_1, DEPTH[1], TIME["0.1"], DEPTH[2]),
+}
+#: Matches beyond the rungs that placed the levels: the first 4³ ladder had depth 2 above
+#: 0.3 s a move, and these two matches found it the other way round.
+ORDERING: dict[int, tuple[tuple[Level, Level], ...]] = {
+    4: ((TIME["0.3"], TIME["0.1"]), (DEPTH[2], TIME["0.3"])),
+}
+#: The issue's goals: the engine at 0.1 s a move against the two baselines.
+GOALS = ((TIME["0.1"], GREEDY, 200), (TIME["0.1"], RANDOM, 100))
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One arena match: two levels on a size, `least` games played whatever they say, then
+    games until the SPRT decides (if there is one) or `most` are played."""
+
+    size: int
+    first: Level
+    second: Level
+    most: int
+    least: int = 0
+    sprt: Sprt | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.size}-{self.first.slug}-vs-{self.second.slug}"
+
+    @property
+    def timed(self) -> bool:
+        return self.first.timed or self.second.timed
+
+    def command(self, folder: Path, concurrency: int, games: int, sprt: bool) -> list[str]:
+        """The arena's command line for up to `games` games, resuming the records if any.
+
+        The `Match` header of the records leaves out the game count and the SPRT, so the
+        first `least` games played without a test are resumed with it.
+        """
+        records = folder / f"{self.name}.txt"
+        line = [sys.executable, "-m", "arena", self.first.player, self.second.player]
+        line += self.first.options(1) + self.second.options(2)
+        line += ["--size", str(self.size), "--games", str(games)]
+        line += ["--random-plies", str(RANDOM_PLIES), "--progress", "off"]
+        line += ["--concurrency", str(1 if self.timed else concurrency)]
+        line += ["--records", str(records), "--json", str(folder / f"{self.name}.json")]
+        if sprt and self.sprt is not None:
+            test = self.sprt
+            line += ["--sprt", *(f"{value:g}" for value in (test.elo0, test.elo1))]
+            line += [f"{test.alpha:g}", f"{test.beta:g}"]
+        if records.exists():
+            line.append("--resume")
+        return line
+
+
+def rung(size: int, upper: Level, lower: Level) -> Match:
+    """A level against the one below it: fewer games where a game takes long."""
+    slow = upper.timed or lower.timed or DEPTH[3] in (upper, lower)
+    return Match(size, upper, lower, most=100 if slow else 400, least=40 if slow else 100,
+                 sprt=RUNG_SPRT)  # fmt: skip
+
+
+def ladder_matches(size: int) -> Iterator[Match]:
+    """Each level of the size's ladder against the one below it, then the goals."""
+    levels = LADDERS[size]
+    for lower, upper in pairwise(levels):
+        yield rung(size, upper, lower)
+    for upper, lower in ORDERING.get(size, ()):
+        yield rung(size, upper, lower)
+    for first, second, games in GOALS:
+        yield Match(size, first, second, most=games)
+
+
+#: The evaluation experiments: a variant's config (levels/) against the defaults.
+VARIANTS = ("knight-0.8", "exposure-0", "exposure-24", "placement-16")
+
+
+#: The sizes the experiments are played on: 4³, where a game at 2,000 nodes takes seconds.
+TUNING_SIZES = (4,)
+
+
+def tuning_matches(size: int) -> Iterator[Match]:
+    """Each variant against the default evaluation, both at a fixed node count."""
+    if size not in TUNING_SIZES:
+        return
+    nodes = str(TUNING_NODES)
+    base = engine("default", f"default-nodes{nodes}", "nodes", nodes)
+    for variant in VARIANTS:
+        config = f"levels/{variant}.toml"
+        level = engine(variant, f"{variant}-nodes{nodes}", "nodes", nodes, config)
+        yield Match(size, level, base, most=400, sprt=TUNING_SPRT)
+
+
+#: The parts of the measurement, each a function of the size giving its matches.
+PARTS = {"ladder": ladder_matches, "tuning": tuning_matches}
+
+
+def every_match(sizes: Sequence[int], parts: Sequence[str]) -> Iterator[Match]:
+    for part in parts:
+        for size in sizes:
+            yield from PARTS[part](size)
+
+
+# -- reading a match's records
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a match's records say, from player 1's side."""
+
+    tally: Tally
+    estimate: Estimate | None
+    decision: str | None
+
+
+def outcome(match: Match, folder: Path) -> Outcome | None:
+    """Count the match's records (None when it has none)."""
+    path = folder / f"{match.name}.txt"
+    if not path.exists():
+        return None
+    try:
+        records = parse_records(path.read_text(encoding="utf-8"))
+    except RecordError as error:
+        raise RecordError(f"{path} is not a records file: {error}") from None
+    tally = Tally()
+    for record in records:
+        points = white_points(record.result)
+        if points is not None:
+            tally.add(int(record.headers["Round"]), points, record.result)
+    decision = None
+    if match.sprt is not None:
+        decision = match.sprt.decision(match.sprt.llr(tally.pairs.counts))
+    return Outcome(tally, headline(tally), decision)
+
+
+def played(match: Match, folder: Path) -> Outcome | None:
+    """What the match's records say; None when they hold no game."""
+    found = outcome(match, folder)
+    return found if found is not None and found.tally.games.games else None
+
+
+def phases(match: Match, folder: Path) -> Iterator[tuple[int, bool]]:
+    """The arena runs a match still needs: (games, with the SPRT), the first `least` games
+    played whatever they say."""
+    found = played(match, folder)
+    games = 0 if found is None else found.tally.games.games
+    if games < match.least:
+        yield match.least, False
+    if found is None or games < match.least or (games < match.most and found.decision is None):
+        yield match.most, True
+
+
+def load_average() -> str:
+    """The machine's load average over 1, 5 and 15 minutes."""
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def play(match: Match, folder: Path, concurrency: int) -> int:
+    """Run (or resume) one match; append each run's command, table and load to its log."""
+    log = folder / f"{match.name}.log"
+    for games, sprt in list(phases(match, folder)):
+        command = match.command(folder, concurrency, games, sprt)
+        # The command as a person would type it in the repository's folder.
+        shown = ["python", *(word.removeprefix(f"{ROOT}/") for word in command[1:])]
+        with log.open("a", encoding="utf-8") as out:
+            out.write(f"$ {shlex.join(shown)}\n")
+            out.write(f"{time.strftime('%Y-%m-%d %H:%M')}, load average {load_average()}\n")
+            out.flush()
+            code = subprocess.run(command, cwd=ROOT, stdout=out, stderr=out, check=False).returncode
+            out.write(f"load average {load_average()} after; exit code {code}\n\n")
+        if code:
+            return code
+    return 0
+
+
+# -- the tables
+
+
+def signed(value: float) -> str:
+    """`+52`, `-7`, and `+0` for anything that rounds to zero (never `-0`)."""
+    text = f"{value:+.0f}"
+    return "+0" if text == "-0" else text
+
+
+def interval(estimate: Estimate) -> str:
+    return f"{signed(estimate.low)} … {signed(estimate.high)}"
+
+
+def counts(result: Outcome) -> str:
+    games = result.tally.games
+    return f"{games.games} (+{games.wins} ={games.draws} -{games.losses})"
+
+
+def loads(match: Match, folder: Path) -> str:
+    """The 1-minute load averages the match's log noted, lowest and highest: `3.2–6.1`."""
+    log = folder / f"{match.name}.log"
+    if not log.exists():
+        return ""
+    seen = [float(line.split("load average ")[1].split()[0])
+            for line in log.read_text(encoding="utf-8").splitlines()
+            if "load average " in line]  # fmt: skip
+    return f"{min(seen):.1f}–{max(seen):.1f}" if seen else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Rung:
+    """A level of the ladder: its match against the level below, and its Elo above the
+    bottom (the sum of the rungs up to it) with the ± of that sum."""
+
+    match: Match
+    result: Outcome
+    estimate: Estimate
+    above: float
+    spread: float
+
+
+def rungs(size: int, folder: Path) -> list[Rung]:
+    """The size's rungs from the bottom, up to the first without records.
+
+    The sum's ± adds the rungs' half-intervals in quadrature (the matches are independent).
+    """
+    found: list[Rung] = []
+    above = variance = 0.0
+    for lower, upper in pairwise(LADDERS[size]):
+        match = rung(size, upper, lower)
+        result = played(match, folder)
+        if result is None or result.estimate is None:
+            break
+        above += result.estimate.elo
+        variance += result.estimate.error**2
+        found.append(Rung(match, result, result.estimate, above, variance**0.5))
+    return found
+
+
+def ladder_table(size: int, folder: Path) -> str:
+    """The size's ladder as docs/arena.md shows it: each rung's figures and load."""
+    bottom = LADDERS[size][0].name
+    lines = [
+        f"| {size}³ | Elo above {bottom} | Elo over the level below (95 %) | LOS | games (W/D/L)"
+        " | SPRT | load |",
+        "|---|---|---|---|---|---|---|",
+        f"| {bottom} | 0 | | | | | |",
+    ]
+    for step in rungs(size, folder):
+        lines.append(
+            f"| {step.match.first.name} | {signed(step.above)} ± {step.spread:.0f} "
+            f"| {signed(step.estimate.elo)} ({interval(step.estimate)}) "
+            f"| {100 * step.estimate.los:.1f} % | {counts(step.result)} "
+            f"| {step.result.decision or 'none'} | {loads(step.match, folder)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def readme_table(sizes: Sequence[int], folder: Path) -> str:
+    """The ladders side by side, as the README shows them: Elo above the bottom, games."""
+    head = "| level |" + "".join(f" {size}³: Elo above random | games |" for size in sizes)
+    lines = [head, "|---|" + "---|---|" * len(sizes)]
+    columns = [rungs(size, folder) for size in sizes]
+    for index, level in enumerate(LADDERS[sizes[0]]):
+        cells = []
+        for found in columns:
+            if index == 0:
+                cells.append(" 0 | |")
+            elif index <= len(found):
+                step = found[index - 1]
+                games = step.result.tally.games.games
+                cells.append(f" {signed(step.above)} ± {step.spread:.0f} | {games} |")
+            else:
+                cells.append(" | |")
+        lines.append(f"| {level.name} |" + "".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def goals_table(sizes: Sequence[int], folder: Path) -> str:
+    """The issue's goals: the score of 0.1 s a move against each baseline, and its load."""
+    lines = ["| match | size | score | games (W/D/L) | load |", "|---|---|---|---|---|"]
+    for size in sizes:
+        for first, second, games in GOALS:
+            match = Match(size, first, second, most=games)
+            result = played(match, folder)
+            if result is not None:
+                score = 100 * result.tally.games.score
+                lines.append(
+                    f"| {first.name} vs {second.name} | {size}³ | {score:.1f} % "
+                    f"| {counts(result)} | {loads(match, folder)} |"
+                )
+    return "\n".join(lines) + "\n"
+
+
+def tuning_table(sizes: Sequence[int], folder: Path) -> str:
+    """Each evaluation experiment: Elo, interval, games and the SPRT's decision."""
+    lines = ["| variant | size | Elo (95 %) | games (W/D/L) | SPRT |", "|---|---|---|---|---|"]
+    for size in sizes:
+        for match in tuning_matches(size):
+            result = played(match, folder)
+            if result is not None and result.estimate is not None:
+                estimate = result.estimate
+                lines.append(
+                    f"| {match.first.name} | {size}³ | {signed(estimate.elo)} "
+                    f"({interval(estimate)}) | {counts(result)} | {result.decision or 'none'} |"
+                )
+    return "\n".join(lines) + "\n"
+
+
+#: The pages whose tables `--docs` rewrites, each block between `<!-- ladder:NAME -->` and
+#: `<!-- /ladder:NAME -->`.
+PAGES = (ROOT / "README.md", ROOT / "docs" / "arena.md")
+
+
+def doc_tables(folder: Path) -> dict[str, str]:
+    """Every table the pages show, by its block's name."""
+    sizes = sorted(LADDERS)
+    tables = {f"ladder-{size}": ladder_table(size, folder) for size in sizes}
+    tables["goals"] = goals_table(sizes, folder)
+    tables["readme"] = readme_table(sizes, folder)
+    tables["tuning"] = tuning_table(sizes, folder)
+    return tables
+
+
+def rewrite_blocks(text: str, tables: dict[str, str]) -> str:
+    """Put each table into its marked block of `text`; blocks of unknown names are refused."""
+    pattern = re.compile(r"(<!-- ladder:([\w-]+) -->\n)(.*?)(<!-- /ladder:\2 -->)", re.DOTALL)
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(2)
+        if name not in tables:
+            raise ValueError(f"no table called {name!r} (tables: {', '.join(sorted(tables))})")
+        return f"{match.group(1)}{tables[name]}{match.group(4)}"
+
+    return pattern.sub(fill, text)
+
+
+def write_docs(folder: Path) -> None:
+    """Rewrite the tables of the README and docs/arena.md from the records in `folder`."""
+    tables = doc_tables(folder)
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        new = rewrite_blocks(text, tables)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+            print(f"bench.ladder: {page.relative_to(ROOT)} rewritten", file=sys.stderr)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Play what the arguments ask that is not yet played, then print the tables."""
+    folder: Path = arguments.folder
+    folder.mkdir(parents=True, exist_ok=True)
+    if not arguments.table:
+        parts = [arguments.part] if arguments.part else list(PARTS)
+        for match in every_match(arguments.sizes, parts):
+            if arguments.only in match.name and any(phases(match, folder)):
+                print(f"bench.ladder: {match.name}", file=sys.stderr, flush=True)
+                if play(match, folder, arguments.concurrency):
+                    print(
+                        f"bench.ladder: {match.name} stopped early: its log says why "
+                        f"({folder / match.name}.log)",
+                        file=sys.stderr,
+                    )
+                    return 1
+    sizes = arguments.sizes
+    for size in sizes:
+        print(ladder_table(size, folder))
+    print(goals_table(sizes, folder))
+    print(readme_table(sizes, folder))
+    print(tuning_table(sizes, folder), end="")
+    if arguments.docs:
+        write_docs(folder)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Read the command line and run; a problem is one line on stderr and exit code 2."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.ladder", description=__doc__.split("\n", 1)[0]
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=sorted(LADDERS))
+    parser.add_argument("--part", choices=sorted(PARTS), help="only the ladder, or the tuning")
+    parser.add_argument("--only", default="", help="only the matches whose name holds TEXT")
+    parser.add_argument("--table", action="store_true", help="play nothing, print the tables")
+    parser.add_argument("--folder", type=Path, default=FOLDER, help="where the files go")
+    parser.add_argument("--concurrency", type=int, default=2, help="games at once, untimed")
+    parser.add_argument(
+        "--docs", action="store_true", help="rewrite the tables of README.md and docs/arena.md"
+    )
+    arguments = parser.parse_args(argv)
+    unknown = sorted(set(arguments.sizes) - set(LADDERS))
+    if unknown:
+        sizes = ", ".join(str(size) for size in sorted(LADDERS))
+        parser.exit(2, f"bench.ladder: no ladder for size {unknown[0]} (sizes: {sizes})\n")
+    if arguments.concurrency < 1:
+        parser.exit(2, "bench.ladder: --concurrency must be 1 or more\n")
+    try:
+        return run(arguments)
+    except (OSError, RecordError, ValueError) as error:
+        parser.exit(2, f"bench.ladder: {error}\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""bench/ladder.py: a match played through the real arena in its two phases and resumed, and
+the published ladder (docs/ladder/, the README's table) being exactly what its records say."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from arena.report import summary
+from arena.stats import Sprt
+from bench.ladder import (
+    FOLDER,
+    GREEDY,
+    LADDERS,
+    PAGES,
+    RANDOM,
+    VARIANTS,
+    Match,
+    doc_tables,
+    every_match,
+    ladder_table,
+    outcome,
+    phases,
+    play,
+    played,
+    rewrite_blocks,
+)
+from kernel.config import EngineConfig, load_config
+from tests.conftest import REPO, TIMEOUT
+
+
+def test_a_match_plays_its_least_games_then_tests_and_is_never_played_twice(
+    tmp_path: Path,
+) -> None:
+    """Greedy against random on 3³: the first run plays the games played whatever they say,
+    the second resumes them under the SPRT; the log holds both commands and the load around
+    them, the summary is the records' count, and a finished match is not run again."""
+    sprt = Sprt(0, 30, 0.05, 0.05)
+    match = Match(3, GREEDY, RANDOM, most=6, least=4, sprt=sprt)
+    assert list(phases(match, tmp_path)) == [(4, False), (6, True)]
+    assert play(match, tmp_path, concurrency=2) == 0
+    result = outcome(match, tmp_path)
+    assert result is not None
+    games = result.tally.games.games
+    # Six games, unless the test decided on the pairs of the second run before the last.
+    assert games == 6 or (games >= 4 and result.decision is not None)
+    assert list(phases(match, tmp_path)) == []
+    log = (tmp_path / "3-greedy-vs-random.log").read_text()
+    commands = [line for line in log.splitlines() if line.startswith("$ ")]
+    assert len(commands) == 2
+    assert "--games 4" in commands[0] and "--sprt" not in commands[0]
+    assert "--resume" not in commands[0]
+    assert "--games 6" in commands[1] and "--sprt 0 30 0.05 0.05" in commands[1]
+    assert commands[1].endswith(" --resume")
+    assert log.count("load average") == 4 and log.count("exit code 0") == 2
+    written = json.loads((tmp_path / "3-greedy-vs-random.json").read_text())
+    assert written == summary(result.tally, sprt)
+    assert play(match, tmp_path, concurrency=2) == 0
+    assert (tmp_path / "3-greedy-vs-random.log").read_text() == log
+
+
+def test_the_published_summaries_are_their_records() -> None:
+    """Every match kept in docs/ladder/: its JSON summary is what its records count, and a
+    match is there whole (every game played, or its SPRT decided)."""
+    kept = [match for match in every_match(sorted(LADDERS), ["ladder", "tuning"])
+            if played(match, FOLDER)]  # fmt: skip
+    assert kept, "no match in docs/ladder"
+    for match in kept:
+        result = outcome(match, FOLDER)
+        assert result is not None
+        written = json.loads((FOLDER / f"{match.name}.json").read_text())
+        assert written == summary(result.tally, match.sprt), match.name
+        assert list(phases(match, FOLDER)) == [], f"{match.name} is not finished"
+
+
+def test_the_readme_and_the_arena_page_show_what_the_records_give() -> None:
+    """The tables of the README and docs/arena.md (the ladders, the goals, the tuning) are
+    the ones the records give now: `--docs` would change nothing."""
+    tables = doc_tables(FOLDER)
+    for size in LADDERS:
+        rows = tables[f"ladder-{size}"].splitlines()
+        assert len(rows) == len(LADDERS[size]) + 2, f"the {size}-cube's ladder is incomplete"
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        assert rewrite_blocks(text, tables) == text, f"{page.name}: make ladder ARGS=--docs"
+    shown = "".join(page.read_text(encoding="utf-8") for page in PAGES)
+    for name, table in tables.items():
+        assert f"<!-- ladder:{name} -->\n{table}<!-- /ladder:{name} -->" in shown, name
+
+
+def test_a_block_is_filled_and_an_unknown_one_refused() -> None:
+    text = "a\n<!-- ladder:x -->\nold\n<!-- /ladder:x -->\nb\n"
+    assert rewrite_blocks(text, {"x": "| new |\n"}) == (
+        "a\n<!-- ladder:x -->\n| new |\n<!-- /ladder:x -->\nb\n"
+    )
+    with pytest.raises(ValueError, match="no table called 'y'"):
+        rewrite_blocks("<!-- ladder:y -->\n<!-- /ladder:y -->\n", {"x": ""})
+
+
+def ladder(*arguments: str) -> subprocess.CompletedProcess[str]:
+    """Run `python -m bench.ladder` with these arguments."""
+    return subprocess.run(
+        [sys.executable, "-m", "bench.ladder", *arguments],
+        capture_output=True, text=True, cwd=REPO, timeout=TIMEOUT, check=False,
+    )  # fmt: skip
+
+
+def test_an_unknown_size_is_refused_in_one_line() -> None:
+    result = ladder("--sizes", "7", "--table")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "bench.ladder: no ladder for size 7 (sizes: 4, 5)\n"
+
+
+def test_a_file_that_is_not_a_records_file_is_named_and_left_alone(tmp_path: Path) -> None:
+    records = tmp_path / "4-greedy-vs-random.txt"
+    records.write_text("garbage\n")
+    result = ladder("--folder", str(tmp_path), "--sizes", "4", "--only", "greedy-vs-random")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"bench.ladder: {records} is not a records file: line 1: expected 'Key: value' or a "
+        "move line: 'garbage'\n"
+    )
+    assert records.read_text() == "garbage\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == [records.name]
+
+
+def test_each_variant_differs_from_the_defaults_in_its_evaluation_only() -> None:
+    """levels/NAME.toml of each experiment loads, and changes [evaluation] keys only."""
+    default = EngineConfig()
+    for variant in VARIANTS:
+        config = load_config(REPO / "levels" / f"{variant}.toml")
+        changed = [field.name for field in fields(EngineConfig)
+                   if getattr(config, field.name) != getattr(default, field.name)]  # fmt: skip
+        assert changed and all(name.startswith("eval_") for name in changed), variant
+
+
+def test_the_table_of_an_empty_folder_has_only_the_bottom(tmp_path: Path) -> None:
+    assert ladder_table(4, tmp_path).splitlines()[2:] == [f"| {RANDOM.name} | 0 | | | | | |"]
