@@ -59,7 +59,8 @@ arena: $(STAMP) bytecode
 
 # The strength ladder and the evaluation experiments (docs/arena.md): every match not yet in
 # docs/ladder/ is played, or resumed, then the tables are printed. Hours on two cores;
-# ARGS="--table" only reads, ARGS="--sizes 4 --part ladder" does a part.
+# ARGS="--table" only reads, "--docs" rewrites the tables of the README and docs/arena.md,
+# "--sizes 4 --part ladder" does a part.
 ladder: $(STAMP) bytecode
 	@$(BIN)/python -m bench.ladder $(ARGS)
 
