@@ -125,7 +125,7 @@ def run(quick: bool) -> str:
         rows.append(row)
         outputs.append(output)
     cluster = LocalCluster(  # type: ignore[no-untyped-call]
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
     )
     try:
         address = cluster.scheduler_address
