@@ -1,7 +1,7 @@
 """The command line run: `python -m arena [options] PLAYER1 PLAYER2` (options: options.py).
 
 A PLAYER is `random`, `greedy`, or an engine command line (one argument: quote it), such as
-"python main.py --config levels/fast.toml". Exit codes: 0 the match is over (every game
+"python main.py --config levels/exposure-0.toml". Exit codes: 0 the match is over (every game
 played, or the SPRT decided); 1 the referee failed and the match stopped; 2 bad options,
 input or files (one line on stderr, nothing started); 130 interrupted (the games finished are
 in the records file, and `--resume` continues).

@@ -1,6 +1,6 @@
 """One engine process spoken to over the protocol: the layer every client shares.
 
-    with Engine("python main.py --config levels/fast.toml", timeout=10) as engine:
+    with Engine("python main.py --config levels/exposure-0.toml", timeout=10) as engine:
         engine.ask("boardsize 4")      # sent with a fresh id, which the answer must echo
         engine.send("7 showboard")     # sent as it is, its own id or none
 

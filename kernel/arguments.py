@@ -62,7 +62,7 @@ def read_seconds(text: str, what: str, most: float) -> float:
         raise CommandError(f"{what} must be a number of seconds, 0 or more, got {shorten(text)}")
     digits = text.lstrip("+").split(".")[0].lstrip("0")
     if len(digits) > MAX_DIGITS or float(text) > most:
-        raise CommandError(f"{what} must be at most {most:g} seconds, got {shorten(text)}")
+        raise CommandError(f"{what} must be at most {most:.10g} seconds, got {shorten(text)}")
     return float(text)
 
 

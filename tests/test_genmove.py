@@ -436,7 +436,7 @@ def kernel_state(recorder: Recorder) -> tuple[Any, ...]:
         ("genmove white black", "? wrong number of arguments, usage: genmove [COLOR]"),
         ("time_settings -1 0 0", "? MAIN must be a number of seconds, 0 or more, got '-1'"),
         ("time_settings 1e30 0 0", "? MAIN must be"),
-        ("time_settings 2000000 0 0", "? MAIN must be at most 1e+06 seconds, got '2000000'"),
+        ("time_settings 2000000 0 0", "? MAIN must be at most 1000000 seconds, got '2000000'"),
         ("time_settings 5 nan 0", "? BYO_TIME must be a number of seconds, 0 or more, got 'nan'"),
         ("time_settings 5 1 -3", "? BYO_STONES must be 0 or more, got -3"),
         ("time_settings 5 1", "? wrong number of arguments, usage: time_settings MAIN BYO_TIME"),
