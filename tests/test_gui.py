@@ -161,14 +161,15 @@ def page(browser: Browser, server_url: str) -> Iterator[Page]:
 
 
 class Holder:
-    """Hold the page's engine requests back until released, to provoke races on purpose."""
+    """Hold the page's requests to one path (the engine's, unless told) back until released,
+    to provoke races on purpose."""
 
-    def __init__(self, page: Page) -> None:
-        """Start holding every request to /engine."""
+    def __init__(self, page: Page, path: str = "/engine") -> None:
+        """Start holding every request to `path`."""
         self.page = page
         self.held: list[Route] = []
         self.holding = True
-        page.route("**/engine", self._route)
+        page.route(f"**{path}", self._route)
 
     def _route(self, route: Route) -> None:
         """Keep a request while holding, else let it through."""

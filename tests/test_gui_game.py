@@ -33,6 +33,7 @@ from tests.conftest import read_json_log
 # Skips this module as it skips itself when /usr/bin/chromium is missing.
 from tests.test_gui import (
     SETTLE_MS,
+    Holder,
     launched_browser,
     open_page,
     post_line,
@@ -180,28 +181,6 @@ def endless_level(page: Page) -> None:
 def wait_for_search(page: Page) -> None:
     """Wait until the thinking panel shows a finished depth of a search still running."""
     page.wait_for_selector('#thinking[data-state="thinking"][data-depth]', timeout=SETTLE_MS)
-
-
-class Holder:
-    """Hold the page's requests to one path back until released, to provoke races on purpose."""
-
-    def __init__(self, page: Page, path: str) -> None:
-        self.held: list[Route] = []
-        self.holding = True
-        page.route(f"**{path}", self._route)
-
-    def _route(self, route: Route) -> None:
-        if self.holding:
-            self.held.append(route)
-        else:
-            route.continue_()
-
-    def release(self) -> None:
-        """Let the held requests and every later one through."""
-        self.holding = False
-        for route in self.held:
-            route.continue_()
-        self.held.clear()
 
 
 def pump_until(page: Page, done: Callable[[], bool]) -> None:
