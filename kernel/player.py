@@ -87,13 +87,13 @@ def thinking_line(game: Game, iteration: Iteration) -> str:
 
 
 def search_summary(game: Game, choice: Choice) -> dict[str, Any]:
-    """Describe a search for the JSON log: depth, score_cp or mate (none at depth 0), nodes,
-    nps, time_ms, pv, move."""
+    """Describe a search for the JSON log: depth, score_cp or mate (score_cp null at depth 0),
+    nodes, nps, time_ms, pv, move."""
     result = choice.result
     summary: dict[str, Any] = {"depth": result.depth}
     moves = mate_distance(result.score)
     if result.depth == 0:
-        pass  # stopped before its first depth: the move is its first in order, unscored
+        summary["score_cp"] = None  # stopped before its first depth: its first move, unscored
     elif moves is None:
         summary["score_cp"] = result.score
     else:

@@ -282,7 +282,7 @@ def test_one_search_event_per_genmove(log_dir: Path) -> None:
 
 def test_a_search_stopped_before_its_first_depth_logs_no_score(log_dir: Path) -> None:
     """At one node no depth is finished: the search event says depth 0, the move it played and
-    its node count, and no score (there is none to give)."""
+    its node count, and a null score (there is none to give)."""
     engine = Engine(log_dir)
     try:
         assert engine.ask(f"set_board {START}") == b"= \n\n"
@@ -294,5 +294,5 @@ def test_a_search_stopped_before_its_first_depth_logs_no_score(log_dir: Path) ->
         engine.kill()
     (event,) = searches(log_dir)
     assert event["depth"] == 0 and event["move"] == move and event["pv"] == [move]
-    assert "score_cp" not in event and "mate" not in event
+    assert event["score_cp"] is None and "mate" not in event
     assert legal_line(parse_game(START), [move]) is None
