@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -86,9 +86,13 @@ def default_sigint() -> None:
 
 
 class Engine:
-    """One engine process on pipes, answered line by line; stderr is kept for the end."""
+    """One engine process on pipes, answered line by line; stderr is kept for the end.
 
-    def __init__(self, log_dir: Path, *options: str) -> None:
+    `preexec` runs in the child before the engine starts (its signal set-up, its limits)."""
+
+    def __init__(
+        self, log_dir: Path, *options: str, preexec: Callable[[], None] = default_sigint
+    ) -> None:
         self.log_dir = log_dir
         self.process = subprocess.Popen(
             engine_command(log_dir, *options),
@@ -96,7 +100,7 @@ class Engine:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=REPO,
-            preexec_fn=default_sigint,
+            preexec_fn=preexec,
         )
         self.pending = b""
 
@@ -154,6 +158,20 @@ class Engine:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+
+
+@pytest.fixture
+def engines() -> Iterator[list[Engine]]:
+    """Engines a test starts; any left running is killed."""
+    started: list[Engine] = []
+    try:
+        yield started
+    finally:
+        for engine in started:
+            engine.kill()
+            for stream in (engine.process.stdin, engine.process.stdout, engine.process.stderr):
+                if stream is not None and not stream.closed:
+                    stream.close()
 
 
 @pytest.fixture

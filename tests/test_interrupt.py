@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import re
 import signal
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pexpect
@@ -31,7 +29,6 @@ from tests.conftest import (
     REPO,
     TIMEOUT,
     Engine,
-    engine_command,
     engine_env,
     read_console_log,
     read_json_log,
@@ -65,36 +62,6 @@ def keep_sighup_ignored() -> None:
     """In the child: start with SIGHUP ignored, as under nohup."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-
-
-class StartedEngine(Engine):
-    """An engine on pipes started with its own signal set-up (`preexec`)."""
-
-    def __init__(self, log_dir: Path, preexec: Callable[[], None], *options: str) -> None:
-        self.log_dir = log_dir
-        self.process = subprocess.Popen(
-            engine_command(log_dir, *options),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=REPO,
-            preexec_fn=preexec,
-        )
-        self.pending = b""
-
-
-@pytest.fixture
-def engines() -> Iterator[list[Engine]]:
-    """Engines a test starts; any left running is killed."""
-    started: list[Engine] = []
-    try:
-        yield started
-    finally:
-        for engine in started:
-            engine.kill()
-            for stream in (engine.process.stdin, engine.process.stdout, engine.process.stderr):
-                if stream is not None and not stream.closed:
-                    stream.close()
 
 
 def wait_for_input(log_dir: Path, line: str) -> None:
@@ -168,7 +135,7 @@ def ending_engine(log_dir: Path, config: Path, signum: signal.Signals) -> Engine
     unless SIGINT is what ends it."""
     if signum == signal.SIGINT:
         return Engine(log_dir, "--config", str(config))
-    return StartedEngine(log_dir, ignore_sigint, "--config", str(config))
+    return Engine(log_dir, "--config", str(config), preexec=ignore_sigint)
 
 
 @pytest.mark.parametrize("search", ENDLESS[:2])
@@ -216,7 +183,7 @@ def test_sighup_and_sigterm_when_idle_log_the_exit(
 
 def test_sighup_ignored_at_the_start_stays_ignored(log_dir: Path, engines: list[Engine]) -> None:
     """Under nohup, SIGHUP is ignored: the engine goes on answering."""
-    engine = StartedEngine(log_dir, keep_sighup_ignored)
+    engine = Engine(log_dir, preexec=keep_sighup_ignored)
     engines.append(engine)
     assert engine.ask("name") == b"= cubemate\n\n"
     engine.signal(signal.SIGHUP)

@@ -13,9 +13,7 @@ import os
 import re
 import resource
 import signal
-import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
@@ -26,10 +24,8 @@ from tests.conftest import (
     CONSOLE_LINE,
     CONSOLE_LOG,
     JSON_LOG,
-    REPO,
     TIMEOUT,
     Engine,
-    engine_command,
 )
 
 #: The largest file the limited engines may write.
@@ -63,36 +59,6 @@ def fill(log_dir: Path) -> None:
         (log_dir / name).write_bytes(
             earlier_line(name, 100) * count + earlier_line(name, size - 100 * count)
         )
-
-
-class LimitedEngine(Engine):
-    """An engine on pipes that cannot make any file larger than SIZE_LIMIT."""
-
-    def __init__(self, log_dir: Path) -> None:
-        self.log_dir = log_dir
-        self.process = subprocess.Popen(
-            engine_command(log_dir),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=REPO,
-            preexec_fn=limit_file_size,
-        )
-        self.pending = b""
-
-
-@pytest.fixture
-def engines() -> Iterator[list[Engine]]:
-    """Engines a test starts; any left running is killed."""
-    started: list[Engine] = []
-    try:
-        yield started
-    finally:
-        for engine in started:
-            engine.kill()
-            for stream in (engine.process.stdin, engine.process.stdout, engine.process.stderr):
-                if stream is not None and not stream.closed:
-                    stream.close()
 
 
 def json_lines(log_dir: Path) -> list[dict[str, object]]:
@@ -136,7 +102,7 @@ def test_a_write_cut_short_becomes_a_whole_line(log_dir: Path, engines: list[Eng
     of it becomes a whole line of the same length, a marker, so that both logs end in whole
     lines; every answer still comes, with one warning."""
     fill(log_dir)
-    engine = LimitedEngine(log_dir)
+    engine = Engine(log_dir, preexec=limit_file_size)
     engines.append(engine)
     ask_names(engine, 30)
     assert engine.ask("frobnicate") == b"? unknown command 'frobnicate'\n\n"
@@ -158,7 +124,7 @@ def test_an_engine_sharing_the_logs_never_meets_a_torn_line(
     to the same files after it: every line of both logs is whole, and none of the second
     engine's events is lost."""
     fill(log_dir)
-    limited = LimitedEngine(log_dir)
+    limited = Engine(log_dir, preexec=limit_file_size)
     engines.append(limited)
     ask_names(limited, 1)  # its start event, cut short, is behind it
     free = Engine(log_dir)
@@ -183,7 +149,7 @@ def test_logging_comes_back_when_there_is_room_again(log_dir: Path, engines: lis
     are emptied, as logrotate's copytruncate does), each starts again with a note of the
     events it lost, then the events, whole. One warning in all."""
     fill(log_dir)
-    engine = LimitedEngine(log_dir)
+    engine = Engine(log_dir, preexec=limit_file_size)
     engines.append(engine)
     ask_names(engine, 5)
     for name in ROOM:
