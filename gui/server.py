@@ -226,8 +226,12 @@ class Handler(PooledRequestHandler):
             self._refuse(HTTPStatus.NOT_FOUND, f"no such endpoint: {self.path}")
             return
         body = self._read_json_body()
-        if body is not None:
+        if body is None:
+            return
+        try:
             action(self, body)
+        except BadBody as exc:  # each action reads its body first, before anything runs
+            self._error(HTTPStatus.BAD_REQUEST, str(exc))
 
     def _post_engine(self, body: bytes) -> None:
         """Relay one protocol line, or a batch of them, to the engine."""
@@ -265,11 +269,7 @@ class Handler(PooledRequestHandler):
 
     def _post_genmove(self, body: bytes) -> None:
         """Play the computer's move in the version of the game the page asked it for."""
-        try:
-            request = parse_move_body(body)
-        except BadBody as exc:
-            self._error(HTTPStatus.BAD_REQUEST, str(exc))
-            return
+        request = parse_move_body(body)
         guard = self.server.guard
         try:
             reply = guard.genmove(request.game, request.colour)
@@ -286,11 +286,7 @@ class Handler(PooledRequestHandler):
 
     def _post_stop(self, body: bytes) -> None:
         """Stop the search asked for a version of the game, and take back what it played."""
-        try:
-            request = parse_stop_body(body)
-        except BadBody as exc:
-            self._error(HTTPStatus.BAD_REQUEST, str(exc))
-            return
+        request = parse_stop_body(body)
         try:
             stopped = self.server.guard.stop(request.game)
         except EngineError as exc:
@@ -308,11 +304,7 @@ class Handler(PooledRequestHandler):
 
     def _post_record(self, body: bytes) -> None:
         """Read a posted game record into the engine, at its start."""
-        try:
-            request = parse_record_body(body)
-        except BadBody as exc:
-            self._error(HTTPStatus.BAD_REQUEST, str(exc))
-            return
+        request = parse_record_body(body)
         guard = self.server.guard
         try:
             loaded = guard.load_record(request.text, request.name)
@@ -345,13 +337,9 @@ class Handler(PooledRequestHandler):
         return self._read_body()
 
     def _relay_request(self, body: bytes) -> RelayRequest | None:
-        """Check every line of a relay request before any is sent; on a bad request answer
-        the error and return None."""
-        try:
-            request = parse_relay_body(body)
-        except BadBody as exc:
-            self._error(HTTPStatus.BAD_REQUEST, str(exc))
-            return None
+        """Check every line of a relay request before any is sent; on a bad line answer the
+        error and return None (a body that is no relay request raises BadBody)."""
+        request = parse_relay_body(body)
         for number, line in enumerate(request.lines, 1):
             problem = check_line(line)
             if problem is not None:
