@@ -31,7 +31,7 @@ import tracemalloc
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from bench.report import Goal, table
+from bench.report import Goal, goals_table, table
 from kernel.board import EMPTY
 from kernel.config import EngineConfig
 from kernel.game import Game
@@ -353,10 +353,7 @@ def section(quick: bool) -> tuple[str, list[Goal]]:
         "",
         table(["army", "play µs n=8", "play µs n=64", "undo µs n=8", "undo µs n=64"], speed_rows),
         "",
-        table(
-            ["goal", "measured", "limit", "verdict"],
-            [[g.name, g.measured, g.limit, g.verdict] for g in found],
-        ),
+        goals_table(found),
     ]
     return "\n".join(lines), found
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.peer import Peer
-from bench.report import Goal, table
+from bench.report import Goal, goals_table, table
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
 from kernel.notation import get_move_name
@@ -328,10 +328,7 @@ def brute_section(settings: Settings) -> tuple[str, list[Goal]]:
     found = goals(solved_2)
     lines += [
         "",
-        table(
-            ["goal", "measured", "limit", "verdict"],
-            [[g.name, g.measured, g.limit, g.verdict] for g in found],
-        ),
+        goals_table(found),
     ]
     return "\n".join(lines), found
 
@@ -489,10 +486,7 @@ def deep_section(settings: Settings) -> tuple[str, list[Goal]]:
             found += deep_goals(of_depth, depth, ratio)
     lines += [
         "",
-        table(
-            ["goal", "measured", "limit", "verdict"],
-            [[g.name, g.measured, g.limit, g.verdict] for g in found],
-        ),
+        goals_table(found),
     ]
     return "\n".join(lines), found
 

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.report import Goal, table
+from bench.report import Goal, goals_table, table
 from tests.positions import noise_game_position
 from tests.reference import WHITE, Position, board_text
 
@@ -142,10 +142,7 @@ def section(quick: bool) -> tuple[str, list[Goal]]:
             "",
             table(["command", "board", "answer", "seconds", "peak MB"], rows),
             "",
-            table(
-                ["goal", "measured", "limit", "verdict"],
-                [[g.name, g.measured, g.limit, g.verdict] for g in found],
-            ),
+            goals_table(found),
         ]
     )
     return text, found
