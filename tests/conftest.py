@@ -159,6 +159,14 @@ class Engine:
             self.process.kill()
             self.process.wait()
 
+    def discard(self) -> None:
+        """Kill the engine if it still runs, and close its pipes."""
+        self.kill()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if stream is not None and not stream.closed:
+                with contextlib.suppress(BrokenPipeError):  # stdin's unsent bytes
+                    stream.close()
+
 
 @pytest.fixture
 def engines() -> Iterator[list[Engine]]:
@@ -168,10 +176,7 @@ def engines() -> Iterator[list[Engine]]:
         yield started
     finally:
         for engine in started:
-            engine.kill()
-            for stream in (engine.process.stdin, engine.process.stdout, engine.process.stderr):
-                if stream is not None and not stream.closed:
-                    stream.close()
+            engine.discard()
 
 
 @pytest.fixture
@@ -187,11 +192,7 @@ def engine(log_dir: Path) -> Iterator[Engine]:
     try:
         yield process
     finally:
-        process.kill()
-        for stream in (process.process.stdin, process.process.stdout, process.process.stderr):
-            if stream is not None and not stream.closed:
-                with contextlib.suppress(BrokenPipeError):
-                    stream.close()
+        process.discard()
 
 
 @dataclass(frozen=True)

@@ -195,10 +195,7 @@ def engine_round(tmp_path: Path, rng: random.Random, count: int) -> tuple[int, l
                 assert engine.finish() == (0, b"", b"")
     finally:
         for engine in engines:
-            engine.kill()
-            for stream in (engine.process.stdin, engine.process.stdout, engine.process.stderr):
-                if stream is not None and not stream.closed:
-                    stream.close()
+            engine.discard()
     return count, stuck
 
 
