@@ -9,7 +9,9 @@ whole response, up to the empty line that ends it, within the timeout. An engine
 hangs past the timeout or answers out of step is killed and `EngineDied` says why, with its
 exit code and the last lines of its stderr; the next call starts a new process. Every line
 the engine writes on stderr can be handed to a callback (a GUI shows the "thinking" lines of
-a long search); the last few are kept for messages either way.
+a long search); the last few are kept for messages either way. A reader thread hands them on
+as they come, and every answer first hands on what the engine wrote on stderr before it, so
+that a search's last thinking line has reached the callback when its move is returned.
 
 A command line is a string (split as a shell would) or a list of words; a leading `python`
 means this interpreter, so that "python main.py" runs in the same virtual environment.
@@ -52,6 +54,9 @@ EXIT_GRACE = 5.0
 #: Lines of stderr kept for messages, and how many of them a message quotes.
 STDERR_KEPT = 20
 STDERR_QUOTED = 3
+#: What ends a stderr line, and the longest line kept whole (memory stays bounded).
+STDERR_LINE_END = re.compile(rb"\r\n?|\n")
+STDERR_LINE_BYTES = 1 << 20
 #: Where a response starts: its mark, the id it echoes and the space before the text.
 HEAD = re.compile(r"([=?])([0-9]*) ?")
 #: The empty line that ends a response (a CR before a line end is tolerated).
@@ -189,6 +194,9 @@ class Engine:
         self._logs: TemporaryLogs | None = None
         self._stderr_reader: threading.Thread | None = None
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_KEPT)
+        #: Held by whichever thread reads stderr: the reader, or an answer catching up.
+        self._stderr_lock = threading.Lock()
+        self._stderr_partial = b""
         self._pending = b""
         self._fresh = False
         self._sequence = 0
@@ -231,6 +239,7 @@ class Engine:
         argv = self.argv
         pass_fds: tuple[int, ...] = ()
         self._stderr_tail.clear()
+        self._stderr_partial = b""
         try:
             if self.log_dir is TEMPORARY:
                 self._logs = TemporaryLogs()
@@ -281,16 +290,65 @@ class Engine:
                 ) from death  # fmt: skip
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
-        """Keep the last stderr lines and hand each to the callback, on this thread of its
-        own; CR ends a line too, so that a progress line redrawn in place arrives as drawn."""
-        for raw in iter(stream.readline, b""):
-            for piece in raw.decode("utf-8", errors="replace").replace("\r", "\n").split("\n"):
-                if not piece:
-                    continue
-                self._stderr_tail.append(piece)
-                if self.on_stderr is not None:
-                    with contextlib.suppress(Exception):  # the callback's trouble is not ours
-                        self.on_stderr(piece)
+        """Hand on stderr lines as they come, on this thread of its own, until the end."""
+        fd = stream.fileno()
+        os.set_blocking(fd, False)
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        while True:
+            try:
+                poller.poll()
+            except OSError:
+                return  # the stream was closed under us: the process is gone
+            with self._stderr_lock:
+                # Closed (under the lock) by _finish: its number may already name another file.
+                if stream.closed or not self._drain_stderr(fd, chunks=1):
+                    return
+
+    def _catch_up_stderr(self) -> None:
+        """Hand on every stderr line the engine has written so far, on the calling thread."""
+        process = self._process
+        if process is None or process.stderr is None:
+            return
+        with self._stderr_lock:
+            if not process.stderr.closed:
+                # Bounded, so that an engine writing on and on cannot hold the answer back.
+                self._drain_stderr(process.stderr.fileno(), chunks=16)
+
+    def _drain_stderr(self, fd: int, chunks: int) -> bool:
+        """Read what stderr holds now, up to `chunks` reads, and hand on its whole lines (the
+        lock held); return False at its end. CR ends a line too, so that a progress line
+        redrawn in place arrives as drawn; a line longer than STDERR_LINE_BYTES is handed on
+        in pieces."""
+        for _ in range(chunks):
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                return True
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._hand_on_stderr(self._stderr_partial)
+                self._stderr_partial = b""
+                return False
+            *lines, partial = STDERR_LINE_END.split(self._stderr_partial + chunk)
+            if len(partial) > STDERR_LINE_BYTES:
+                lines.append(partial)
+                partial = b""
+            self._stderr_partial = partial
+            for raw in lines:
+                self._hand_on_stderr(raw)
+        return True
+
+    def _hand_on_stderr(self, raw: bytes) -> None:
+        """Keep one stderr line and give it to the callback."""
+        if not raw:
+            return
+        piece = raw.decode("utf-8", errors="replace")
+        self._stderr_tail.append(piece)
+        if self.on_stderr is not None:
+            with contextlib.suppress(Exception):  # the callback's trouble is not ours
+                self.on_stderr(piece)
 
     # -- talking
 
@@ -330,6 +388,7 @@ class Engine:
         self._write(line.encode("utf-8", errors="surrogateescape") + b"\n", line, deadline)
         raw = self._read_response(line, limit, deadline)
         self._fresh = False
+        self._catch_up_stderr()
         response = parse_response(raw)
         if command_name(line) == "quit" and response.ok:
             # Let it exit now, so that the next line finds it gone and starts a new one.
@@ -434,10 +493,12 @@ class Engine:
             # keep us waiting long.
             self._stderr_reader.join(timeout=EXIT_GRACE)
             self._stderr_reader = None
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+        if process.stdout is not None:
+            with contextlib.suppress(OSError):
+                process.stdout.close()
+        if process.stderr is not None:
+            with self._stderr_lock, contextlib.suppress(OSError):
+                process.stderr.close()
         self._drop_logs()
         return code
 
