@@ -82,7 +82,7 @@ bytecode: $(STAMP)
 $(STAMP): pyproject.toml
 	@echo "cubemate: setting up $(VENV) ..." >&2
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) >&2
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check 'uv>=0.5' >&2
+	@$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check 'uv>=0.5' >&2
 	@$(INSTALL) -e '.[test,dask]' >&2
 	@touch $(STAMP)
 
