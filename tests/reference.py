@@ -12,6 +12,7 @@ otherwise, so that every answer about a white-to-move position is what it always
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -162,6 +163,7 @@ def roman(value: int) -> str:
     return out
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the sweeps name the same cells millions of times
 def cell_name(cell: Cell) -> str:
     """Name a cell as file, rank, level: (2, 1, 1) → c2(II)."""
     x, y, z = cell
@@ -238,13 +240,14 @@ def parse_game(text: str) -> Position:
 
 def to_notation(n: int, pieces: dict[Cell, str]) -> str:
     """Write a position in canonical notation (no spaces, '#' for an empty cell)."""
-    layers = []
-    for z in reversed(range(n)):
-        rows = []
-        for y in reversed(range(n)):
-            rows.append("".join(pieces.get((x, y, z), EMPTY) for x in range(n)))
-        layers.append("[" + ",".join(rows) + "]")
-    return ",".join(layers)
+    # grid[z][y][x]: every cell empty, then each piece on the board in its cell.
+    grid = [[[EMPTY] * n for _ in range(n)] for _ in range(n)]
+    for (x, y, z), piece in pieces.items():
+        if 0 <= x < n and 0 <= y < n and 0 <= z < n:
+            grid[z][y][x] = piece
+    # The top level first, and in each level the last rank first.
+    layers = ("[" + ",".join("".join(row) for row in reversed(level)) + "]" for level in grid)
+    return ",".join(reversed(list(layers)))
 
 
 def board_text(pos: Position) -> str:
