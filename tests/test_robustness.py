@@ -138,19 +138,47 @@ HOSTILE: dict[str, tuple[bytes, bytes | None]] = {
 }
 
 
-@pytest.mark.parametrize("case", list(HOSTILE))
-def test_one_response_per_line(log_dir: Path, case: str) -> None:
-    """A hostile line gets exactly one response (none if blank or a comment); the engine goes on."""
-    line, expected = HOSTILE[case]
-    result = run_engine(line + b"\n" + SENTINEL + b"\n", log_dir)
+#: Per hostile case: the responses to its line, and how many JSON log events it left.
+HostileAnswers = dict[str, tuple[list[bytes], int]]
+
+
+@pytest.fixture(scope="module")
+def hostile_answers(tmp_path_factory: pytest.TempPathFactory) -> HostileAnswers:
+    """Send every hostile line to one engine, each followed by a sentinel of its own, and
+    split the responses and the JSON log at the sentinels. One engine for all: each line
+    must also leave it able to answer the next."""
+    log_dir = tmp_path_factory.mktemp("hostile-logs")
+    sentinels = [f"{9000 + index} name" for index in range(len(HOSTILE))]
+    data = b"".join(
+        line + b"\n" + sentinel.encode() + b"\n"
+        for (line, _), sentinel in zip(HOSTILE.values(), sentinels, strict=True)
+    )
+    result = run_engine(data, log_dir)
     assert result.stderr == b"", result.stderr[-2000:]
     assert result.returncode == 0
     responses = split_responses(result.stdout)
-    assert responses[-1] == SENTINEL_RESPONSE
+    events = read_json_log(log_dir)
+    answers: HostileAnswers = {}
+    for case, sentinel in zip(HOSTILE, sentinels, strict=True):
+        at = responses.index(f"={sentinel.split()[0]} cubemate\n\n".encode())
+        mine, responses = responses[:at], responses[at + 1 :]
+        at = [event.get("line") for event in events].index(sentinel)
+        answers[case] = mine, at
+        events = events[at + 2 :]  # past the sentinel's input and output
+    assert (responses, events) == ([], [])
+    return answers
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_one_response_per_line(hostile_answers: HostileAnswers, case: str) -> None:
+    """A hostile line gets exactly one response (none if blank or a comment), logged as one
+    input and one output; the engine goes on."""
+    _, expected = HOSTILE[case]
+    responses, events = hostile_answers[case]
     if expected is None:
-        assert responses == [SENTINEL_RESPONSE]
+        assert (responses, events) == ([], 0)
         return
-    assert len(responses) == 2, responses[:3]
+    assert len(responses) == 1, responses[:3]
     first = responses[0]
     assert RESPONSE.fullmatch(first) is not None, first[:300]
     assert b"internal error" not in first, first[:300]
@@ -158,7 +186,7 @@ def test_one_response_per_line(log_dir: Path, case: str) -> None:
         assert first == expected
     else:
         assert first.startswith(expected), first[:300]
-    assert len(read_json_log(log_dir)) == 4
+    assert events == 2
 
 
 LONG_ECHOES = {
