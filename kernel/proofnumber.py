@@ -53,7 +53,8 @@ reports progress, so no search outruns its limit.
 
 from __future__ import annotations
 
-from kernel.board import EMPTY, SIDE_LETTERS, WALL
+from kernel.board import EMPTY
+from kernel.mateinone import mates_in_one
 from kernel.position import BLACK_TO_MOVE_KEY, KING_LETTERS, Move, Position, piece_key
 from kernel.rules import Analysis, is_attacked
 from kernel.search import MAX_MATE_MOVES, Budget
@@ -330,29 +331,12 @@ class ProofNumberSearch:
         return analysis.in_check and not analysis.has_legal_move()
 
     def mates_in_one(self, position: Position) -> bool:
-        """Tell whether one of the attacker's checks mates.
-
-        A check can only mate if it takes every flight the king has now: one that surely
-        leaves a flight is passed over without being played.
-        """
-        checks = Analysis(position).checking_moves()
-        # Finding the checks asks every piece of the attacker (on a large sparse board that
-        # is the whole cost of the test): each counts, as each check does.
-        self.budget.spend(len(position.pieces[position.side]) + len(checks))
-        if not checks:
-            return False
-        flights = Flights(position)
-        for check in checks:
-            if flights.free and flights.left_by(check):
-                continue
-            position.play(check)
-            try:
-                mated = not Analysis(position).has_legal_move()
-            finally:
-                position.undo(check)
-            if mated:
-                return True
-        return False
+        """Tell whether one of the attacker's moves mates (kernel/mateinone.py)."""
+        mated, asked = mates_in_one(position)
+        # Every piece of the attacker is asked where it could mate from, and every move
+        # asked for real counts, as a position generated does.
+        self.budget.spend(len(position.pieces[position.side]) + asked)
+        return mated
 
     def every_defence_mated_in_one(self, position: Position) -> bool:
         """Tell whether the defender, to move, has moves and is mated in one after each.
@@ -450,78 +434,6 @@ class ProofNumberSearch:
         cut = works[(len(works) - 1) // 2]
         for key in [key for key, entry in table.items() if entry >> _WORK_SHIFT <= cut]:
             del table[key]
-
-
-class Flights:
-    """The free flights of the defender's king (not to move): the cells around it that it
-    could step to if it were its turn."""
-
-    __slots__ = ("free", "king", "position")
-
-    def __init__(self, position: Position) -> None:
-        self.position = position
-        self.king = king = position.kings[position.enemy]
-        cells = position.cells
-        own = SIDE_LETTERS[position.enemy]
-        side = position.side
-        self.free = [
-            cell
-            for cell in (king + step for step in position.offsets.queen)
-            if cells[cell] != WALL
-            and cells[cell] not in own
-            and not is_attacked(position, cell, side, lifted=king)
-        ]
-
-    def left_by(self, move: Move) -> bool:
-        """Tell whether a move surely leaves the king one of its free flights.
-
-        After the move a flight can only be newly guarded by the moved piece from its
-        target, or by a slider whose line to it ran through the cell the piece left; every
-        other line is as it was, or shut by the piece's new cell. A flight the move might
-        guard counts as guarded, so the answer is never a wrong yes.
-        """
-        letter, origin, target, _ = move
-        position = self.position
-        cells = position.cells
-        attacks = position.offsets.attacks
-        compact = position.offsets.compact
-        king = self.king
-        for flight in self.free:
-            if flight == target:
-                continue
-            attack = attacks.get(compact[flight] - compact[target])
-            if attack is not None and letter in attack.letters:
-                step = attack.step
-                if not step:
-                    continue
-                point = target + step
-                # The king's cell counts as empty: the king steps off the line it is on.
-                while point != flight and (cells[point] == EMPTY or point in (origin, king)):
-                    point += step
-                if point == flight:
-                    continue
-            if not opens_line_to(position, origin, flight):
-                return True
-        return False
-
-
-def opens_line_to(position: Position, origin: int, cell: int) -> bool:
-    """Tell whether a slider of the side to move has `origin` on its line to `cell`."""
-    attacks = position.offsets.attacks
-    compact = position.offsets.compact
-    for point, letter in position.pieces[position.side].items():
-        if point == origin:
-            continue
-        attack = attacks.get(compact[cell] - compact[point])
-        if attack is None or not attack.step or letter not in attack.letters:
-            continue
-        step = attack.step
-        between = point + step
-        while between != cell:
-            if between == origin:
-                return True
-            between += step
-    return False
 
 
 def king_step_is_legal(position: Position, move: Move) -> bool:
