@@ -28,6 +28,8 @@ from kernel.directions import offsets_for
 from kernel.position import NO_POINT, Move, Position
 from kernel.rules import Analysis, checks_directly, is_attacked
 
+#: The letters of the pieces that move along lines.
+SLIDERS = "QRBqrb"
 #: The largest board whose attack bitsets are kept: at n = 8 each holds 1,728 bits, and the
 #: four tables of a size about 0.5 MB.
 BITSET_SIZE = 8
@@ -83,13 +85,13 @@ def mates_from_flights(position: Position, analysis: Analysis, king: int) -> tup
     own_king = position.kings[side]
     king_masks = {letter: table[king] for letter, table in masks.items()}
     # Each piece but the king: where it stands, its letter, the cells it may still mate from,
-    # and whether leaving its cell may open a line of its side.
-    movers: list[tuple[int, str, int, bool]] = []
+    # and the cells that leaving its cell may open a line of its side onto.
+    movers: list[tuple[int, str, int, int]] = []
     for origin, letter in position.pieces[side].items():
         if origin != own_king:
             targets = king_masks[letter] & masks[letter][origin]
             if targets:
-                movers.append((origin, letter, targets, may_open_a_line(position, origin)))
+                movers.append((origin, letter, targets, lines_through(position, origin)))
     shields = analysis.discovery_lines(king)
     if not movers and not shields:
         return False, 0
@@ -105,7 +107,7 @@ def mates_from_flights(position: Position, analysis: Analysis, king: int) -> tup
         narrowed = False
         for origin, letter, targets, opens in movers:
             # A line opened through the origin may guard the flight whatever the target.
-            if not (opens and opens_line_to(position, origin, flight)):
+            if not opens >> flight & 1:
                 narrower = targets & (masks[letter][flight] | guards)
                 narrowed = narrowed or narrower != targets
                 targets = narrower
@@ -199,17 +201,23 @@ def reaches(position: Position, move: Move) -> bool:
     return point == target
 
 
-def may_open_a_line(position: Position, origin: int) -> bool:
-    """Tell whether a slider of the side to move has `origin` on one of its lines, whatever
-    stands between: only then can leaving it guard a cell anew."""
+def lines_through(position: Position, origin: int) -> int:
+    """Return, as a bitset, the cells beyond `origin` on the lines of the sliders of the side
+    to move that pass through it, whatever stands between: the cells that leaving `origin`
+    may newly guard."""
     attacks = position.offsets.attacks
     compact = position.offsets.compact
+    cells = position.cells
+    found = 0
     for point, letter in position.pieces[position.side].items():
-        if point != origin:
+        if point != origin and letter in SLIDERS:
             attack = attacks.get(compact[origin] - compact[point])
-            if attack is not None and attack.step and letter in attack.letters:
-                return True
-    return False
+            if attack is not None and letter in attack.letters:
+                beyond = origin + attack.step
+                while cells[beyond] != WALL:
+                    found |= 1 << beyond
+                    beyond += attack.step
+    return found
 
 
 class Flights:

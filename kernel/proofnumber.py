@@ -53,6 +53,8 @@ reports progress, so no search outruns its limit.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kernel.board import EMPTY
 from kernel.mateinone import mates_in_one
 from kernel.position import BLACK_TO_MOVE_KEY, KING_LETTERS, Move, Position, piece_key
@@ -353,15 +355,14 @@ class ProofNumberSearch:
                 return False
             tried = killer
         analysis = Analysis(position)
-        defences = list(analysis.legal_moves())
-        self.budget.spend(len(defences))
-        if not defences:
-            return analysis.in_check
-        for defence in defences:
+        defended = tried is not None
+        for defence in defences(analysis):
+            defended = True
+            self.budget.spend()
             if defence != tried and not self.mated_in_one_after(position, defence):
                 self.killers[1] = defence
                 return False
-        return True
+        return defended or analysis.in_check
 
     def mated_in_one_after(self, position: Position, defence: Move) -> bool:
         """Tell whether the attacker mates in one after a defence, asking the table first."""
@@ -445,6 +446,14 @@ def king_step_is_legal(position: Position, move: Move) -> bool:
         and position.cells[target] == captured
         and not is_attacked(position, target, position.enemy, lifted=origin)
     )
+
+
+def defences(analysis: Analysis) -> Iterator[Move]:
+    """Yield the legal moves of the side to move, each king's step only when asked for (most
+    refute at once, and each costs a question); the other moves are listed once the steps
+    are done, as playing a defence reorders the pieces they are read from."""
+    yield from analysis.king_moves()
+    yield from list(analysis.piece_moves())
 
 
 def key_after(position: Position, move: Move) -> int:
