@@ -58,7 +58,7 @@ from collections.abc import Iterator
 from kernel.board import EMPTY
 from kernel.mateinone import mates_in_one
 from kernel.position import BLACK_TO_MOVE_KEY, KING_LETTERS, Move, Position, piece_key
-from kernel.rules import Analysis, is_attacked
+from kernel.rules import Analysis, gives_check, is_attacked
 from kernel.search import MAX_MATE_MOVES, Budget
 
 #: The proof or disproof number of a settled node: it cannot be reached, only passed.
@@ -306,10 +306,15 @@ class ProofNumberSearch:
         self.budget.spend(len(node.moves))
         child_depth = depth - 1 if attacker else depth
         lookup = self.lookup
+        guess = GUESSES[not attacker][child_depth]
         for child in node.moves:
-            child_pn, child_dn = lookup(key_after(position, child), child_depth, not attacker)
-            node.pns.append(child_pn)
-            node.dns.append(child_dn)
+            numbers = lookup(key_after(position, child), child_depth, not attacker)
+            # A defence that checks leaves the attacker a few evasions to disprove, not a
+            # whole move list: it is tried first (df-pn+'s first numbers from the move).
+            if numbers is guess and not attacker and gives_check(position, child):
+                numbers = (numbers[0], 1)
+            node.pns.append(numbers[0])
+            node.dns.append(numbers[1])
         node.proof_limit = proof_limit
         node.disproof_limit = disproof_limit
         node.started = started
