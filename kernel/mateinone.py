@@ -22,11 +22,12 @@ by the flights one by one.
 from __future__ import annotations
 
 from functools import cache
+from itertools import islice
 
 from kernel.board import EMPTY, SIDE_LETTERS, WALL, empty_cells
 from kernel.directions import offsets_for
 from kernel.position import NO_POINT, Move, Position
-from kernel.rules import Analysis, checks_directly, is_attacked
+from kernel.rules import Analysis, attackers, checks_directly
 
 #: The letters of the pieces that move along lines.
 SLIDERS = "QRBqrb"
@@ -96,31 +97,38 @@ def mates_from_flights(position: Position, analysis: Analysis, king: int) -> tup
     if not movers and not shields:
         return False, 0
     theirs = SIDE_LETTERS[position.enemy]
-    free: list[int] = []
+    flights = Flights(position, king, [], {})
+    unasked: list[int] = []
     for step in position.offsets.queen:
         flight = king + step
         piece = cells[flight]
         if piece == WALL or piece in theirs:
             continue
-        guards = 1 << flight
+        # Who guards the flight is asked only when the answer could narrow the targets.
+        if not any(
+            targets & ~masks[letter][flight] and not opens >> flight & 1
+            for _, letter, targets, opens in movers
+        ):
+            unasked.append(flight)
+            continue
+        guard = flights.add(flight)
+        if guard == GUARDED:
+            continue
         kept = []
-        narrowed = False
         for origin, letter, targets, opens in movers:
-            # A line opened through the origin may guard the flight whatever the target.
-            if not opens >> flight & 1:
-                narrower = targets & (masks[letter][flight] | guards)
-                narrowed = narrowed or narrower != targets
-                targets = narrower
+            # The flight is free, or will be once its one guard has left: the piece must
+            # guard it from its target (standing on it does not do: the king takes it
+            # there), unless a line opened through its origin may guard it.
+            if (guard in (NO_POINT, origin)) and not opens >> flight & 1:
+                targets &= masks[letter][flight]
             if targets:
                 kept.append((origin, letter, targets, opens))
-        # Whether the flight is free is asked only when the answer would narrow the targets.
-        if narrowed and not is_attacked(position, flight, side, lifted=king):
-            free.append(flight)
-            movers = kept
-            if not movers and not shields:
-                return False, 0
-    # The flights asked about are enough to pass over a check: any free flight left will do.
-    flights = Flights(position, king, free)
+        movers = kept
+        if not movers and not shields:
+            return False, 0
+    # Some moves are left to ask: the flights not asked yet pass over more of them unplayed.
+    for flight in unasked:
+        flights.add(flight)
     asked = 0
     tried: set[tuple[int, int]] = set()
     for origin, letter, targets, _ in movers:
@@ -163,7 +171,7 @@ def mates_by_checks(position: Position, analysis: Analysis) -> tuple[bool, int]:
         return False, 0
     flights = Flights.of(position)
     for check in checks:
-        if flights.free and flights.left_by(check):
+        if flights.left_by(check):
             continue
         if mates(position, check):
             return True, len(checks)
@@ -220,40 +228,63 @@ def lines_through(position: Position, origin: int) -> int:
     return found
 
 
+#: Flights.add's answer for a flight guarded by two pieces or more.
+GUARDED = -2
+
+
 class Flights:
-    """The free flights of the defender's king (not to move): the cells around it that it
-    could step to if it were its turn."""
+    """The flights of the defender's king (not to move): the cells around it that it could
+    step to if it were its turn (free), and those guarded by one piece only, which are free
+    once that piece has moved (unless it guards them from its target)."""
 
-    __slots__ = ("free", "king", "position")
+    __slots__ = ("alone", "free", "king", "position")
 
-    def __init__(self, position: Position, king: int, free: list[int]) -> None:
+    def __init__(
+        self, position: Position, king: int, free: list[int], alone: dict[int, int]
+    ) -> None:
         self.position = position
         self.king = king
         self.free = free
+        #: A flight guarded by one piece -> where that piece stands.
+        self.alone = alone
 
     @classmethod
     def of(cls, position: Position) -> Flights:
-        """Find the free flights of the king of the side not to move."""
+        """Find the flights of the king of the side not to move."""
         king = position.kings[position.enemy]
         cells = position.cells
         own = SIDE_LETTERS[position.enemy]
-        side = position.side
-        free = [
-            cell
-            for cell in (king + step for step in position.offsets.queen)
-            if cells[cell] != WALL
-            and cells[cell] not in own
-            and not is_attacked(position, cell, side, lifted=king)
-        ]
-        return cls(position, king, free)
+        flights = cls(position, king, [], {})
+        for step in position.offsets.queen:
+            cell = king + step
+            if cells[cell] != WALL and cells[cell] not in own:
+                flights.add(cell)
+        return flights
+
+    def add(self, cell: int) -> int:
+        """Ask who guards a cell next to the king; keep it as free or guarded by one piece.
+
+        Return NO_POINT when it is free, the guard's cell when one piece guards it, and
+        GUARDED when more do.
+        """
+        position = self.position
+        guards = list(islice(attackers(position, cell, position.side, lifted=self.king), 2))
+        if not guards:
+            self.free.append(cell)
+            return NO_POINT
+        if len(guards) == 1:
+            self.alone[cell] = guards[0]
+            return guards[0]
+        return GUARDED
 
     def left_by(self, move: Move) -> bool:
-        """Tell whether a move surely leaves the king one of its free flights.
+        """Tell whether a move surely leaves the king one of its flights.
 
-        After the move a flight can only be newly guarded by the moved piece from its
-        target, or by a slider whose line to it ran through the cell the piece left; every
-        other line is as it was, or shut by the piece's new cell. A flight the move might
-        guard counts as guarded, so the answer is never a wrong yes.
+        A free flight stays free, and one guarded by the moved piece alone becomes free,
+        unless the piece guards it from its target, or a slider's line to it ran through the
+        cell the piece left; every other line is as it was, or shut by the piece's new cell.
+        A piece that lands on a flight does not guard it: the king takes it there. A flight
+        the move might guard counts as guarded, so the answer is never a wrong yes.
         """
         letter, origin, target, _ = move
         position = self.position
@@ -261,9 +292,11 @@ class Flights:
         attacks = position.offsets.attacks
         compact = position.offsets.compact
         king = self.king
-        for flight in self.free:
-            if flight == target:
-                continue
+        alone = self.alone
+        flights = self.free
+        if origin in alone.values():
+            flights = flights + [cell for cell, guard in alone.items() if guard == origin]
+        for flight in flights:
             attack = attacks.get(compact[flight] - compact[target])
             if attack is not None and letter in attack.letters:
                 step = attack.step

@@ -26,21 +26,24 @@ defender is proved at depth 0, hence everywhere; stalemate, and an attacker with
 are disproved at every depth.
 
 The last two moves are searched exactly, not by numbers. With one move left the attacker mates
-only by a check, and a check mates only if it takes every flight the king has: checks that
-leave one are passed over unplayed, the others are played and the defender's moves asked for
-(`mates_in_one`). With one move left after a defence, the defence that refuted the last such
-try is played first (usually a king's step, whose legality is one question), and only when it
-fails are the others generated (`every_defence_mated_in_one`). A deeper attacker's node asks
-for a mate in one once (its absence is kept as a disproof at depth 1), then tries checks first,
-captures next, the rest last. A defender's node generates its replies once per visit, the last
-refutation at that depth first, and keeps them while the search is below it.
+only by a check that takes every flight the king has; kernel/mateinone.py answers that from the
+flights first, with bitsets of where each piece could check from, and mostly says no before
+any move is generated. With one move left after a defence, the defence that refuted the last
+such try is played first (usually a king's step, whose legality is one question), and only
+when it fails are the others asked, the king's steps one at a time
+(`every_defence_mated_in_one`). A deeper attacker's node asks for a mate in one once (its
+absence is kept as a disproof at depth 1), then tries checks first, captures next, the rest
+last. A defender's node generates its replies once per visit, the last refutation at that
+depth first, and keeps them while the search is below it.
 
 A position never seen starts with the numbers a uniform tree of its depth would have, guessing
 `ATTACKER_MOVES` moves for the attacker and `DEFENCES` replies that matter for the defender:
 proving an attacker's node takes one line through every defence, disproving it every attacker
 move down to one refutation each. So the search goes deep where the tree is narrower than
 guessed and turns early where it is wider (deep df-pn, Zhang et al., guides itself the same way
-by depth).
+by depth). One guess is made from the move itself (as df-pn+ does): a defence that gives check
+starts with a disproof number of 1, since the attacker then has only a few evasions to refute,
+and such a defence is usually the one that refutes.
 
 The table holds at most `TABLE_ENTRIES` entries, each one int of a few words packing the two
 numbers, their depth, the proved and disproved depths and the work (positions counted) spent
