@@ -24,6 +24,7 @@ from __future__ import annotations
 from functools import cache
 from itertools import islice
 
+from kernel import rules
 from kernel.board import EMPTY, SIDE_LETTERS, WALL, empty_cells
 from kernel.directions import offsets_for
 from kernel.position import NO_POINT, Move, Position
@@ -64,6 +65,21 @@ def attack_masks(size: int) -> dict[str, tuple[int, ...]]:
             table[point] = mask
         masks[letter] = masks[letter.lower()] = tuple(table)
     return masks
+
+
+def gives_check(position: Position, move: Move) -> bool:
+    """Tell whether a move of the side to move checks the other king (rules.gives_check),
+    the moves that cannot be told apart by the bitsets first: a direct check lands where
+    the piece attacks the king from, a discovered one leaves a line of the king."""
+    king = position.kings[position.enemy]
+    if king == NO_POINT:
+        return False
+    if position.size <= BITSET_SIZE:
+        letter, origin, target, _ = move
+        masks = attack_masks(position.size)
+        if not (masks[letter][king] >> target & 1 or masks["Q"][king] >> origin & 1):
+            return False
+    return rules.gives_check(position, move)
 
 
 def mates_in_one(position: Position) -> tuple[bool, int]:
