@@ -1,22 +1,26 @@
 """Mate in one: does a move of the side to move checkmate? The last ply of the mate search.
 
-A check mates only if it takes every free flight of the enemy king (a cell around it that is
-not the wall, holds none of its pieces, and no piece of the side to move attacks with the
-king lifted). After a move a flight can only be newly guarded by the moved piece from its
-target (or by standing on it), or by a slider whose line ran through the cell the piece left;
-so a check that surely leaves a flight is passed over without being played.
+A check mates only if the king has no flight after it. A flight (a cell around the king that
+is not the wall and holds none of its pieces) that no piece of the side to move attacks, with
+the king lifted, is free; one that a single piece attacks is free once that piece has moved.
+After a move such a flight can only be guarded by the moved piece from its target, or by a
+slider whose line ran through the cell the piece left: every other line is as it was, or shut
+by the piece's new cell. A piece that lands on the flight does not guard it (the king takes
+it there, for nothing else guards it). So a check that surely leaves a flight is passed over
+without being played.
 
 On boards up to `BITSET_SIZE` the question starts from the flights, not from the checks.
 Each piece but the king gets a bitset of the cells it could check the king from on an empty
-board and could reach from where it stands; each free flight found then keeps only the cells
-from which the piece would also guard that flight (or the flight itself). Most positions have
-several flights, and two or three of them leave no piece a cell: the answer is then no,
-before any move is generated and before the remaining flights are even asked about. The few
-targets left are the moves asked for real: path, pin, check, flights, then played. Discovered
-checks (a piece alone between a slider of its side and the king) are generated and asked the
-same way. With the side to move in check, and on larger boards (where a bitset of the board
-is as large as the board), the checks are generated (`Analysis.checking_moves`) and filtered
-by the flights one by one.
+board and could reach from where it stands; each flight that is free (or guarded by that
+piece alone) then keeps only the cells from which the piece would also attack that flight,
+unless leaving its cell may open a line onto it. Most positions have several flights, and two
+or three of them leave no piece a cell: the answer is then no, before any move is generated
+and before the remaining flights are asked about (a flight is asked about only when its
+answer could take cells away). The few targets left are the moves asked for real: path, pin,
+check, flights, then played. Discovered checks (a piece alone between a slider of its side
+and the king) are generated and asked the same way. With the side to move in check, and on
+larger boards (where a bitset is as large as the board), the checks are generated
+(`Analysis.checking_moves`) and filtered by the flights one by one.
 """
 
 from __future__ import annotations
