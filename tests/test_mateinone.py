@@ -6,7 +6,8 @@ n = 2..5, both sides, the side to move in check or not. The flights-first path a
 boards up to BITSET_SIZE; the same positions are asked again with that size set to 0, which
 sends them through the path of the larger boards (every check generated, then filtered).
 Mates too rare for the sweep are set by hand: mates by discovery alone, and mates whose
-checker guards the flight behind the king through the king's cell.
+checker guards the flight behind the king through the king's cell. Its `gives_check`, which
+the bitsets speed up, must tell every check kernel.rules tells.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections import Counter
 import pytest
 
 import kernel.mateinone as mateinone
+from kernel import rules
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
 from kernel.mateinone import attack_masks, mates_in_one
@@ -120,3 +122,18 @@ def test_a_mate_hard_to_see_is_found(
     keys = mate_in(problem, 1)
     assert keys and (board in THROUGH_THE_KING or all(key[0] in "Nn" for key in keys))
     assert mates_in_one(kernel.position)[0]
+
+
+def test_gives_check_is_the_rules_answer() -> None:
+    """Tell a check as kernel.rules does for every legal move of 200 seeded positions, the
+    bitsets ruling out only moves that cannot check."""
+    kernel = Kernel(EngineConfig())
+    checks = 0
+    for problem in seeded_positions(2222, 200 * SWEEP):
+        set_position(kernel, problem)
+        position = kernel.position
+        for move in Analysis(position).legal_moves():
+            expected = rules.gives_check(position, move)
+            assert mateinone.gives_check(position, move) == expected, (board_text(problem), move)
+            checks += expected
+    assert checks >= 400 * SWEEP, checks
