@@ -26,21 +26,24 @@ defender is proved at depth 0, hence everywhere; stalemate, and an attacker with
 are disproved at every depth.
 
 The last two moves are searched exactly, not by numbers. With one move left the attacker mates
-only by a check, and a check mates only if it takes every flight the king has: checks that
-leave one are passed over unplayed, the others are played and the defender's moves asked for
-(`mates_in_one`). With one move left after a defence, the defence that refuted the last such
-try is played first (usually a king's step, whose legality is one question), and only when it
-fails are the others generated (`every_defence_mated_in_one`). A deeper attacker's node asks
-for a mate in one once (its absence is kept as a disproof at depth 1), then tries checks first,
-captures next, the rest last. A defender's node generates its replies once per visit, the last
-refutation at that depth first, and keeps them while the search is below it.
+only by a check that takes every flight the king has; kernel/mateinone.py answers that from the
+flights first, with bitsets of where each piece could check from, and mostly says no before
+any move is generated. With one move left after a defence, the defence that refuted the last
+such try is played first (usually a king's step, whose legality is one question), and only
+when it fails are the others asked, the king's steps one at a time
+(`every_defence_mated_in_one`). A deeper attacker's node asks for a mate in one once (its
+absence is kept as a disproof at depth 1), then tries checks first, captures next, the rest
+last. A defender's node generates its replies once per visit, the last refutation at that
+depth first, and keeps them while the search is below it.
 
 A position never seen starts with the numbers a uniform tree of its depth would have, guessing
 `ATTACKER_MOVES` moves for the attacker and `DEFENCES` replies that matter for the defender:
 proving an attacker's node takes one line through every defence, disproving it every attacker
 move down to one refutation each. So the search goes deep where the tree is narrower than
 guessed and turns early where it is wider (deep df-pn, Zhang et al., guides itself the same way
-by depth).
+by depth). One guess is made from the move itself (as df-pn+ does): a defence that gives check
+starts with a disproof number of 1, since the attacker then has only a few evasions to refute,
+and such a defence is usually the one that refutes.
 
 The table holds at most `TABLE_ENTRIES` entries, each one int of a few words packing the two
 numbers, their depth, the proved and disproved depths and the work (positions counted) spent
@@ -53,7 +56,10 @@ reports progress, so no search outruns its limit.
 
 from __future__ import annotations
 
-from kernel.board import EMPTY, SIDE_LETTERS, WALL
+from collections.abc import Iterator
+
+from kernel.board import EMPTY
+from kernel.mateinone import gives_check, mates_in_one
 from kernel.position import BLACK_TO_MOVE_KEY, KING_LETTERS, Move, Position, piece_key
 from kernel.rules import Analysis, is_attacked
 from kernel.search import MAX_MATE_MOVES, Budget
@@ -303,10 +309,15 @@ class ProofNumberSearch:
         self.budget.spend(len(node.moves))
         child_depth = depth - 1 if attacker else depth
         lookup = self.lookup
+        guess = GUESSES[not attacker][child_depth]
         for child in node.moves:
-            child_pn, child_dn = lookup(key_after(position, child), child_depth, not attacker)
-            node.pns.append(child_pn)
-            node.dns.append(child_dn)
+            numbers = lookup(key_after(position, child), child_depth, not attacker)
+            # A defence that checks leaves the attacker a few evasions to disprove, not a
+            # whole move list: it is tried first (df-pn+'s first numbers from the move).
+            if numbers is guess and not attacker and gives_check(position, child):
+                numbers = (numbers[0], 1)
+            node.pns.append(numbers[0])
+            node.dns.append(numbers[1])
         node.proof_limit = proof_limit
         node.disproof_limit = disproof_limit
         node.started = started
@@ -330,29 +341,12 @@ class ProofNumberSearch:
         return analysis.in_check and not analysis.has_legal_move()
 
     def mates_in_one(self, position: Position) -> bool:
-        """Tell whether one of the attacker's checks mates.
-
-        A check can only mate if it takes every flight the king has now: one that surely
-        leaves a flight is passed over without being played.
-        """
-        checks = Analysis(position).checking_moves()
-        # Finding the checks asks every piece of the attacker (on a large sparse board that
-        # is the whole cost of the test): each counts, as each check does.
-        self.budget.spend(len(position.pieces[position.side]) + len(checks))
-        if not checks:
-            return False
-        flights = Flights(position)
-        for check in checks:
-            if flights.free and flights.left_by(check):
-                continue
-            position.play(check)
-            try:
-                mated = not Analysis(position).has_legal_move()
-            finally:
-                position.undo(check)
-            if mated:
-                return True
-        return False
+        """Tell whether one of the attacker's moves mates (kernel/mateinone.py)."""
+        mated, asked = mates_in_one(position)
+        # Every piece of the attacker is asked where it could mate from, and every move
+        # asked for real counts, as a position generated does.
+        self.budget.spend(len(position.pieces[position.side]) + asked)
+        return mated
 
     def every_defence_mated_in_one(self, position: Position) -> bool:
         """Tell whether the defender, to move, has moves and is mated in one after each.
@@ -369,15 +363,14 @@ class ProofNumberSearch:
                 return False
             tried = killer
         analysis = Analysis(position)
-        defences = list(analysis.legal_moves())
-        self.budget.spend(len(defences))
-        if not defences:
-            return analysis.in_check
-        for defence in defences:
+        defended = tried is not None
+        for defence in defences(analysis):
+            defended = True
+            self.budget.spend()
             if defence != tried and not self.mated_in_one_after(position, defence):
                 self.killers[1] = defence
                 return False
-        return True
+        return defended or analysis.in_check
 
     def mated_in_one_after(self, position: Position, defence: Move) -> bool:
         """Tell whether the attacker mates in one after a defence, asking the table first."""
@@ -452,78 +445,6 @@ class ProofNumberSearch:
             del table[key]
 
 
-class Flights:
-    """The free flights of the defender's king (not to move): the cells around it that it
-    could step to if it were its turn."""
-
-    __slots__ = ("free", "king", "position")
-
-    def __init__(self, position: Position) -> None:
-        self.position = position
-        self.king = king = position.kings[position.enemy]
-        cells = position.cells
-        own = SIDE_LETTERS[position.enemy]
-        side = position.side
-        self.free = [
-            cell
-            for cell in (king + step for step in position.offsets.queen)
-            if cells[cell] != WALL
-            and cells[cell] not in own
-            and not is_attacked(position, cell, side, lifted=king)
-        ]
-
-    def left_by(self, move: Move) -> bool:
-        """Tell whether a move surely leaves the king one of its free flights.
-
-        After the move a flight can only be newly guarded by the moved piece from its
-        target, or by a slider whose line to it ran through the cell the piece left; every
-        other line is as it was, or shut by the piece's new cell. A flight the move might
-        guard counts as guarded, so the answer is never a wrong yes.
-        """
-        letter, origin, target, _ = move
-        position = self.position
-        cells = position.cells
-        attacks = position.offsets.attacks
-        compact = position.offsets.compact
-        king = self.king
-        for flight in self.free:
-            if flight == target:
-                continue
-            attack = attacks.get(compact[flight] - compact[target])
-            if attack is not None and letter in attack.letters:
-                step = attack.step
-                if not step:
-                    continue
-                point = target + step
-                # The king's cell counts as empty: the king steps off the line it is on.
-                while point != flight and (cells[point] == EMPTY or point in (origin, king)):
-                    point += step
-                if point == flight:
-                    continue
-            if not opens_line_to(position, origin, flight):
-                return True
-        return False
-
-
-def opens_line_to(position: Position, origin: int, cell: int) -> bool:
-    """Tell whether a slider of the side to move has `origin` on its line to `cell`."""
-    attacks = position.offsets.attacks
-    compact = position.offsets.compact
-    for point, letter in position.pieces[position.side].items():
-        if point == origin:
-            continue
-        attack = attacks.get(compact[cell] - compact[point])
-        if attack is None or not attack.step or letter not in attack.letters:
-            continue
-        step = attack.step
-        between = point + step
-        while between != cell:
-            if between == origin:
-                return True
-            between += step
-    return False
-
-
 def king_step_is_legal(position: Position, move: Move) -> bool:
     """Tell whether a king's step, remembered from another position, is legal in this one."""
     letter, origin, target, captured = move
@@ -533,6 +454,14 @@ def king_step_is_legal(position: Position, move: Move) -> bool:
         and position.cells[target] == captured
         and not is_attacked(position, target, position.enemy, lifted=origin)
     )
+
+
+def defences(analysis: Analysis) -> Iterator[Move]:
+    """Yield the legal moves of the side to move, each king's step only when asked for (most
+    refute at once, and each costs a question); the other moves are listed once the steps
+    are done, as playing a defence reorders the pieces they are read from."""
+    yield from analysis.king_moves()
+    yield from list(analysis.piece_moves())
 
 
 def key_after(position: Position, move: Move) -> int:
