@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from arena.stats import (
@@ -191,15 +191,25 @@ def test_impossible_tests_are_refused(arguments: tuple[float, ...], message: str
         Sprt(*arguments)
 
 
+#: How far a zero count, weighed as ZERO_COUNT (fishtest's regularization), may lower the LLR
+#: of a better sample: up to 3e-5 in a sweep of 200,000 samples of up to 60 pairs a class
+#: (worst [1, 60, 0, 0, 0]); hypothesis found [2, 1, 1, 0, 0] at 2.3e-6.
+REGULARIZED_SLACK = 1e-4
+
+
 @given(
     st.lists(st.integers(min_value=0, max_value=60), min_size=5, max_size=5).filter(any),
     st.integers(min_value=0, max_value=3),
 )
+@example(counts=[2, 1, 1, 0, 0], worse=1)
+@example(counts=[1, 60, 0, 0, 0], worse=0)
 def test_a_better_pair_never_lowers_the_llr(counts: list[int], worse: int) -> None:
-    """Turning one pair into a better one (more points) raises the LLR of elo1 > elo0."""
+    """Turning one pair into a better one (more points) raises the LLR of elo1 > elo0:
+    exactly where no count is zero, and within the regularization's reach where one is."""
     if not counts[worse]:
         return
     better = list(counts)
     better[worse] -= 1
     better[worse + 1] += 1
-    assert llr(better, 0, 10) >= llr(counts, 0, 10) - 1e-9
+    exact = all(counts) and all(better)
+    assert llr(better, 0, 10) >= llr(counts, 0, 10) - (1e-9 if exact else REGULARIZED_SLACK)
