@@ -145,11 +145,12 @@ class Comparison:
 
 
 def test_mate_in_4_agrees_with_the_and_or_search(kernel: Kernel) -> None:
-    """Find exactly the AND/OR search's keys of mate in 4 on 96 seeded problems (n = 2, 3;
-    n = 4 with CUBEMATE_SWEEP) and on the true mates in 4."""
+    """Find exactly the AND/OR search's keys of mate in 4 on 150 seeded problems (n = 2, 3;
+    n = 4 with CUBEMATE_SWEEP) and on the true mates in 4: with the game positions and the
+    hand-made cases below, 217 positions compared at depth 4 each run."""
     sizes = (2, 2, 2, 2, 3) if SWEEP == 1 else (2, 3, 3, 4)
     comparison = Comparison()
-    for problem in problems(4444, 96 * SWEEP, sizes):
+    for problem in problems(4444, 150 * SWEEP, sizes):
         comparison.compare(kernel, problem, 4)
     for board in MATES_IN_4:
         comparison.compare(kernel, parse_game(board), 4)
