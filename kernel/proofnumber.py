@@ -314,6 +314,7 @@ class ProofNumberSearch:
             numbers = lookup(key_after(position, child), child_depth, not attacker)
             # A defence that checks leaves the attacker a few evasions to disprove, not a
             # whole move list: it is tried first (df-pn+'s first numbers from the move).
+            # `lookup` hands back the very guess when nothing is known of the child.
             if numbers is guess and not attacker and gives_check(position, child):
                 numbers = (numbers[0], 1)
             node.pns.append(numbers[0])
