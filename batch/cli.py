@@ -26,9 +26,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn
-
-from tqdm import tqdm
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from batch.generate import FAMILIES, GenerateError, family, generate
 from batch.jobs import BatchError, Job
@@ -38,6 +36,9 @@ from batch.runners import DaskRunner, LocalRunner, Runner, Tally, run
 from batch.source import SIDES, open_input, read_jobs, scan
 from batch.work import EngineSpec, lend
 from client.engine import EngineDied
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 #: Commands a batch may not ask: they would end or confuse the engine under it.
 FORBIDDEN_ASKS = {"quit"}
@@ -189,6 +190,14 @@ def source(arguments: argparse.Namespace) -> tuple[Iterator[Job], list[Any] | No
     return read_jobs(open_input(path)), ids
 
 
+def progress_bar(total: int | None) -> tqdm[Any]:
+    """Open the progress bar on stderr (tqdm is imported here: most runs show no bar, and
+    loading it costs a tenth of a second at every start)."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="pos", file=sys.stderr, dynamic_ncols=True)
+
+
 def interrupt(signum: int, frame: FrameType | None) -> None:
     """Turn SIGTERM or SIGHUP into the same clean stop as Ctrl-C."""
     raise KeyboardInterrupt
@@ -217,13 +226,12 @@ def execute(arguments: argparse.Namespace, stack: contextlib.ExitStack) -> Tally
     stack.callback(output.close)
     total = None if ids is None else len(ids)
     show = arguments.progress == "on" or (arguments.progress == "auto" and sys.stderr.isatty())
-    bar: tqdm[Any] = tqdm(
-        total=total, unit="pos", file=sys.stderr, disable=not show, dynamic_ncols=True
-    )
-    stack.callback(bar.close)
+    bar = progress_bar(total) if show else None
+    if bar is not None:
+        stack.callback(bar.close)
 
     def skipped() -> None:
-        if bar.total:
+        if bar is not None and bar.total:
             bar.total -= 1
 
     keep_source = None if keep is None else keep.source

@@ -10,13 +10,14 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from tqdm import tqdm
+from typing import TYPE_CHECKING, Any, Protocol
 
 from batch.jobs import BatchError, Id, Job, Outcome
 from batch.keep import Filter
 from batch.work import EngineSpec, close_engines, run_chunk
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 #: Chunks in flight per worker thread: enough to keep every worker busy while the oldest
 #: chunk is written, few enough that an interrupted run has little work to throw away.
