@@ -588,6 +588,16 @@ def _perft(pos: Position, depth: int) -> int:
     """Recurse without re-checking the game position (every legal move keeps one)."""
     if depth == 0:
         return 1
+    return _remembered_perft(pos.n, frozenset(pos.pieces.items()), pos.side, depth)
+
+
+# As with mates: moves played in another order reach the same position, whose count is the same.
+@functools.lru_cache(maxsize=1 << 16)
+def _remembered_perft(
+    size: int, pieces: frozenset[tuple[Cell, str]], side: Side, depth: int
+) -> int:
+    """Count the leaves below a position given as its parts (hashable, so remembered)."""
+    pos = Position(size, dict(pieces), side)
     return sum(_perft(apply_move(pos, a, b), depth - 1) for a, b in legal_move_pairs(pos))
 
 
@@ -607,6 +617,15 @@ def mates_after(after: Position, n: int) -> bool:
     defender has a legal move (stalemate is not mate), and after each one the attacker has a
     move that mates in n - 1.
     """
+    return _mates_after(after.n, frozenset(after.pieces.items()), after.side, n)
+
+
+# The answer depends on the position alone, and moves played in another order reach the same
+# one: a third of the positions of the mate tests come round again.
+@functools.lru_cache(maxsize=1 << 16)
+def _mates_after(size: int, pieces: frozenset[tuple[Cell, str]], side: Side, n: int) -> bool:
+    """Answer mates_after for a position given as its parts (hashable, so remembered)."""
+    after = Position(size, dict(pieces), side)
     if in_check(after) and not has_legal_move(after):
         return True
     if n < 2:

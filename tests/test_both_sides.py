@@ -2,7 +2,8 @@
 
 In process through `Kernel.execute` (seeded positions of both sides, n = 2..8), through the real
 engine process (random games of 30+ moves with play and undo), and against the checked-in perft
-table of tests/perft_table.py.
+table of tests/perft_table.py. The seeded sweeps are sized for `make test`; `make sweep` runs
+them ten times larger.
 """
 
 from __future__ import annotations
@@ -92,10 +93,10 @@ def fail_on(problems: list[str], total: int) -> None:
 
 
 def test_analysis_of_both_sides(kernel: Kernel) -> None:
-    """Agree on status, checkers, legal moves and checkmate for 3,000 positions, both sides."""
+    """Agree on status, checkers, legal moves and checkmate for 1,500 positions, both sides."""
     problems: list[str] = []
     mix: Counter[str] = Counter()
-    count = 3000
+    count = 1500 * SWEEP
     for i, pos in enumerate(side_positions(seed=1010, count=count, sizes=SIZES)):
         set_position(kernel, pos, sized=i % 3 == 0)
         assert ask(kernel, "get_board") == board_text(pos)
@@ -105,7 +106,7 @@ def test_analysis_of_both_sides(kernel: Kernel) -> None:
     fail_on(problems, count)
     for side in "wb":
         for status in ("checkmate", "stalemate", "check", "normal"):
-            assert mix[f"{side} {status}"] >= 50, mix
+            assert mix[f"{side} {status}"] >= 25 * SWEEP, mix
 
 
 def test_set_board_side_words(kernel: Kernel) -> None:
@@ -124,7 +125,7 @@ def test_set_board_side_words(kernel: Kernel) -> None:
 def test_explain_of_both_sides(kernel: Kernel) -> None:
     """Explain for the side to move, agreeing with the reference's status, checkers and moves."""
     problems: list[str] = []
-    count = 1200
+    count = 600 * SWEEP
     for pos in side_positions(seed=1212, count=count, sizes=SIZES):
         set_position(kernel, pos)
         result = analyse(pos)
@@ -181,11 +182,11 @@ def test_perft_table(kernel: Kernel) -> None:
 
 
 def test_perft_against_reference(kernel: Kernel) -> None:
-    """Agree on perft 2 for 700 game positions of both sides, n = 2..8, perft 3 on small ones."""
+    """Agree on perft 2 for 350 game positions of both sides, n = 2..8, perft 3 on small ones."""
     problems: list[str] = []
     rng = random.Random(2020)
     checked = Counter[int]()
-    for i in range(700):
+    for i in range(350 * SWEEP):
         n = SIZES[i % len(SIZES)]
         side: Side = WHITE if i // len(SIZES) % 2 == 0 else BLACK
         pieces = rng.randint(2 if side == WHITE else 3, min(n**3, 4 + n))
@@ -198,7 +199,7 @@ def test_perft_against_reference(kernel: Kernel) -> None:
         if got != str(expected):
             problems.append(f"{board_text(pos)}: perft {depth} kernel {got} reference {expected}")
     fail_on(problems, sum(checked.values()))
-    assert checked[3] >= 50, checked
+    assert checked[3] >= 25 * SWEEP, checked
 
 
 def test_perft_3_on_larger_boards(kernel: Kernel) -> None:
@@ -206,7 +207,7 @@ def test_perft_3_on_larger_boards(kernel: Kernel) -> None:
     rng = random.Random(2121)
     problems: list[str] = []
     checked = 0
-    for i in range(300):
+    for i in range(150 * SWEEP):
         n = (4, 5, 6, 7, 8)[i % 5]
         side: Side = WHITE if i // 5 % 2 == 0 else BLACK
         pos = game_position(rng, n, side, rng.randint(3, 4))
@@ -218,10 +219,10 @@ def test_perft_3_on_larger_boards(kernel: Kernel) -> None:
         checked += 1
         if got != str(expected):
             problems.append(f"{board_text(pos)}: perft 3 kernel {got} reference {expected}")
-        if checked >= 60:
+        if checked >= 30 * SWEEP:
             break
     fail_on(problems, checked)
-    assert checked >= 40, checked
+    assert checked >= 20 * SWEEP, checked
 
 
 def test_perft_refusals(kernel: Kernel) -> None:
@@ -243,7 +244,7 @@ def test_play_every_move_then_undo(kernel: Kernel) -> None:
     problems: list[str] = []
     played = 0
     rng = random.Random(3030)
-    positions = list(side_positions(seed=3031, count=700, sizes=SIZES, game=True))
+    positions = list(side_positions(seed=3031, count=350 * SWEEP, sizes=SIZES, game=True))
     for pos in positions:
         start = board_text(pos)
         set_position(kernel, pos)
@@ -268,7 +269,7 @@ def test_play_every_move_then_undo(kernel: Kernel) -> None:
                 problems.append(f"{start}: undo after {name} gives {ask(kernel, 'get_board')}")
         assert ask(kernel, "undo") == "? cannot undo", start
     fail_on(problems, len(positions))
-    assert played >= 3000, played
+    assert played >= 1500 * SWEEP, played
 
 
 def test_play_on_crowded_noise(kernel: Kernel) -> None:
@@ -276,7 +277,7 @@ def test_play_on_crowded_noise(kernel: Kernel) -> None:
     rng = random.Random(3535)
     problems: list[str] = []
     played = 0
-    for i in range(180 * SWEEP):
+    for i in range(90 * SWEEP):
         n = (3, 4, 5, 6)[i % 4]
         side: Side = WHITE if i // 4 % 2 == 0 else BLACK
         pos = noise_game_position(rng, n, side, rng.randint(n**3 // 4, n**3 // 2))
@@ -291,8 +292,8 @@ def test_play_on_crowded_noise(kernel: Kernel) -> None:
             problems += [f"after play {name}: {p}" for p in disagreements(kernel, after)]
             assert ask(kernel, "undo") == ""
         assert ask(kernel, "get_board") == board_text(pos)
-    fail_on(problems, 180 * SWEEP)
-    assert played >= 600 * SWEEP, played
+    fail_on(problems, 90 * SWEEP)
+    assert played >= 300 * SWEEP, played
 
 
 def test_lenient_move_forms(kernel: Kernel) -> None:
@@ -380,7 +381,7 @@ def test_illegal_play_is_refused(kernel: Kernel) -> None:
     rng = random.Random(5050)
     kinds: Counter[str] = Counter()
     problems: list[str] = []
-    for pos in side_positions(seed=5051, count=300, sizes=SIZES, game=True):
+    for pos in side_positions(seed=5051, count=150 * SWEEP, sizes=SIZES, game=True):
         set_position(kernel, pos)
         start = board_text(pos)
         # After mate or stalemate a move that can be read is refused as coming too late.
@@ -403,9 +404,9 @@ def test_illegal_play_is_refused(kernel: Kernel) -> None:
             problems.append(f"{start}: changed by refused moves to {ask(kernel, 'get_board')}")
         if ask(kernel, "undo") != "? cannot undo":
             problems.append(f"{start}: a refused move left something to undo")
-    fail_on(problems, 300)
+    fail_on(problems, 150 * SWEEP)
     for kind in ILLEGAL_KINDS:
-        assert kinds[kind] >= 50, kinds
+        assert kinds[kind] >= 25 * SWEEP, kinds
 
 
 def test_game_commands_need_a_game_position(kernel: Kernel) -> None:

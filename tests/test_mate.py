@@ -138,10 +138,10 @@ def test_mate_in_1(kernel: Kernel) -> None:
 
 
 def test_mate_in_2(kernel: Kernel) -> None:
-    """Find exactly the reference's keys of mate in 2 on 120 problems, n = 2..5, both sides."""
+    """Find exactly the reference's keys of mate in 2 on 80 problems, n = 2..5, both sides."""
     sizes = (2, 3, 3, 4, 4, 5)
     pieces = {2: (5, 7), 3: (4, 7), 4: (4, 6), 5: (4, 6)}
-    problems = seeded_problems(222, 120 * SWEEP, sizes, pieces)
+    problems = seeded_problems(222, 80 * SWEEP, sizes, pieces)
     found: list[str] = []
     mix: Counter[str] = Counter()
     for pos in problems:
@@ -151,9 +151,9 @@ def test_mate_in_2(kernel: Kernel) -> None:
         mix["only longer than 1"] += bool(two) and not one
         mix["some key not a mate in 1"] += bool(set(two) - set(one))
     fail_on(found, len(problems))
-    assert mix["mate in 2"] >= 35 * SWEEP, mix
-    assert mix["some key not a mate in 1"] >= 25 * SWEEP, mix
-    assert mix["only longer than 1"] >= 6 * SWEEP, mix
+    assert mix["mate in 2"] >= 23 * SWEEP, mix
+    assert mix["some key not a mate in 1"] >= 16 * SWEEP, mix
+    assert mix["only longer than 1"] >= 4 * SWEEP, mix
 
 
 def test_mate_in_3_on_small_boards(kernel: Kernel) -> None:
