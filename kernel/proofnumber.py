@@ -293,6 +293,8 @@ class ProofNumberSearch:
             node.moves = attacking_moves(Analysis(position), depth)
             if not node.moves:
                 return self.settle(key, NO_DEPTH, False)  # the attacker is mated or stalemated
+            if depth == 2:
+                return self.try_each(position, key, node.moves, proof_limit, disproof_limit)
         else:
             analysis = Analysis(position)
             moves = list(analysis.legal_moves())
@@ -331,6 +333,49 @@ class ProofNumberSearch:
             position.undo(node.move)
 
     # --- the last two moves, searched exactly ----------------------------------------------
+
+    def try_each(
+        self,
+        position: Position,
+        key: int,
+        tries: list[Move],
+        proof_limit: int,
+        disproof_limit: int,
+    ) -> tuple[int, int]:
+        """Search an attacker's node with two moves left, as df-pn's loop would, without it.
+
+        Each try leads to a defender's node that is settled at once (`exactly`), so every
+        unsettled try keeps the same first numbers: the loop would take them one by one in
+        their order until one mates, its proof number staying that of one try and its
+        disproof number the count of the tries left, which can only fall. So only the
+        thresholds met on entering can stop it early, and the loop's bookkeeping (a node on
+        the path, the least of the numbers at each step) buys nothing.
+        """
+        started = self.budget.nodes
+        self.budget.spend(len(tries))
+        lookup = self.lookup
+        unsettled: list[Move] = []
+        for move in tries:
+            numbers = lookup(key_after(position, move), 1, False)
+            if numbers is PROVED:
+                return self.settle(key, 2, True, self.budget.nodes - started)
+            if numbers is not DISPROVED:
+                unsettled.append(move)
+        if unsettled:
+            proof = GUESSES[False][1][0]
+            if proof >= proof_limit or len(unsettled) >= disproof_limit:
+                self.store(key, 2, proof, len(unsettled), self.budget.nodes - started)
+                return proof, len(unsettled)
+        for move in unsettled:
+            position.play(move)
+            try:
+                mated = self.every_defence_mated_in_one(position)
+                self.settle(position.key, 1, mated)
+            finally:
+                position.undo(move)
+            if mated:
+                return self.settle(key, 2, True, self.budget.nodes - started)
+        return self.settle(key, 2, False, self.budget.nodes - started)
 
     def exactly(self, position: Position, depth: int, attacker: bool) -> bool:
         """Settle a node of depth 0 or 1 without numbers: does the attacker mate?"""
