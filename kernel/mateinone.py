@@ -103,15 +103,16 @@ def mates_from_flights(position: Position, analysis: Analysis, king: int) -> tup
     cells = position.cells
     masks = attack_masks(position.size)
     own_king = position.kings[side]
-    # Each piece but the king: where it stands, its letter, the cells it may still mate from,
-    # and the cells that leaving its cell may open a line of its side onto.
-    movers: list[tuple[int, str, int, int]] = []
+    # Each piece but the king: where it stands, its letter, where it attacks from each cell,
+    # the cells it may still mate from, and the cells that leaving its cell may open a line
+    # of its side onto.
+    movers: list[tuple[int, str, tuple[int, ...], int, int]] = []
     for origin, letter in position.pieces[side].items():
         if origin != own_king:
             table = masks[letter]
             targets = table[king] & table[origin]
             if targets:
-                movers.append((origin, letter, targets, lines_through(position, origin)))
+                movers.append((origin, letter, table, targets, lines_through(position, origin)))
     shields = analysis.discovery_lines(king)
     if not movers and not shields:
         return False, 0
@@ -123,25 +124,26 @@ def mates_from_flights(position: Position, analysis: Analysis, king: int) -> tup
         piece = cells[flight]
         if piece == WALL or piece in theirs:
             continue
-        # Who guards the flight is asked only when the answer could narrow the targets.
-        if not any(
-            targets & ~masks[letter][flight] and not opens >> flight & 1
-            for _, letter, targets, opens in movers
-        ):
+        # Who guards the flight is asked only when the answer could narrow the targets (a
+        # loop, not any(): this runs for every flight of every mate in one).
+        for _, _, table, targets, opens in movers:
+            if targets & ~table[flight] and not opens >> flight & 1:
+                break
+        else:
             unasked.append(flight)
             continue
         guard = flights.add(flight)
         if guard == GUARDED:
             continue
         kept = []
-        for origin, letter, targets, opens in movers:
+        for origin, letter, table, targets, opens in movers:
             # The flight is free, or will be once its one guard has left: the piece must
             # guard it from its target (standing on it does not do: the king takes it
             # there), unless a line opened through its origin may guard it.
             if guard in (NO_POINT, origin) and not opens >> flight & 1:
-                targets &= masks[letter][flight]
+                targets &= table[flight]
             if targets:
-                kept.append((origin, letter, targets, opens))
+                kept.append((origin, letter, table, targets, opens))
         movers = kept
         if not movers and not shields:
             return False, 0
@@ -150,7 +152,7 @@ def mates_from_flights(position: Position, analysis: Analysis, king: int) -> tup
         flights.add(flight)
     asked = 0
     tried: set[tuple[int, int]] = set()
-    for origin, letter, targets, _ in movers:
+    for origin, letter, _, targets, _ in movers:
         line = analysis.pin_of(origin)
         while targets:
             low = targets & -targets
