@@ -33,7 +33,8 @@ such try is played first (usually a king's step, whose legality is one question)
 when it fails are the others asked, the king's steps one at a time
 (`every_defence_mated_in_one`). A deeper attacker's node asks for a mate in one once (its
 absence is kept as a disproof at depth 1), then tries checks first, captures next, the rest
-last. A defender's node generates its replies once per visit, the last refutation at that
+last; with two moves left each try is settled exactly in that order, as the loop would take
+them, but without its bookkeeping (`try_each`). A defender's node generates its replies once per visit, the last refutation at that
 depth first, and keeps them while the search is below it.
 
 A position never seen starts with the numbers a uniform tree of its depth would have, guessing
@@ -422,8 +423,8 @@ class ProofNumberSearch:
         """Tell whether the attacker mates in one after a defence, asking the table first."""
         key = key_after(position, defence)
         known = self.lookup(key, 1, True)
-        if known in (PROVED, DISPROVED):
-            return known == PROVED
+        if known is PROVED or known is DISPROVED:  # lookup hands back the constants
+            return known is PROVED
         started = self.budget.nodes
         position.play(defence)
         try:
