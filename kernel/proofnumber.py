@@ -34,8 +34,9 @@ when it fails are the others asked, the king's steps one at a time
 (`every_defence_mated_in_one`). A deeper attacker's node asks for a mate in one once (its
 absence is kept as a disproof at depth 1), then tries checks first, captures next, the rest
 last; with two moves left each try is settled exactly in that order, as the loop would take
-them, but without its bookkeeping (`try_each`). A defender's node generates its replies once per visit, the last refutation at that
-depth first, and keeps them while the search is below it.
+them, but without its bookkeeping (`try_each`). A defender's node generates its replies once
+per visit, the last refutation at that depth first, and keeps them while the search is below
+it.
 
 A position never seen starts with the numbers a uniform tree of its depth would have, guessing
 `ATTACKER_MOVES` moves for the attacker and `DEFENCES` replies that matter for the defender:
