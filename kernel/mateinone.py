@@ -26,13 +26,12 @@ larger boards (where a bitset is as large as the board), the checks are generate
 from __future__ import annotations
 
 from functools import cache
-from itertools import islice
 
 from kernel import rules
 from kernel.board import EMPTY, SIDE_LETTERS, WALL, empty_cells
 from kernel.directions import offsets_for
 from kernel.position import NO_POINT, Move, Position
-from kernel.rules import Analysis, attackers, checks_directly
+from kernel.rules import Analysis, checks_directly
 
 #: The letters of the pieces that move along lines.
 SLIDERS = "QRBqrb"
@@ -104,15 +103,16 @@ def mates_from_flights(position: Position, analysis: Analysis, king: int) -> tup
     cells = position.cells
     masks = attack_masks(position.size)
     own_king = position.kings[side]
-    king_masks = {letter: table[king] for letter, table in masks.items()}
-    # Each piece but the king: where it stands, its letter, the cells it may still mate from,
-    # and the cells that leaving its cell may open a line of its side onto.
-    movers: list[tuple[int, str, int, int]] = []
+    # Each piece but the king: where it stands, its letter, where it attacks from each cell,
+    # the cells it may still mate from, and the cells that leaving its cell may open a line
+    # of its side onto.
+    movers: list[tuple[int, str, tuple[int, ...], int, int]] = []
     for origin, letter in position.pieces[side].items():
         if origin != own_king:
-            targets = king_masks[letter] & masks[letter][origin]
+            table = masks[letter]
+            targets = table[king] & table[origin]
             if targets:
-                movers.append((origin, letter, targets, lines_through(position, origin)))
+                movers.append((origin, letter, table, targets, lines_through(position, origin)))
     shields = analysis.discovery_lines(king)
     if not movers and not shields:
         return False, 0
@@ -124,25 +124,26 @@ def mates_from_flights(position: Position, analysis: Analysis, king: int) -> tup
         piece = cells[flight]
         if piece == WALL or piece in theirs:
             continue
-        # Who guards the flight is asked only when the answer could narrow the targets.
-        if not any(
-            targets & ~masks[letter][flight] and not opens >> flight & 1
-            for _, letter, targets, opens in movers
-        ):
+        # Who guards the flight is asked only when the answer could narrow the targets (a
+        # loop, not any(): this runs for every flight of every mate in one).
+        for _, _, table, targets, opens in movers:
+            if targets & ~table[flight] and not opens >> flight & 1:
+                break
+        else:
             unasked.append(flight)
             continue
         guard = flights.add(flight)
         if guard == GUARDED:
             continue
         kept = []
-        for origin, letter, targets, opens in movers:
+        for origin, letter, table, targets, opens in movers:
             # The flight is free, or will be once its one guard has left: the piece must
             # guard it from its target (standing on it does not do: the king takes it
             # there), unless a line opened through its origin may guard it.
             if guard in (NO_POINT, origin) and not opens >> flight & 1:
-                targets &= masks[letter][flight]
+                targets &= table[flight]
             if targets:
-                kept.append((origin, letter, targets, opens))
+                kept.append((origin, letter, table, targets, opens))
         movers = kept
         if not movers and not shields:
             return False, 0
@@ -151,7 +152,7 @@ def mates_from_flights(position: Position, analysis: Analysis, king: int) -> tup
         flights.add(flight)
     asked = 0
     tried: set[tuple[int, int]] = set()
-    for origin, letter, targets, _ in movers:
+    for origin, letter, _, targets, _ in movers:
         line = analysis.pin_of(origin)
         while targets:
             low = targets & -targets
@@ -287,15 +288,12 @@ class Flights:
         Return NO_POINT when it is free, the guard's cell when one piece guards it, and
         GUARDED when more do.
         """
-        position = self.position
-        guards = list(islice(attackers(position, cell, position.side, lifted=self.king), 2))
-        if not guards:
+        guard = first_two_guards(self.position, cell, self.king)
+        if guard == NO_POINT:
             self.free.append(cell)
-            return NO_POINT
-        if len(guards) == 1:
-            self.alone[cell] = guards[0]
-            return guards[0]
-        return GUARDED
+        elif guard != GUARDED:
+            self.alone[cell] = guard
+        return guard
 
     def left_by(self, move: Move) -> bool:
         """Tell whether a move surely leaves the king one of its flights.
@@ -331,6 +329,32 @@ class Flights:
             if not opens_line_to(position, origin, flight):
                 return True
         return False
+
+
+def first_two_guards(position: Position, cell: int, king: int) -> int:
+    """Return NO_POINT when no piece of the side to move attacks a cell with the enemy king
+    lifted, the attacker's cell when one does, and GUARDED when two or more do."""
+    # rules.attackers spelt out, stopping at the second: the flights ask this about five
+    # times per mate in one.
+    cells = position.cells
+    reach = position.offsets.reach
+    compact = position.offsets.compact
+    compact_cell = compact[cell]
+    found = NO_POINT
+    for origin, letter in position.pieces[position.side].items():
+        step = reach[letter].get(compact_cell - compact[origin])
+        if step is None:
+            continue
+        if step:
+            point = origin + step
+            while point != cell and (cells[point] == EMPTY or point == king):
+                point += step
+            if point != cell:
+                continue
+        if found != NO_POINT:
+            return GUARDED
+        found = origin
+    return found
 
 
 def opens_line_to(position: Position, origin: int, cell: int) -> bool:

@@ -33,8 +33,10 @@ such try is played first (usually a king's step, whose legality is one question)
 when it fails are the others asked, the king's steps one at a time
 (`every_defence_mated_in_one`). A deeper attacker's node asks for a mate in one once (its
 absence is kept as a disproof at depth 1), then tries checks first, captures next, the rest
-last. A defender's node generates its replies once per visit, the last refutation at that
-depth first, and keeps them while the search is below it.
+last; with two moves left each try is settled exactly in that order, as the loop would take
+them, but without its bookkeeping (`try_each`). A defender's node generates its replies once
+per visit, the last refutation at that depth first, and keeps them while the search is below
+it.
 
 A position never seen starts with the numbers a uniform tree of its depth would have, guessing
 `ATTACKER_MOVES` moves for the attacker and `DEFENCES` replies that matter for the defender:
@@ -293,6 +295,8 @@ class ProofNumberSearch:
             node.moves = attacking_moves(Analysis(position), depth)
             if not node.moves:
                 return self.settle(key, NO_DEPTH, False)  # the attacker is mated or stalemated
+            if depth == 2:
+                return self.try_each(position, key, node.moves, proof_limit, disproof_limit)
         else:
             analysis = Analysis(position)
             moves = list(analysis.legal_moves())
@@ -331,6 +335,49 @@ class ProofNumberSearch:
             position.undo(node.move)
 
     # --- the last two moves, searched exactly ----------------------------------------------
+
+    def try_each(
+        self,
+        position: Position,
+        key: int,
+        tries: list[Move],
+        proof_limit: int,
+        disproof_limit: int,
+    ) -> tuple[int, int]:
+        """Search an attacker's node with two moves left, as df-pn's loop would, without it.
+
+        Each try leads to a defender's node that is settled at once (`exactly`), so every
+        unsettled try keeps the same first numbers: the loop would take them one by one in
+        their order until one mates, its proof number staying that of one try and its
+        disproof number the count of the tries left, which can only fall. So only the
+        thresholds met on entering can stop it early, and the loop's bookkeeping (a node on
+        the path, the least of the numbers at each step) buys nothing.
+        """
+        started = self.budget.nodes
+        self.budget.spend(len(tries))
+        lookup = self.lookup
+        unsettled: list[Move] = []
+        for move in tries:
+            numbers = lookup(key_after(position, move), 1, False)
+            if numbers is PROVED:
+                return self.settle(key, 2, True, self.budget.nodes - started)
+            if numbers is not DISPROVED:
+                unsettled.append(move)
+        if unsettled:
+            proof = GUESSES[False][1][0]
+            if proof >= proof_limit or len(unsettled) >= disproof_limit:
+                self.store(key, 2, proof, len(unsettled), self.budget.nodes - started)
+                return proof, len(unsettled)
+        for move in unsettled:
+            position.play(move)
+            try:
+                mated = self.every_defence_mated_in_one(position)
+                self.settle(position.key, 1, mated)
+            finally:
+                position.undo(move)
+            if mated:
+                return self.settle(key, 2, True, self.budget.nodes - started)
+        return self.settle(key, 2, False, self.budget.nodes - started)
 
     def exactly(self, position: Position, depth: int, attacker: bool) -> bool:
         """Settle a node of depth 0 or 1 without numbers: does the attacker mate?"""
@@ -377,8 +424,8 @@ class ProofNumberSearch:
         """Tell whether the attacker mates in one after a defence, asking the table first."""
         key = key_after(position, defence)
         known = self.lookup(key, 1, True)
-        if known in (PROVED, DISPROVED):
-            return known == PROVED
+        if known is PROVED or known is DISPROVED:  # lookup hands back the constants
+            return known is PROVED
         started = self.budget.nodes
         position.play(defence)
         try:
