@@ -288,12 +288,15 @@ class Flights:
         Return NO_POINT when it is free, the guard's cell when one piece guards it, and
         GUARDED when more do.
         """
-        guard = first_two_guards(self.position, cell, self.king)
-        if guard == NO_POINT:
+        # The king is lifted: a slider's line goes on through his cell to the flight.
+        guards = rules.attackers(self.position, cell, self.position.side, self.king, 2)
+        if not guards:
             self.free.append(cell)
-        elif guard != GUARDED:
-            self.alone[cell] = guard
-        return guard
+            return NO_POINT
+        if len(guards) == 1:
+            self.alone[cell] = guards[0]
+            return guards[0]
+        return GUARDED
 
     def left_by(self, move: Move) -> bool:
         """Tell whether a move surely leaves the king one of its flights.
@@ -329,32 +332,6 @@ class Flights:
             if not opens_line_to(position, origin, flight):
                 return True
         return False
-
-
-def first_two_guards(position: Position, cell: int, king: int) -> int:
-    """Return NO_POINT when no piece of the side to move attacks a cell with the enemy king
-    lifted, the attacker's cell when one does, and GUARDED when two or more do."""
-    # rules.attackers spelt out, stopping at the second: the flights ask this about five
-    # times per mate in one.
-    cells = position.cells
-    reach = position.offsets.reach
-    compact = position.offsets.compact
-    compact_cell = compact[cell]
-    found = NO_POINT
-    for origin, letter in position.pieces[position.side].items():
-        step = reach[letter].get(compact_cell - compact[origin])
-        if step is None:
-            continue
-        if step:
-            point = origin + step
-            while point != cell and (cells[point] == EMPTY or point == king):
-                point += step
-            if point != cell:
-                continue
-        if found != NO_POINT:
-            return GUARDED
-        found = origin
-    return found
 
 
 def opens_line_to(position: Position, origin: int, cell: int) -> bool:

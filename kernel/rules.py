@@ -14,17 +14,25 @@ from collections.abc import Callable, Iterator
 from kernel.board import EMPTY, SIDE_LETTERS, SIDE_NAMES
 from kernel.position import KING_LETTERS, NO_POINT, Move, MoveTuple, Position
 
+#: No limit on how many attackers `attackers` lists.
+EVERY = -1
 
-def attackers(position: Position, target: int, side: int, lifted: int = NO_POINT) -> Iterator[int]:
-    """Yield where each piece of `side` stands that attacks `target`.
+
+def attackers(
+    position: Position, target: int, side: int, lifted: int = NO_POINT, most: int = EVERY
+) -> list[int]:
+    """List where the pieces of `side` stand that attack `target`, stopping at `most` of them.
 
     `lifted` is a cell to see through as if it were empty: the king's own cell when asking
     whether it may step to `target`, so that a slider's line goes on behind the king.
     """
+    # One loop, not a generator: a mate search asks whether a cell is attacked millions of
+    # times, and a generator's start-up cost as much as the walk itself.
     cells = position.cells
     reach = position.offsets.reach
     compact = position.offsets.compact
     compact_target = compact[target]
+    found: list[int] = []
     for origin, letter in position.pieces[side].items():
         step = reach[letter].get(compact_target - compact[origin])
         if step is None:
@@ -35,29 +43,15 @@ def attackers(position: Position, target: int, side: int, lifted: int = NO_POINT
                 point += step
             if point != target:
                 continue  # something stands in the way
-        yield origin
+        found.append(origin)
+        if len(found) == most:
+            break
+    return found
 
 
 def is_attacked(position: Position, target: int, side: int, lifted: int = NO_POINT) -> bool:
     """Tell whether any piece of `side` attacks target."""
-    # The walk of `attackers`, spelt out: a king's steps ask this millions of times in a
-    # mate search, and a generator's start-up cost as much as the walk.
-    cells = position.cells
-    reach = position.offsets.reach
-    compact = position.offsets.compact
-    compact_target = compact[target]
-    for origin, letter in position.pieces[side].items():
-        step = reach[letter].get(compact_target - compact[origin])
-        if step is None:
-            continue
-        if not step:
-            return True
-        point = origin + step
-        while point != target and (cells[point] == EMPTY or point == lifted):
-            point += step
-        if point == target:
-            return True
-    return False
+    return bool(attackers(position, target, side, lifted, 1))
 
 
 def line_step(position: Position, origin: int, target: int) -> int:
