@@ -222,6 +222,9 @@ def test_a_game_under_time_settings_5_0_0_never_runs_out(controller: Controller)
 #: even a machine four times slower than a quiet one visits them in well under half a second,
 #: after which the search starts no new depth.
 QUICK_MATE_NODES = 2000
+#: Seconds of a one-second move spent waiting for a CPU past which the search may not have
+#: reached the mate's depth (four pytest workers on two cores once kept it from one).
+STARVED = 0.25
 
 
 def quick_mates() -> list[MateProblem]:
@@ -255,7 +258,9 @@ def test_mates_are_found_at_one_second(controller: Controller) -> None:
         origin, target = parse_move(problem.position, answer)
         after = apply_move(problem.position, origin, target)
         assert mates_after(after, problem.moves), (problem.board, answer, search)
-        assert search["mate"] == problem.moves, (problem.board, search)
+        if "mate" not in search and controller.waited > STARVED:
+            continue  # the machine, not the search, ran out of time: a key was still played
+        assert search.get("mate") == problem.moves, (problem.board, search, controller.waited)
     assert {problem.moves for problem in problems} == {1, 2, 3}
     assert {problem.position.side for problem in problems} == {WHITE, BLACK}
     controller.close()
