@@ -261,7 +261,9 @@ class PooledHTTPServer(HTTPServer):
         self._busy: set[Connection] = set()
         self._accepting = True
         self._selector: selectors.BaseSelector | None = None
-        self._stop = threading.Event()
+        # A plain flag, not an Event: stop_soon sets it from signal handlers, which must take
+        # no lock (the interrupted thread may hold it).
+        self._stop = False
         self._stopped = threading.Event()
         self._stopped.set()
 
@@ -284,14 +286,13 @@ class PooledHTTPServer(HTTPServer):
     def serve_forever(self, poll_interval: float = 0.5) -> None:
         """Accept, watch and dispatch connections until ``shutdown`` (``poll_interval`` is
         unused: the loop sleeps until a socket, a handed-back connection or a deadline)."""
-        self._stop.clear()
         self._stopped.clear()
         with selectors.DefaultSelector() as selector:
             self._selector = selector
             selector.register(self.socket, selectors.EVENT_READ, self)
             selector.register(self._wake_read, selectors.EVENT_READ, self._wake_read)
             try:
-                while not self._stop.is_set():
+                while not self._stop:
                     for key, _ in selector.select(self._time_to_next_deadline()):
                         if key.data is self:
                             self._accept()
@@ -307,9 +308,14 @@ class PooledHTTPServer(HTTPServer):
 
     def shutdown(self) -> None:
         """Stop ``serve_forever`` and wait until it has; call it from another thread."""
-        self._stop.set()
-        self._wake()
+        self.stop_soon()
         self._stopped.wait()
+
+    def stop_soon(self) -> None:
+        """Ask ``serve_forever`` to return after its present turn; return at once. Safe in a
+        signal handler; once asked, the server stays stopped (it is served once)."""
+        self._stop = True
+        self._wake()
 
     def server_close(self) -> None:
         """Close the listening socket and the loop's wake-up pair."""

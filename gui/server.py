@@ -492,11 +492,6 @@ def listen_problem(port: int, exc: OSError) -> str:
     return f"cannot listen on {HOST}:{port}: {exc}"
 
 
-def _raise_exit(signum: int, frame: FrameType | None) -> None:
-    """Turn SIGTERM or SIGINT into a normal exit so the engine is shut down in ``finally``."""
-    raise SystemExit(0)
-
-
 def default_engine() -> list[str]:
     """This checkout's engine, with the GUI's settings."""
     return [sys.executable, "main.py", "--config", str(ENGINE_CONFIG.relative_to(REPO_ROOT))]
@@ -529,16 +524,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     if not hello.raw.startswith("="):
         print(f"warning: engine answered protocol_version with {hello.raw!r}", file=sys.stderr)
-    # Stop cleanly on SIGTERM, and on SIGINT even when a launcher started us with it ignored.
-    signal.signal(signal.SIGTERM, _raise_exit)
-    signal.signal(signal.SIGINT, _raise_exit)
+
+    # Stop cleanly on SIGTERM, and on SIGINT even when a launcher started us with it ignored:
+    # the loop is asked to end after its turn. An exception raised by the handler could land
+    # anywhere in that turn, between two steps that must go together, and closing the half-done
+    # state then failed: a make test once saw the server end with exit code 1.
+    def stop(signum: int, frame: FrameType | None) -> None:
+        server.stop_soon()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     # The address alone on its line, so that terminals make it a link and scripts can read it.
     print(f"cubemate GUI: {server.url}", flush=True)
     print(f"  engine: {shlex.join(command)}; Ctrl-C stops", flush=True)
     try:
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
     finally:
         server.server_close()
         engine.close()

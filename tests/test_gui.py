@@ -96,15 +96,15 @@ def start_server(logs: Path, *engine_args: str) -> tuple[subprocess.Popen[str], 
     return process, match.group(0)
 
 
-def stop_server(process: subprocess.Popen[str]) -> int:
-    """Stop the server with SIGTERM and return its exit code."""
+def stop_server(process: subprocess.Popen[str]) -> tuple[int, str]:
+    """Stop the server with SIGTERM; return its exit code and what it wrote on stderr."""
     process.send_signal(signal.SIGTERM)
     try:
-        process.communicate(timeout=15)
+        _, errors = process.communicate(timeout=15)
     except subprocess.TimeoutExpired:
         process.kill()
-        process.communicate()
-    return process.returncode
+        _, errors = process.communicate()
+    return process.returncode, errors
 
 
 @pytest.fixture(scope="module")
@@ -114,9 +114,9 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         yield url
     finally:
-        code = stop_server(process)
+        code, errors = stop_server(process)
     # SIGTERM must end in a clean exit, which is where the server stops its engine.
-    assert code == 0
+    assert code == 0, errors
 
 
 @contextlib.contextmanager
@@ -683,7 +683,8 @@ def test_search_limit_shows_the_engine_message(browser: Browser, tmp_path: Path)
             settle(tab)
             assert piece(tab, "a3(III)") == "K"  # the page goes on working
     finally:
-        assert stop_server(process) == 0
+        code, errors = stop_server(process)
+        assert code == 0, errors
 
 
 def test_playing_a_key_from_the_solution(page: Page) -> None:

@@ -64,8 +64,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     try:
         yield url, logs
     finally:
-        code = stop_server(process)
-    assert code == 0
+        code, errors = stop_server(process)
+    assert code == 0, errors
 
 
 @pytest.fixture(scope="module")

@@ -586,3 +586,41 @@ def test_bad_seconds_are_refused(option: str, value: str) -> None:
     assert f"argument {option}: '{value}' is not a number of seconds" in result.stderr
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+def keep_connecting(port: int, stop: threading.Event) -> None:
+    """Open connections and ask for the page on them, or leave them half-asked, until told to
+    stop or the server is gone."""
+    request = b"GET /favicon.ico HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    turn = 0
+    while not stop.is_set():
+        turn += 1
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as conn:
+                conn.sendall(request if turn % 3 else request[:10])
+                if turn % 3:
+                    conn.recv(65536)
+        except ConnectionRefusedError:
+            return
+        except OSError:
+            continue  # reset or timed out as the server went: go on until refused
+
+
+def test_sigterm_amid_traffic_ends_cleanly(tmp_path: Path) -> None:
+    """SIGTERM at any moment of the serving loop, connections arriving, being answered and
+    closing: the server exits 0 with no traceback, every time (running_server checks)."""
+    for attempt in range(6):
+        stop = threading.Event()
+        with running_server(tmp_path / f"logs-{attempt}") as server:
+            clients = [
+                threading.Thread(target=keep_connecting, args=(server.port, stop), daemon=True)
+                for _ in range(4)
+            ]
+            for client in clients:
+                client.start()
+            time.sleep(0.05 + 0.05 * attempt)
+            server.process.send_signal(signal.SIGTERM)
+            server.process.wait(TIMEOUT)
+        stop.set()
+        for client in clients:
+            client.join(TIMEOUT)
