@@ -11,9 +11,9 @@ SOURCES := main.py kernel client batch arena gui regress
 INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python
 # How pip installs uv, which then installs the rest.
 GET_UV = install --quiet --quiet --disable-pip-version-check 'uv>=0.5'
-# Whatever the machine says (these set PYTHONDONTWRITEBYTECODE), Python run from here caches
-# the bytecode of what it imports, so that no later run compiles it again: compiling all of
-# .venv at install took 11 s of a fresh set-up, and most of it is never imported.
+# Whatever the environment says (these machines set PYTHONDONTWRITEBYTECODE), Python run
+# from here caches the bytecode of what it imports, so that no later run compiles it again:
+# compiling all of .venv at install took 11 s of a fresh set-up, most of it never imported.
 export PYTHONDONTWRITEBYTECODE :=
 # pytest workers: every core by default; `make pytest WORKERS=0` runs in one process.
 WORKERS ?= auto
