@@ -100,7 +100,7 @@ def explain_captures_and_blocks(analysis: Analysis) -> list[str]:
     lines = []
     for target in analysis.evasion_cells():
         what = f"capture of {label(target)}" if target == checker else f"block on {name(target)}"
-        reachers = list(attackers(position, target, analysis.side))
+        reachers = attackers(position, target, analysis.side)
         helpers = [origin for origin in reachers if origin != analysis.king]
         # The king blocks nothing (that is a flight), but it may take a checker next to it.
         king_takes = target == checker and analysis.king in reachers

@@ -193,7 +193,7 @@ class Analysis:
         #: The king of the side to move, or NO_POINT: a side without a king is never in check.
         self.king = position.kings[self.side]
         self.checkers: list[int] = (
-            list(attackers(position, self.king, self.enemy)) if self.king != NO_POINT else []
+            attackers(position, self.king, self.enemy) if self.king != NO_POINT else []
         )
         self._pins: dict[int, range] | None = None
 

@@ -589,7 +589,7 @@ def test_bad_seconds_are_refused(option: str, value: str) -> None:
 
 
 def keep_connecting(port: int, stop: threading.Event) -> None:
-    """Open connections and ask for the page on them, or leave them half-asked, until told to
+    """Open connections and ask for the icon on them, or leave them half-asked, until told to
     stop or the server is gone."""
     request = b"GET /favicon.ico HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     turn = 0
