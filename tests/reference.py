@@ -26,6 +26,7 @@ BLACK: Side = "b"
 
 WHITE_LETTERS = "KQRBN"
 BLACK_LETTERS = "kqrbn"
+SIDE_LETTERS: dict[Side, str] = {"w": WHITE_LETTERS, "b": BLACK_LETTERS}
 EMPTY = "#"
 
 # The 26 king steps: each of dx, dy, dz in {-1, 0, 1}, not all zero.
@@ -121,6 +122,12 @@ def colour(letter: str) -> Side:
     if letter in BLACK_LETTERS:
         return BLACK
     raise ValueError(f"unknown piece {letter!r}")
+
+
+def pieces_of(pos: Position, side: Side) -> list[tuple[Cell, str]]:
+    """List the (cell, letter) of every piece of one side."""
+    letters = SIDE_LETTERS[side]
+    return [(cell, piece) for cell, piece in pos.pieces.items() if piece in letters]
 
 
 def opponent(side: Side) -> Side:
@@ -329,11 +336,7 @@ def white_king(pos: Position) -> Cell:
 
 def attackers(pos: Position, target: Cell, by: Side) -> list[Cell]:
     """List every piece of side `by` that attacks target."""
-    return [
-        cell
-        for cell, piece in pos.pieces.items()
-        if colour(piece) == by and attacks(pos, cell, target)
-    ]
+    return [cell for cell, _ in pieces_of(pos, by) if attacks(pos, cell, target)]
 
 
 def black_attackers(pos: Position, target: Cell) -> list[Cell]:
@@ -346,10 +349,7 @@ def side_in_check(pos: Position, side: Side) -> bool:
     king = king_cell(pos, king_letter(side))
     if king is None:
         return False
-    enemy = opponent(side)
-    return any(
-        colour(piece) == enemy and attacks(pos, cell, king) for cell, piece in pos.pieces.items()
-    )
+    return any(attacks(pos, cell, king) for cell, _ in pieces_of(pos, opponent(side)))
 
 
 def in_check(pos: Position) -> bool:
@@ -392,9 +392,7 @@ def move_name(pos: Position, from_cell: Cell, to_cell: Cell) -> str:
 def pseudo_moves(pos: Position) -> list[tuple[Cell, Cell]]:
     """List every move of the side to move to an empty or enemy cell, legal or not."""
     moves: list[tuple[Cell, Cell]] = []
-    for from_cell, piece in pos.pieces.items():
-        if colour(piece) != pos.side:
-            continue
+    for from_cell, _ in pieces_of(pos, pos.side):
         for to_cell in destinations(pos, from_cell):
             target = pos.pieces.get(to_cell)
             if target is None or colour(target) != pos.side:
