@@ -117,7 +117,7 @@ def test_answers_are_the_engines(tmp_path: Path, log_dir: Path) -> None:
     source = tmp_path / "positions.jsonl"
     source.write_text("".join(json.dumps({"board": j.board, "side": j.side}) + "\n" for j in jobs))
     asks = ["legal_moves", "showboard", "mate_in 1"]
-    code, out, _ = batch(str(source), "--jobs", "2", *[f"--ask={ask}" for ask in asks])
+    code, out, _ = batch(str(source), "--jobs", "1", *[f"--ask={ask}" for ask in asks])
     assert code == 0
     engine = Engine(log_dir)
     compared = 0
@@ -172,12 +172,13 @@ def test_same_output_whatever_the_workers(tmp_path: Path) -> None:
 def test_resume_after_a_kill(tmp_path: Path) -> None:
     """A batch killed mid-run, its last line cut in half, resumes to the uninterrupted bytes;
     its engines' temporary log folders go with them, though the batch could not remove them."""
-    arguments = ["--generate", "crowded", "--count", "1500", "--jobs", "1", "--chunk", "4",
+    # 800 positions: the kill comes after 100 lines, the other 700 take a second or more.
+    arguments = ["--generate", "crowded", "--count", "800", "--jobs", "1", "--chunk", "4",
                  "--ask", "status", "--ask", "checkers"]  # fmt: skip
     whole = tmp_path / "whole.jsonl"
     assert batch(*arguments, "-o", str(whole))[0] == 0
     expected = whole.read_text()
-    assert len(expected.splitlines()) == 1500
+    assert len(expected.splitlines()) == 800
 
     target = tmp_path / "out.jsonl"
     temporary = tmp_path / "tmp"
@@ -198,7 +199,7 @@ def test_resume_after_a_kill(tmp_path: Path) -> None:
     assert not list(temporary.glob("cubemate-engine-logs-*"))
     written = target.read_text()
     assert expected.startswith(written.rstrip("\n").rsplit("\n", 1)[0])
-    assert len(written.splitlines()) < 1500, "the batch ended before the kill"
+    assert len(written.splitlines()) < 800, "the batch ended before the kill"
     # As if the kill had come in the middle of a write.
     with target.open("a") as output:
         output.write('{"id": 99999, "board": "[##')
@@ -211,7 +212,8 @@ def test_resume_after_a_kill(tmp_path: Path) -> None:
 def test_a_signal_stops_cleanly_and_resumes(tmp_path: Path, signum: signal.Signals) -> None:
     """Ctrl-C, SIGTERM or a closed terminal: exit 130, whole lines only, a message on
     stderr, no engine's log folder left behind; --resume finishes the job."""
-    arguments = ["--generate", "sparse", "--count", "2000", "--jobs", "2", "--chunk", "2"]
+    # 800 positions: the signal comes after 50 lines, the other 750 take a second or more.
+    arguments = ["--generate", "sparse", "--count", "800", "--jobs", "2", "--chunk", "2"]
     target = tmp_path / "out.jsonl"
     temporary = tmp_path / "tmp"
     temporary.mkdir()
@@ -226,16 +228,17 @@ def test_a_signal_stops_cleanly_and_resumes(tmp_path: Path, signum: signal.Signa
     assert not list(temporary.glob("cubemate-engine-logs-*"))
     partial = records(target.read_text())
     assert [record["id"] for record in partial] == list(range(1, len(partial) + 1))
-    assert len(partial) < 2000
+    assert len(partial) < 800
     code, _, _ = batch(*arguments, "-o", str(target), "--resume")
     assert code == 0
     ids = [record["id"] for record in records(target.read_text())]
-    assert ids == list(range(1, 2001))
+    assert ids == list(range(1, 801))
 
 
 def test_resume_with_keep_writes_nothing_twice(tmp_path: Path) -> None:
     """Positions dropped by --keep before the last written one are not examined again."""
-    arguments = ["--generate", "crowded", "--count", "400", "--keep", "legal_moves < 30 moves"]
+    arguments = ["--generate", "crowded", "--count", "400", "--jobs", "1",
+                 "--keep", "legal_moves < 30 moves"]  # fmt: skip
     whole = tmp_path / "whole.jsonl"
     assert batch(*arguments, "-o", str(whole))[0] == 0
     kept = whole.read_text().splitlines(keepends=True)
@@ -314,12 +317,15 @@ def test_a_hanging_engine_times_out(tmp_path: Path) -> None:
     cases = [case.board for case in REFERENCE_CASES[:4]]
     engine = fake_engine(tmp_path, always="none", once="none", hang=cases[1])
     logs = str(tmp_path / "logs")
+    # One second is ample for the answers that must come in time: a fresh engine's start
+    # is not under --timeout (its first answer has a minute), and every later answer is a
+    # set_board or status on a 3x3x3 board, relayed by the fake in a millisecond or two.
     code, out, _ = batch(
-        "--engine", engine, "--timeout", "3", "--log-dir", logs, stdin="\n".join(cases) + "\n"
+        "--engine", engine, "--timeout", "1", "--log-dir", logs, stdin="\n".join(cases) + "\n"
     )
     assert code == 1
     got = records(out)
-    assert "within 3 s" in got[1]["failed"]
+    assert "within 1 s" in got[1]["failed"]
     assert [record["answers"] for record in got[::2]] == [
         {"status": REFERENCE_CASES[0].status},
         {"status": REFERENCE_CASES[2].status},
@@ -342,7 +348,8 @@ def test_local_cluster_gives_the_local_output(
     a worker process, the tasks, the positions and the filter travel pickled."""
     from distributed import LocalCluster
 
-    arguments = ["--generate", "crowded", "--count", "300", "--seed", "11",
+    # 120 positions, 18 chunks: the filter keeps two of them (ids 14 and 109).
+    arguments = ["--generate", "crowded", "--count", "120", "--seed", "11",
                  "--ask", "status", "--ask", "legal_moves", "--chunk", "7"]  # fmt: skip
     if keep is not None:
         arguments += ["--keep", keep]
@@ -360,7 +367,7 @@ def test_local_cluster_gives_the_local_output(
     assert remote.read_text() == local.read_text()
     got = records(remote.read_text())
     if keep is None:
-        assert len(got) == 300
+        assert len(got) == 120
     else:
         assert got, "nothing kept: the filter was not exercised"
         assert all(len(record["answers"]["mate_in 2"].split()) == 1 for record in got)
@@ -372,7 +379,8 @@ def test_local_cluster_gives_the_local_output(
 def test_generated_positions_are_game_positions() -> None:
     """Every position of both families is accepted for a mate search, for both sides."""
     for name, side in (("crowded", "b"), ("sparse", "b"), ("crowded", "w"), ("sparse", "w")):
-        options = ["--generate", name, "--side", side, "--count", "150", "--seed", "5"]
+        options = ["--generate", name, "--side", side, "--count", "150", "--seed", "5",
+                   "--jobs", "1"]  # fmt: skip
         code, out, _ = batch(*options, "--ask", "mate_in 1")
         assert code == 0
         got = records(out)
@@ -399,7 +407,7 @@ def test_families_are_seeded_and_sized() -> None:
 def test_mining_keeps_exactly_the_unique_keys(tmp_path: Path) -> None:
     """--keep on mate in 2 keeps what a filter over the full output in Python keeps."""
     every = tmp_path / "every.jsonl"
-    base = ["--generate", "crowded", "--count", "200", "--seed", "2"]
+    base = ["--generate", "crowded", "--count", "200", "--seed", "2", "--jobs", "1"]
     code, _, _ = batch(*base, "--ask", "mate_in 1", "--ask", "mate_in 2", "-o", str(every))
     assert code == 0
     wanted = [
@@ -577,13 +585,23 @@ def test_resume_refuses_an_output_it_cannot_read(tmp_path: Path, line: bytes, me
     assert target.read_bytes() == line
 
 
-def test_resume_finds_what_is_missing_or_doubled(tmp_path: Path) -> None:
+#: A generated batch whose whole output the resume tests below cut up and resume.
+CROWDED_400 = ["--generate", "crowded", "--count", "400", "--seed", "6"]
+
+
+@pytest.fixture(scope="module")
+def crowded_400_output(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The uninterrupted output of CROWDED_400, made once for the tests that resume it."""
+    whole = tmp_path_factory.mktemp("crowded-400") / "whole.jsonl"
+    assert batch(*CROWDED_400, "-o", str(whole))[0] == 0
+    return whole.read_text()
+
+
+def test_resume_finds_what_is_missing_or_doubled(tmp_path: Path, crowded_400_output: str) -> None:
     """Lines deleted in the middle, one doubled out of place and the tail missing: --resume
     examines exactly those and leaves one record per position, in input order."""
-    arguments = ["--generate", "crowded", "--count", "300", "--seed", "4"]
-    whole = tmp_path / "whole.jsonl"
-    assert batch(*arguments, "-o", str(whole))[0] == 0
-    expected = whole.read_text()
+    arguments = CROWDED_400
+    expected = crowded_400_output
     lines = expected.splitlines(keepends=True)
     target = tmp_path / "out.jsonl"
     target.write_text(
@@ -594,12 +612,11 @@ def test_resume_finds_what_is_missing_or_doubled(tmp_path: Path) -> None:
     assert target.read_text() == expected
 
 
-def test_a_full_disk_leaves_whole_lines_to_resume(tmp_path: Path) -> None:
+def test_a_full_disk_leaves_whole_lines_to_resume(tmp_path: Path, crowded_400_output: str) -> None:
     """Output that cannot grow (here: past RLIMIT_FSIZE, as on a full disk) stops the batch
     with a message and exit 2, the file cut back to whole lines; --resume finishes it."""
-    arguments = ["--generate", "crowded", "--count", "400", "--seed", "6", "--chunk", "16"]
-    whole = tmp_path / "whole.jsonl"
-    assert batch(*arguments, "-o", str(whole))[0] == 0
+    # Chunks of 16 make the batch's writes big; the bytes are the same whatever the chunks.
+    arguments = [*CROWDED_400, "--chunk", "16"]
     target = tmp_path / "out.jsonl"
     limited = (
         "import os, resource, sys; resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000)); "
@@ -617,9 +634,9 @@ def test_a_full_disk_leaves_whole_lines_to_resume(tmp_path: Path) -> None:
     assert f"batch: cannot write {target}: File too large; the output holds whole lines" in err
     written = target.read_text()
     assert 0 < len(written) <= 20_000 and written.endswith("\n")
-    assert whole.read_text().startswith(written)
+    assert crowded_400_output.startswith(written)
     assert batch(*arguments, "-o", str(target), "--resume")[0] == 0
-    assert target.read_text() == whole.read_text()
+    assert target.read_text() == crowded_400_output
 
 
 def test_dask_without_distributed_says_how_to_get_it() -> None:
@@ -663,7 +680,7 @@ def test_output_files_are_never_clobbered(tmp_path: Path) -> None:
 
 def test_progress_bar_only_when_asked_or_at_a_terminal(tmp_path: Path) -> None:
     """Silent on a pipe; --progress on draws the bar on stderr, never on stdout."""
-    arguments = ["--generate", "sparse", "--count", "40"]
+    arguments = ["--generate", "sparse", "--count", "40", "--jobs", "1"]
     code, out, err = batch(*arguments)
     assert (code, err) == (0, "")
     code, out_shown, err_shown = batch(*arguments, "--progress", "on")
@@ -679,7 +696,8 @@ def test_progress_bar_at_a_terminal(tmp_path: Path) -> None:
     # A fresh pseudo-terminal is 0 columns wide, where a bar has no room at all.
     fcntl.ioctl(secondary, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     try:
-        command = [sys.executable, "-m", "batch", "--generate", "sparse", "--count", "30"]
+        command = [sys.executable, "-m", "batch", "--generate", "sparse", "--count", "30",
+                   "--jobs", "1"]  # fmt: skip
         process = subprocess.Popen(
             [*command, "-o", str(tmp_path / "out.jsonl")],
             stdin=subprocess.DEVNULL,
