@@ -198,6 +198,27 @@ def engine(log_dir: Path) -> Iterator[Engine]:
         process.discard()
 
 
+@pytest.fixture(scope="module")
+def shared_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    """One engine for the tests of a module that need an engine in a known state, not a
+    fresh process (each start costs a fifth of a CPU-second): each test sets the position it
+    needs and checks with `assert_still_running` that the engine survived it. At the end
+    the engine must exit 0 with nothing on stderr."""
+    process = Engine(tmp_path_factory.mktemp("shared-engine-logs"))
+    try:
+        yield process
+        assert process.finish() == (0, b"", b"")
+    finally:
+        process.discard()
+
+
+def assert_still_running(engine: Engine) -> None:
+    """The engine is alive and answers in turn (no response left over from the test)."""
+    assert engine.pending == b"", engine.pending[:200]
+    assert engine.ask("99 name") == b"=99 cubemate\n\n"
+    assert engine.process.poll() is None
+
+
 @dataclass(frozen=True)
 class ConsoleLine:
     """One line of the console log."""

@@ -24,6 +24,8 @@ from tests.conftest import (
     MAIN,
     REPO,
     TIMEOUT,
+    Engine,
+    assert_still_running,
     check_logs,
     default_sigint,
     engine_command,
@@ -500,19 +502,19 @@ def test_board_pasted_over_several_lines_gets_one_hint(log_dir: Path) -> None:
         ("boardsize " + "9" * 20, "? unacceptable size (2 ... 64)"),
     ],
 )
-def test_refusals_name_what_is_wrong(log_dir: Path, line: str, response: str) -> None:
+def test_refusals_name_what_is_wrong(shared_engine: Engine, line: str, response: str) -> None:
     """An unknown name is quoted, with the nearest command when one is close; a size outside
     the range names the range."""
-    result = run_engine(line.encode() + b"\n", log_dir)
-    assert result.stdout == response.encode() + b"\n\n"
+    assert shared_engine.ask(line) == response.encode() + b"\n\n"
+    assert_still_running(shared_engine)
 
 
 @pytest.mark.parametrize("command_id", ["", "7 ", "123456 "])
-def test_help_lines_align_whatever_the_id(log_dir: Path, command_id: str) -> None:
+def test_help_lines_align_whatever_the_id(shared_engine: Engine, command_id: str) -> None:
     """`help` lists every command on lines of its own, summaries in one column, whatever
     the id before `=` is."""
-    result = run_engine(f"{command_id}help\n".encode(), log_dir)
-    [response] = split_responses(result.stdout)
+    response = shared_engine.ask(f"{command_id}help")
+    assert_still_running(shared_engine)
     first, *lines = response.decode().rstrip("\n").split("\n")
     assert first == f"={command_id.strip()} "
     assert [line.split()[0] for line in lines] == [spec.name for spec in COMMANDS]

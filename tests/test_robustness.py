@@ -30,6 +30,7 @@ from tests.conftest import (
     REPO,
     TIMEOUT,
     Engine,
+    assert_still_running,
     engine_command,
     read_console_log,
     read_json_log,
@@ -138,35 +139,49 @@ HOSTILE: dict[str, tuple[bytes, bytes | None]] = {
 }
 
 
-#: Per hostile case: the responses to its line, and how many JSON log events it left.
-HostileAnswers = dict[str, tuple[list[bytes], int]]
+#: Per line sent: the responses to it, and the JSON log events it left.
+LineAnswers = list[tuple[list[bytes], list[dict[str, Any]]]]
 
 
-@pytest.fixture(scope="module")
-def hostile_answers(tmp_path_factory: pytest.TempPathFactory) -> HostileAnswers:
-    """Send every hostile line to one engine, each followed by a sentinel of its own, and
-    split the responses and the JSON log at the sentinels. One engine for all: each line
-    must also leave it able to answer the next."""
-    log_dir = tmp_path_factory.mktemp("hostile-logs")
-    sentinels = [f"{9000 + index} name" for index in range(len(HOSTILE))]
+def answers_line_by_line(lines: list[bytes], log_dir: Path) -> LineAnswers:
+    """Send the lines to one engine, each followed by a sentinel of its own, and split the
+    responses and the JSON log at the sentinels. Each line must also leave the engine able
+    to answer the next; at the end it must exit 0 with nothing on stderr."""
+    sentinels = [f"{9000 + index} name" for index in range(len(lines))]
     data = b"".join(
         line + b"\n" + sentinel.encode() + b"\n"
-        for (line, _), sentinel in zip(HOSTILE.values(), sentinels, strict=True)
+        for line, sentinel in zip(lines, sentinels, strict=True)
     )
     result = run_engine(data, log_dir)
     assert result.stderr == b"", result.stderr[-2000:]
     assert result.returncode == 0
     responses = split_responses(result.stdout)
     events = read_json_log(log_dir)
-    answers: HostileAnswers = {}
-    for case, sentinel in zip(HOSTILE, sentinels, strict=True):
+    answers: LineAnswers = []
+    for sentinel in sentinels:
         at = responses.index(f"={sentinel.split()[0]} cubemate\n\n".encode())
         mine, responses = responses[:at], responses[at + 1 :]
         at = [event.get("line") for event in events].index(sentinel)
-        answers[case] = mine, at
+        answers.append((mine, events[:at]))
         events = events[at + 2 :]  # past the sentinel's input and output
     assert (responses, events) == ([], [])
     return answers
+
+
+#: Per hostile case: the responses to its line, and how many JSON log events it left.
+HostileAnswers = dict[str, tuple[list[bytes], int]]
+
+
+@pytest.fixture(scope="module")
+def hostile_answers(tmp_path_factory: pytest.TempPathFactory) -> HostileAnswers:
+    """Every hostile line sent to one engine (see answers_line_by_line)."""
+    log_dir = tmp_path_factory.mktemp("hostile-logs")
+    lines = [line for line, _ in HOSTILE.values()]
+    answers = answers_line_by_line(lines, log_dir)
+    return {
+        case: (responses, len(events))
+        for case, (responses, events) in zip(HOSTILE, answers, strict=True)
+    }
 
 
 @pytest.mark.parametrize("case", list(HOSTILE))
@@ -200,10 +215,10 @@ LONG_ECHOES = {
 
 
 @pytest.mark.parametrize("case", list(LONG_ECHOES))
-def test_failure_messages_are_short(log_dir: Path, case: str) -> None:
+def test_failure_messages_are_short(shared_engine: Engine, case: str) -> None:
     """A refusal is a short message, even when the refused text is long (protocol.md)."""
-    result = run_engine(LONG_ECHOES[case] + b"\n", log_dir)
-    [response] = split_responses(result.stdout)
+    response = shared_engine.ask(LONG_ECHOES[case])
+    assert_still_running(shared_engine)
     assert response.startswith(b"? ")
     assert len(response) <= 200, f"{len(response)} bytes: {response[:120]!r}..."
 
@@ -481,23 +496,35 @@ def test_moves_naming_ever_new_levels_keep_memory_bounded(tmp_path: Path) -> Non
     assert answers[-2] == b"? illegal move: cell 'a1(149999)' is off the 3x3x3 board\n\n"
 
 
-@pytest.mark.parametrize(
-    ("start", "mark"),
-    [
-        (b"12 name ", b"?12"),
-        (b"  007\tset_board [", b"?7"),
-        (b"0 ", b"?0"),
-        (b"name 12 ", b"?"),
-        (b"12", b"?"),  # digits running on into the rest of the line: not an id
-        (b"1" * 300 + b" name ", b"?"),  # an id longer than the part of the line kept
-    ],
-)
-def test_line_too_long_keeps_the_id(log_dir: Path, start: bytes, mark: bytes) -> None:
+#: The starts of lines over the limit, and the mark of each one's answer.
+TOO_LONG_STARTS = [
+    (b"12 name ", b"?12"),
+    (b"  007\tset_board [", b"?7"),
+    (b"0 ", b"?0"),
+    (b"name 12 ", b"?"),
+    (b"12", b"?"),  # digits running on into the rest of the line: not an id
+    (b"1" * 300 + b" name ", b"?"),  # an id longer than the part of the line kept
+]
+
+
+def too_long_line(start: bytes) -> bytes:
+    return start + b"x" * (LIMIT + 10)
+
+
+@pytest.fixture(scope="module")
+def too_long_answers(tmp_path_factory: pytest.TempPathFactory) -> LineAnswers:
+    """Every line of TOO_LONG_STARTS sent to one engine (see answers_line_by_line)."""
+    lines = [too_long_line(start) for start, _ in TOO_LONG_STARTS]
+    return answers_line_by_line(lines, tmp_path_factory.mktemp("too-long-logs"))
+
+
+@pytest.mark.parametrize("index", range(len(TOO_LONG_STARTS)))
+def test_line_too_long_keeps_the_id(too_long_answers: LineAnswers, index: int) -> None:
     """A line over the limit is answered with the id it began with, and logged with it."""
-    line = start + b"x" * (LIMIT + 10)
-    result = run_engine(line + b"\n", log_dir)
-    assert result.stdout == mark + TOO_LONG[1:]
-    events = read_json_log(log_dir)
+    start, mark = TOO_LONG_STARTS[index]
+    line = too_long_line(start)
+    responses, events = too_long_answers[index]
+    assert responses == [mark + TOO_LONG[1:]]
     expected_id = int(mark[1:]) if mark[1:] else None
     assert [(event["event"], event["id"]) for event in events] == [
         ("input", expected_id),
@@ -604,15 +631,17 @@ def test_failed_commands_change_nothing(engine: Engine) -> None:
         ("zz9(XX)-zz9(20)", "zz9(XX)"),  # off every board this engine takes
     ],
 )
-def test_a_move_to_the_same_cell_is_refused_as_such(log_dir: Path, move: str, cell: str) -> None:
+def test_a_move_to_the_same_cell_is_refused_as_such(
+    shared_engine: Engine, move: str, cell: str
+) -> None:
     """A move from a cell to itself, however each half is written, is refused saying so,
     not as a cell off the board; nothing changes."""
-    data = f"set_board {THREE_BOARD}\nget_board\nplay {move}\nget_board\n".encode()
-    result = run_engine(data, log_dir)
-    _, board, refusal, after = split_responses(result.stdout)
+    assert shared_engine.ask(f"set_board {THREE_BOARD}") == b"= \n\n"
+    board = shared_engine.ask("get_board")
+    refusal = shared_engine.ask(f"play {move}")
     assert refusal == f"? illegal move: '{cell}' to the same cell\n\n".encode()
-    assert after == board
-    assert result.returncode == 0
+    assert shared_engine.ask("get_board") == board
+    assert_still_running(shared_engine)
 
 
 # --- signals -----------------------------------------------------------------------------
