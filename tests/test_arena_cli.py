@@ -84,11 +84,14 @@ def test_a_match_of_engine_processes(tmp_path: Path) -> None:
 def test_a_match_of_real_engines(tmp_path: Path) -> None:
     """The engine at depth 1 against greedy and against itself at depth 2, with the engine as
     the referee: every record replays on the engine to its recorded result."""
-    games = tmp_path / "games.txt"
-    for player2, options in (
+    matches = [
         ("greedy", ["--depth", "1"]),
         ("python main.py", ["--depth1", "1", "--depth2", "2"]),
-    ):
+    ]
+    replays: list[str] = []
+    results: list[str] = []
+    for match, (player2, options) in enumerate(matches):
+        games = tmp_path / f"games{match}.txt"
         result = subprocess.run(
             [*ARENA, "python main.py", player2, "--size", "4", "--games", "2", "--records",
              str(games), "--log-dir", str(tmp_path / "logs"), *options],
@@ -96,13 +99,16 @@ def test_a_match_of_real_engines(tmp_path: Path) -> None:
         )  # fmt: skip
         assert result.returncode == 0, result.stderr
         for index, game in enumerate(read_records(games), start=1):
-            replayed = subprocess.run(
-                [sys.executable, str(REPO / "main.py"), "--log-dir", str(tmp_path / "logs")],
-                input=f"loadgame {games} end {index}\nresult\n", capture_output=True,
-                text=True, cwd=REPO, timeout=TIMEOUT, check=False,
-            )  # fmt: skip
-            assert replayed.stdout.split("\n\n")[1] == f"= {game.result}"
-        games.unlink()
+            replays.append(f"loadgame {games} end {index}\nresult\n")
+            results.append(f"= {game.result}")
+    # One engine replays them all: each loadgame sets up its game afresh.
+    replayed = subprocess.run(
+        [sys.executable, str(REPO / "main.py"), "--log-dir", str(tmp_path / "logs")],
+        input="".join(replays), capture_output=True, text=True, cwd=REPO, timeout=TIMEOUT,
+        check=False,
+    )  # fmt: skip
+    expected = [answer for recorded in results for answer in ("= ", recorded)]
+    assert replayed.stdout.split("\n\n") == [*expected, ""]
 
 
 @pytest.mark.parametrize(
