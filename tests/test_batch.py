@@ -157,13 +157,13 @@ def test_same_output_whatever_the_workers(tmp_path: Path) -> None:
     for jobs, chunk in (("1", "8"), ("2", "1"), ("2", "5")):
         target = tmp_path / f"out-{jobs}-{chunk}.jsonl"
         code, _, _ = batch(
-            "--generate", "sparse", "--count", "200", "--seed", "3",
+            "--generate", "sparse", "--count", "100", "--seed", "3",
             "--jobs", jobs, "--chunk", chunk, "--ask", "legal_moves", "-o", str(target),
         )  # fmt: skip
         assert code == 0
         outputs.append(target.read_text())
     assert outputs[0] == outputs[1] == outputs[2]
-    assert [record["id"] for record in records(outputs[0])] == list(range(1, 201))
+    assert [record["id"] for record in records(outputs[0])] == list(range(1, 101))
 
 
 # -- long runs: resume, interruption, dying engines
@@ -597,6 +597,8 @@ def crowded_400_output(tmp_path_factory: pytest.TempPathFactory) -> str:
     return whole.read_text()
 
 
+# One pytest worker makes the shared output for both.
+@pytest.mark.xdist_group("crowded-400")
 def test_resume_finds_what_is_missing_or_doubled(tmp_path: Path, crowded_400_output: str) -> None:
     """Lines deleted in the middle, one doubled out of place and the tail missing: --resume
     examines exactly those and leaves one record per position, in input order."""
@@ -612,6 +614,7 @@ def test_resume_finds_what_is_missing_or_doubled(tmp_path: Path, crowded_400_out
     assert target.read_text() == expected
 
 
+@pytest.mark.xdist_group("crowded-400")
 def test_a_full_disk_leaves_whole_lines_to_resume(tmp_path: Path, crowded_400_output: str) -> None:
     """Output that cannot grow (here: past RLIMIT_FSIZE, as on a full disk) stops the batch
     with a message and exit 2, the file cut back to whole lines; --resume finishes it."""
