@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from kernel.game import FIFTY_MOVE_PLIES
-from tests.conftest import Engine
+from tests.conftest import Engine, assert_still_running
 from tests.perft_table import START_PERFT
 from tests.reference import (
     MOVE_PATTERN,
@@ -62,13 +62,25 @@ def say(engine: Engine, line: str) -> str:
     return text[2:] if text.startswith("= ") else text
 
 
+@pytest.fixture(scope="module")
+def game_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+    """One engine for the module, checked at the end to have ended cleanly on `quit`."""
+    engine = Engine(tmp_path_factory.mktemp("game-logs"))
+    try:
+        yield engine
+        assert say(engine, "quit") == ""
+        code, rest, errors = engine.finish()
+        assert (code, rest) == (0, b""), errors
+    finally:
+        engine.discard()
+
+
 @pytest.fixture
-def started(engine: Engine) -> Iterator[Engine]:
-    """A running engine, checked at the end to have ended cleanly on `quit`."""
-    yield engine
-    assert say(engine, "quit") == ""
-    code, rest, errors = engine.finish()
-    assert (code, rest) == (0, b""), errors
+def started(game_engine: Engine) -> Iterator[Engine]:
+    """The module's engine, which each test sets up afresh (`new_game`, `set_board` or
+    `clear_board` first), checked after the test to be running still."""
+    yield game_engine
+    assert_still_running(game_engine)
 
 
 def results_along(engine: Engine, moves: tuple[str, ...] | list[str]) -> list[str]:
