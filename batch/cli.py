@@ -23,6 +23,7 @@ import os
 import shlex
 import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 FORBIDDEN_ASKS = {"quit"}
 #: More local workers than this would be more engine processes than any machine runs well.
 MAX_JOBS = 256
+#: The signals that stop a batch cleanly: Ctrl-C, `kill`, a closed terminal.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def usable_cores() -> int:
@@ -198,11 +201,6 @@ def progress_bar(total: int | None) -> tqdm[Any]:
     return tqdm(total=total, unit="pos", file=sys.stderr, dynamic_ncols=True)
 
 
-def interrupt(signum: int, frame: FrameType | None) -> None:
-    """Turn SIGTERM or SIGHUP into the same clean stop as Ctrl-C."""
-    raise KeyboardInterrupt
-
-
 def execute(arguments: argparse.Namespace, stack: contextlib.ExitStack) -> Tally:
     """Check the options, open everything on `stack` (closed in reverse) and run the batch."""
     asks = [check_ask(ask) for ask in arguments.ask]
@@ -241,12 +239,19 @@ def execute(arguments: argparse.Namespace, stack: contextlib.ExitStack) -> Tally
         else DaskRunner(arguments.dask, asks, spec, keep_source)
     )
     stack.callback(runner.stop)
-    # SIGTERM and a closed terminal (SIGHUP) stop as cleanly as Ctrl-C.
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        stack.callback(signal.signal, signum, signal.signal(signum, interrupt))
+    # While chunks run, Ctrl-C, SIGTERM and a closed terminal (SIGHUP) only ask the batch to
+    # stop; it stops between two chunks (batch.runners.outcomes_of says why).
+    interrupted = threading.Event()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        interrupted.set()
+
+    for signum in STOP_SIGNALS:
+        stack.callback(signal.signal, signum, signal.signal(signum, stop))
     if not arguments.resume:
-        return run(jobs, asks, runner, output, keep, arguments.chunk, bar)
-    tally = run(plan.remaining(jobs, skipped), asks, runner, output, keep, arguments.chunk, bar)
+        return run(jobs, asks, runner, output, keep, arguments.chunk, bar, interrupted)
+    remaining = plan.remaining(jobs, skipped)
+    tally = run(remaining, asks, runner, output, keep, arguments.chunk, bar, interrupted)
     plan.tidy(output)
     return tally
 
