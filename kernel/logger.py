@@ -27,7 +27,6 @@ spaces, whichever fits) in the JSON log, `(torn line)` or spaces in the console 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import time
 from collections.abc import Callable, MutableMapping
@@ -35,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import structlog
 
 # The files, and the stderr warning, are logfile's; they are found here too.
 from kernel.logfile import AppendOnlyFile as AppendOnlyFile
@@ -138,6 +136,12 @@ class ExchangeLog:
         dumps: Callable[[MutableMapping[str, Any]], bytes] = dump_json,
     ) -> None:
         """Open both logs; `dumps` renders the JSON line (another only to measure it)."""
+        # Imported here, not above: structlog (asyncio with it) is half of an engine's
+        # start-up, which an engine refusing its options or its config need not pay.
+        import logging
+
+        import structlog
+
         self.trouble = LogWarning()
         pid = os.getpid()
         self.pid = pid
