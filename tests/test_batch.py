@@ -545,7 +545,11 @@ def test_filter_errors(source: str, message: str) -> None:
             "--size 65: the engine refuses it: unacceptable size (2 ... 64)",
         ),
         ([], '{"id": 1' + "0" * 5000 + ', "board": "x"}\n', "input line 1: not valid JSON: "),
-        ([], '{"board": ' + "[" * 100_000 + "]" * 100_000 + "}\n", "nested too deeply"),
+        # Named, or its 200,000 brackets would be in the test's id, which pytest puts in
+        # PYTEST_CURRENT_TEST: an environment string that long is more than exec takes.
+        pytest.param(
+            [], '{"board": ' + "[" * 100_000 + "]" * 100_000 + "}\n", "nested too deeply", id="deep"
+        ),
         (["-o", "/dev/full"], f"{CASE_1}\n", "cannot write /dev/full: No space left on device"),
         (["-o", "/nonexistent/out.jsonl"], f"{CASE_1}\n", "cannot write /nonexistent/out.jsonl"),
     ],
@@ -568,9 +572,10 @@ def test_bad_options_and_input(arguments: list[str], stdin: str, message: str) -
             "line 1 of {} is not a batch record",
         ),
         (b'{"id": ' + b"1" * 5000 + b"}\n", "line 1 of {} is not valid JSON: Exceeds the limit"),
-        (
+        pytest.param(  # named: see "deep" above
             b"[" * 100_000 + b"]" * 100_000 + b"\n",
             "line 1 of {} is not valid JSON: nested too deeply",
+            id="deep",
         ),
     ],
 )
