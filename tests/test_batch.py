@@ -11,7 +11,9 @@ import struct
 import subprocess
 import sys
 import termios
+import threading
 import time
+from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from batch.cli import main as batch_main
 from batch.generate import family, generate
 from batch.jobs import Outcome
 from batch.keep import FilterError, parse_filter
+from batch.runners import outcomes_of
 from tests.cases import REFERENCE_CASES
 from tests.conftest import CASE_1, MAIN, REPO, TIMEOUT, Engine, default_sigint
 
@@ -233,6 +236,24 @@ def test_a_signal_stops_cleanly_and_resumes(tmp_path: Path, signum: signal.Signa
     assert code == 0
     ids = [record["id"] for record in records(target.read_text())]
     assert ids == list(range(1, 801))
+
+
+def test_the_wait_for_a_chunk_stops_at_the_signals_event() -> None:
+    """The loop's wait for a chunk raises the stop once the event is set, and otherwise
+    returns the chunk's outcomes, or raises the chunk's own error, TimeoutError included."""
+    interrupted = threading.Event()
+    never: Future[list[Outcome]] = Future()
+    threading.Timer(0.3, interrupted.set).start()
+    with pytest.raises(KeyboardInterrupt):
+        outcomes_of(never, interrupted)
+    interrupted.clear()
+    later: Future[list[Outcome]] = Future()
+    threading.Timer(0.3, later.set_result, [[]]).start()
+    assert outcomes_of(later, interrupted) == []
+    failed: Future[list[Outcome]] = Future()
+    failed.set_exception(TimeoutError("the chunk's own"))
+    with pytest.raises(TimeoutError, match="the chunk's own"):
+        outcomes_of(failed, interrupted)
 
 
 def test_resume_with_keep_writes_nothing_twice(tmp_path: Path) -> None:
