@@ -1,12 +1,27 @@
 """Drive the GUI in a real headless Chromium against the real engine.
 
 The module starts ``python -m gui.server --port 0`` itself, with the engine's logs in a temporary
-folder, and stops it at the end; one browser serves every test, each test gets a fresh page. It
-is skipped when ``/usr/bin/chromium`` is missing. The tests wait for page states (the page counts
-its engine jobs in ``body[data-pending]``), never for fixed times; where a race must be provoked,
-the engine's answers are held back with a route, and where the edit pause matters, the page's
-clock is paused. The screenshots of docs/ are written to a temporary folder, and to docs/ only
-when ``CUBEMATE_REFRESH_SCREENSHOTS=1`` asks for them.
+folder, and stops it at the end. One browser and one tab serve the tests: each test loads the
+page afresh in the tab (a new document, so nothing of the page's state survives; the routes a
+test set are taken off after it), which costs a fraction of a new tab. A test that installs a
+fake clock gets a tab in a context of its own, since the clock stays with its context. It is
+skipped when ``/usr/bin/chromium`` is missing. The tests wait for page states (the page counts
+its engine jobs in ``body[data-pending]``), looked up every 20 ms, never for fixed times; where a
+race must be provoked, the engine's answers are held back with a route. The screenshots of docs/
+are written to a temporary folder, and to docs/ only when ``CUBEMATE_REFRESH_SCREENSHOTS=1`` asks
+for them.
+
+The edit pause: the page sends an edit to the engine once 300 ms pass without another
+(docs/gui.md), and ``?pause=MS`` in its address sets that pause. The tests about the pause run
+with it, on a paused clock: test_no_refusal_flashes_while_cycling at the bare address (the
+user's 300 ms, to the millisecond), test_the_address_sets_the_edit_pause with 0 and 1000 ms, and
+test_a_pause_the_page_cannot_take_is_named with values it refuses (the default kept). Every other
+test loads the page with ``?pause=0``, which sends each edit at once instead of merging the
+edits of 300 ms into one. What they check holds either way, so they prove the same 300 ms sooner
+per edit: each waits for the page to settle before it asserts; an edit made while an earlier one
+is unanswered still queues behind it and a late answer is still dropped (the races below provoke
+that on purpose); and where a test counts what reached the engine (one set_board per click), no
+pause can merge a double send away.
 """
 
 from __future__ import annotations
@@ -22,6 +37,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -37,7 +53,15 @@ if not CHROMIUM.exists():
         allow_module_level=True,
     )
 
-from playwright.sync_api import Browser, Page, Request, Route, sync_playwright  # noqa: E402
+from playwright.sync_api import (  # noqa: E402
+    Browser,
+    Error,
+    Page,
+    Request,
+    Route,
+    sync_playwright,
+)
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: E402
 
 from tests.cases import REFERENCE_CASES, ReferenceCase  # noqa: E402
 
@@ -66,6 +90,12 @@ MATE_IN_2 = "[###,#k#,#b#],[##b,###,###],[r##,##K,###] b"
 MATE_IN_2_KEYS = ["bb1(III)-a2(II)", "bb1(III)-c2(II)"]
 MATE_IN_2_EXAMPLE = "11"  # its value in the examples menu
 SETTLE_MS = 30_000  # generous: two cores shared with other work
+#: How long one look-up of a wait may last, in ms: under 250, Playwright looks every 20 ms.
+LOOK_MS = 240
+#: The edit pause of the pages whose tests are not about it (the module's docstring says why).
+NO_PAUSE = 0
+#: The page's edit pause at its bare address (gui/index.html).
+DEFAULT_PAUSE_MS = 300
 
 
 def start_server(logs: Path, *engine_args: str) -> tuple[subprocess.Popen[str], str]:
@@ -138,26 +168,65 @@ def browser() -> Iterator[Browser]:
 
 
 @contextlib.contextmanager
-def open_page(browser: Browser, url: str, width: int = 1280, height: int = 800) -> Iterator[Page]:
-    """Open the GUI in a fresh context of the given viewport; fail on any script error."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda exc: errors.append(str(exc)))
-    tab.goto(url)
-    tab.wait_for_selector('[data-cell="a1(I)"]')
+def opened_tab(browser: Browser) -> Iterator[Page]:
+    """Open a tab in a browser context of its own; close both at the end."""
+    context = browser.new_context()
     try:
-        yield tab
+        yield context.new_page()
     finally:
         context.close()
+
+
+@contextlib.contextmanager
+def loaded(
+    tab: Page,
+    url: str,
+    width: int = 1280,
+    height: int = 800,
+    pause: int | str | None = NO_PAUSE,
+) -> Iterator[Page]:
+    """Load the GUI afresh in ``tab`` at the viewport given: a new document, so nothing of an
+    earlier one's state is kept. ``pause`` is the edit pause in ms (``?pause=`` in the address;
+    None loads the bare address, the user's 300 ms). Fail on any script error; take the test's
+    routes off at the end (its listeners stay, recording into lists nobody reads any more)."""
+    errors: list[str] = []
+
+    def note(error: Error) -> None:
+        errors.append(str(error))
+
+    tab.set_viewport_size({"width": width, "height": height})
+    tab.on("pageerror", note)
+    try:
+        tab.goto(url if pause is None else f"{url}?pause={pause}")
+        tab.wait_for_selector('[data-cell="a1(I)"]')
+        yield tab
+    finally:
+        tab.remove_listener("pageerror", note)
+        tab.unroute_all(behavior="ignoreErrors")
     assert errors == [], f"script errors on the page: {errors}"
 
 
+@contextlib.contextmanager
+def open_page(browser: Browser, url: str, pause: int | str | None = NO_PAUSE) -> Iterator[Page]:
+    """Load the GUI at 1280 × 800 in a tab of a fresh context, for a test that installs a fake
+    clock (which stays with its context)."""
+    with opened_tab(browser) as tab, loaded(tab, url, pause=pause) as page:
+        yield page
+
+
+@pytest.fixture(scope="module")
+def shared_tab(browser: Browser) -> Iterator[Page]:
+    """The tab the module's tests share, each loading the GUI afresh in it (a new tab costs a
+    renderer process, about half a CPU-second; a new document a fraction of that)."""
+    with opened_tab(browser) as opened:
+        yield opened
+
+
 @pytest.fixture()
-def page(browser: Browser, server_url: str) -> Iterator[Page]:
-    """Open the GUI in a fresh 1280 × 800 page."""
-    with open_page(browser, server_url) as tab:
-        yield tab
+def page(shared_tab: Page, server_url: str) -> Iterator[Page]:
+    """Load the GUI afresh at 1280 × 800, sending every edit at once."""
+    with loaded(shared_tab, server_url) as fresh:
+        yield fresh
 
 
 class Holder:
@@ -186,9 +255,22 @@ class Holder:
         self.held.clear()
 
 
+def wait_until(page: Page, selector: str) -> None:
+    """Wait until an element matches ``selector``, looking every 20 ms (Playwright's own waits
+    back off to once in 500 ms; their look-ups are this often when they last under 250 ms)."""
+    deadline = time.monotonic() + SETTLE_MS / 1000
+    while True:
+        try:
+            page.wait_for_selector(selector, state="attached", timeout=LOOK_MS)
+            return
+        except PlaywrightTimeoutError as error:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"nothing matched {selector} in {SETTLE_MS} ms") from error
+
+
 def settle(page: Page) -> None:
     """Wait until every engine exchange the page started has been answered."""
-    page.wait_for_selector('body[data-pending="0"]', state="attached", timeout=SETTLE_MS)
+    wait_until(page, 'body[data-pending="0"]')
 
 
 def load(page: Page, board: str) -> None:
@@ -440,7 +522,7 @@ def test_typing_during_a_load_is_kept(page: Page) -> None:
     assert page.input_value("#notation") == REFERENCE_CASES[0].board
 
 
-def test_edits_during_a_load_apply_to_the_loaded_board(page: Page) -> None:
+def test_edits_during_a_load_apply_to_the_loaded_board(page: Page, server_url: str) -> None:
     """A click made while a pasted board loads is applied to that board, not dropped."""
     holder = Holder(page)
     page.fill("#notation", REFERENCE_CASES[4].board)  # case 5: c3(III) is empty
@@ -451,7 +533,7 @@ def test_edits_during_a_load_apply_to_the_loaded_board(page: Page) -> None:
     holder.release()
     settle(page)
     assert page.input_value("#notation") == "[##n,##b,r#r],[###,###,###],[#k#,###,#K#]"
-    assert engine_board(page.url) == "[##n,##b,r#r],[###,###,###],[#k#,###,#K#]"
+    assert engine_board(server_url) == "[##n,##b,r#r],[###,###,###],[#k#,###,#K#]"
 
 
 def test_click_right_after_choosing_an_example(page: Page) -> None:
@@ -664,13 +746,13 @@ def test_page_stays_usable_while_solving(page: Page) -> None:
     assert page.get_attribute("#verdict", "data-for") == page.input_value("#notation")
 
 
-def test_search_limit_shows_the_engine_message(browser: Browser, tmp_path: Path) -> None:
+def test_search_limit_shows_the_engine_message(shared_tab: Page, tmp_path: Path) -> None:
     """Over search.max_nodes the engine's own message is shown and the page goes on."""
     config = tmp_path / "small.toml"
     config.write_text("[search]\nmax_nodes = 50\n")
     process, url = start_server(tmp_path / "logs", "--config", str(config))
     try:
-        with open_page(browser, url) as tab:
+        with loaded(shared_tab, url) as tab:
             tab.select_option("#examples", MATE_IN_2_EXAMPLE)
             tab.click("#solve")
             settle(tab)
@@ -756,24 +838,65 @@ def test_one_click_per_piece(page: Page) -> None:
     assert page.inner_text("#verdict") == "check"  # along the triagonal through b2(II)
 
 
-def test_no_refusal_flashes_while_cycling(page: Page) -> None:
-    """Clicks that cycle through impossible boards send nothing until the user pauses."""
-    load(page, REFERENCE_CASES[0].board)
+def test_no_refusal_flashes_while_cycling(browser: Browser, server_url: str) -> None:
+    """Clicks that cycle through impossible boards send nothing until the user pauses (the
+    default pause, on a paused clock)."""
+    with open_page(browser, server_url, pause=None) as page:
+        load(page, REFERENCE_CASES[0].board)
+        page.clock.install()
+        page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+        watch_refusals(page)
+        sent = engine_lines(page)
+        for _ in range(7):  # K Q R B N k q on a3(III): two white kings, then two black ones (fine)
+            page.click('[data-cell="a3(III)"]')
+        assert sent == []  # nothing reached the engine while the user clicked
+        assert page.get_attribute("#verdict", "data-state") == "pending"
+        page.clock.run_for(DEFAULT_PAUSE_MS - 1)
+        assert sent == []  # nor before the default pause has passed
+        page.clock.run_for(1)
+        settle(page)
+        assert page.evaluate("window.refusals") == []
+        assert [line for line in sent if line.startswith("set_board")] == [
+            "set_board [q##,n##,#rr],[#b#,###,###],[###,###,bRK]"
+        ]
+        assert page.inner_text("#verdict") == "checkmate"
+
+
+def assert_edit_waits(page: Page, pause: int) -> None:
+    """Check on a paused clock that an edit reaches the engine after ``pause`` ms, not before."""
     page.clock.install()
     page.clock.pause_at(page.evaluate("Date.now()") + 1000)
-    watch_refusals(page)
     sent = engine_lines(page)
-    for _ in range(7):  # K Q R B N k q on a3(III): two white kings, then two black ones (fine)
-        page.click('[data-cell="a3(III)"]')
-    assert sent == []  # nothing reached the engine while the user clicked
-    assert page.get_attribute("#verdict", "data-state") == "pending"
-    page.clock.run_for(2000)
+    page.click('[data-cell="a3(III)"]')  # the white king, alone on the empty board
+    if pause:
+        page.clock.run_for(pause - 1)
+        assert sent == []
+        assert page.get_attribute("#verdict", "data-state") == "pending"
+        page.clock.run_for(1)
     settle(page)
-    assert page.evaluate("window.refusals") == []
-    assert [line for line in sent if line.startswith("set_board")] == [
-        "set_board [q##,n##,#rr],[#b#,###,###],[###,###,bRK]"
-    ]
-    assert page.inner_text("#verdict") == "checkmate"
+    board = "[K##,###,###],[###,###,###],[###,###,###]"
+    assert [line for line in sent if line.startswith("set_board")] == [f"set_board {board}"]
+    assert page.get_attribute("#verdict", "data-for") == board
+
+
+@pytest.mark.parametrize("pause", [0, 1000])
+def test_the_address_sets_the_edit_pause(browser: Browser, server_url: str, pause: int) -> None:
+    """`?pause=MS` sends an edit once MS ms pass without another; 0 sends it at once."""
+    with open_page(browser, server_url, pause=pause) as page:
+        assert page.inner_text("#message").startswith("Empty board")
+        assert_edit_waits(page, pause)
+
+
+def test_a_pause_the_page_cannot_take_is_named(browser: Browser, server_url: str) -> None:
+    """A pause that is not a whole number of ms from 0 to 10000 is named, and the default kept."""
+    with open_page(browser, server_url, pause="soon") as page:
+        for pause in ("soon", "-1", "10001", "2.5", ""):
+            page.goto(f"{server_url}?pause={pause}")
+            assert page.inner_text("#message") == (
+                f'the address asks for pause="{pause}": the edit pause is a whole number of '
+                f"milliseconds from 0 to 10000; using {DEFAULT_PAUSE_MS}"
+            )
+        assert_edit_waits(page, DEFAULT_PAUSE_MS)
 
 
 def test_examples_menu_shows_the_loaded_case(page: Page) -> None:
@@ -789,9 +912,9 @@ def test_examples_menu_shows_the_loaded_case(page: Page) -> None:
     settle(page)
 
 
-def test_big_board_keeps_the_verdict_in_view(browser: Browser, server_url: str) -> None:
+def test_big_board_keeps_the_verdict_in_view(shared_tab: Page, server_url: str) -> None:
     """At n = 10 scrolled to the bottom, the verdict is still on screen; layers wrap; zoom."""
-    with open_page(browser, server_url, 1400, 800) as tab:
+    with loaded(shared_tab, server_url, 1400, 800) as tab:
         tab.select_option("#size", "10")
         tab.click('[data-cell="a1(I)"]')
         settle(tab)
@@ -956,12 +1079,12 @@ def screenshot_folder(tmp_path: Path) -> Path:
     return DOCS if os.environ.get(REFRESH_SCREENSHOTS) == "1" else tmp_path
 
 
-def test_screenshots(browser: Browser, server_url: str, tmp_path: Path) -> None:
+def test_screenshots(shared_tab: Page, server_url: str, tmp_path: Path) -> None:
     """Save a game against the computer at 1400 px, the mate in 2 of rules.md solved on a
     390 px phone, and a board of eight at 1400 px scrolled to its bottom (the panel stays in
     view)."""
     folder = screenshot_folder(tmp_path)
-    with open_page(browser, server_url, 1400, 900) as tab:
+    with loaded(shared_tab, server_url, 1400, 900) as tab:
         tab.select_option("#size", "4")
         tab.select_option("#level", "level depth 2")
         tab.click("#new-game")
@@ -980,7 +1103,7 @@ def test_screenshots(browser: Browser, server_url: str, tmp_path: Path) -> None:
         path = folder / "gui.png"
         tab.screenshot(path=str(path))
         assert path.stat().st_size > 10_000
-    with open_page(browser, server_url, 390, 844) as tab:
+    with loaded(shared_tab, server_url, 390, 844) as tab:
         tab.select_option("#examples", MATE_IN_2_EXAMPLE)
         tab.click("#solve")
         settle(tab)
@@ -991,7 +1114,7 @@ def test_screenshots(browser: Browser, server_url: str, tmp_path: Path) -> None:
         path = folder / "gui-390.png"
         tab.screenshot(path=str(path), full_page=True)
         assert path.stat().st_size > 10_000
-    with open_page(browser, server_url, 1400, 900) as tab:
+    with loaded(shared_tab, server_url, 1400, 900) as tab:
         tab.select_option("#size", "8")
         for letter, cell in (("K", "d4(IV)"), ("q", "f6(VI)"), ("r", "d8(IV)"), ("k", "h8(VIII)")):
             tab.click(f'#palette [data-palette="{letter}"]')

@@ -1,11 +1,15 @@
 """Play against the computer in a real headless Chromium, through the real server and engine.
 
 The module starts its own ``python -m gui.server`` (the engine with the GUI's config, its logs in
-a temporary folder) and its own browser, so that it can run beside tests/test_gui.py. The tests
-wait for page states, never for fixed times: the page counts its engine jobs in
-``body[data-pending]`` and says in ``body[data-computer]`` whether the computer is asked for a
-move. Where a race must be provoked, requests are held back with a route, or the level line is
-rewritten into a search without limits, which only a stop can end.
+a temporary folder) and its own browser, so that it can run beside tests/test_gui.py; its tests
+share one tab, each loading the page afresh in it. The tests wait for page states, never for
+fixed times: the page counts its engine jobs in ``body[data-pending]`` and says in
+``body[data-computer]`` whether the computer is asked for a move. Where a race must be provoked,
+requests are held back with a route, or the level line is rewritten into a search without
+limits, which only a stop can end. No test here is about the edit pause, so the page runs with
+``?pause=0``: an edit (only test_a_search_stopped_by_an_edit_leaves_the_edited_board makes one)
+is sent at once instead of after 300 ms, which changes nothing it checks (tests/test_gui.py says
+why, and tests the pause itself).
 """
 
 from __future__ import annotations
@@ -35,10 +39,12 @@ from tests.test_gui import (
     SETTLE_MS,
     Holder,
     launched_browser,
-    open_page,
+    loaded,
+    opened_tab,
     post_line,
     start_server,
     stop_server,
+    wait_until,
 )
 
 # A browser and a server of its own: this module may run on another worker than test_gui's.
@@ -75,11 +81,18 @@ def browser() -> Iterator[Browser]:
         yield chromium
 
 
+@pytest.fixture(scope="module")
+def shared_tab(browser: Browser) -> Iterator[Page]:
+    """The tab the module's tests share, each loading the GUI afresh in it."""
+    with opened_tab(browser) as opened:
+        yield opened
+
+
 @pytest.fixture()
-def page(browser: Browser, server: tuple[str, Path]) -> Iterator[Page]:
-    """Open the GUI in a fresh 1280 × 800 page."""
-    with open_page(browser, server[0]) as tab:
-        yield tab
+def page(shared_tab: Page, server: tuple[str, Path]) -> Iterator[Page]:
+    """Load the GUI afresh at 1280 × 800, sending every edit at once."""
+    with loaded(shared_tab, server[0]) as fresh:
+        yield fresh
 
 
 @pytest.fixture()
@@ -91,9 +104,7 @@ def reference(tmp_path: Path) -> Iterator[Engine]:
 
 def settle(page: Page) -> None:
     """Wait until the page has no engine job left and the computer is not asked for a move."""
-    page.wait_for_selector(
-        'body[data-pending="0"][data-computer="idle"]', state="attached", timeout=SETTLE_MS
-    )
+    wait_until(page, 'body[data-pending="0"][data-computer="idle"]')
 
 
 def engine_text(url: str, line: str) -> str:
@@ -180,7 +191,7 @@ def endless_level(page: Page) -> None:
 
 def wait_for_search(page: Page) -> None:
     """Wait until the thinking panel shows a finished depth of a search still running."""
-    page.wait_for_selector('#thinking[data-state="thinking"][data-depth]', timeout=SETTLE_MS)
+    wait_until(page, '#thinking[data-state="thinking"][data-depth]')
 
 
 def pump_until(page: Page, done: Callable[[], bool]) -> None:
