@@ -212,6 +212,32 @@ def shared_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         process.discard()
 
 
+def claim_one_worker(request: pytest.FixtureRequest) -> None:
+    """Fail when a module-scoped resource of an xdist group (the module's `xdist_group`
+    mark) is set up on a second pytest worker: `--dist loadgroup` must keep the group on one
+    (pytest-xdist 3.8 under pytest 9.2 silently stopped doing so, and every browser module
+    started its browser twice)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        return
+    mark = request.node.get_closest_marker("xdist_group")
+    assert mark is not None, f"{request.node.name} has no xdist_group mark"
+    group = mark.args[0]
+    # The base temporary folder of each worker sits in one folder shared by the whole run.
+    factory: pytest.TempPathFactory = request.getfixturevalue("tmp_path_factory")
+    claim = factory.getbasetemp().parent / f"xdist-group-{group}"
+    try:
+        with claim.open("x") as file:
+            file.write(worker)
+        return
+    except FileExistsError:
+        first = claim.read_text()
+    pytest.fail(
+        f"xdist group {group!r} runs on {first} and on {worker}: run pytest -n with "
+        "--dist loadgroup (as make test does), under pytest below 9.2"
+    )
+
+
 def assert_still_running(engine: Engine) -> None:
     """The engine is alive and answers in turn (no response left over from the test)."""
     assert engine.pending == b"", engine.pending[:200]

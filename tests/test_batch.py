@@ -623,8 +623,7 @@ def crowded_400_output(tmp_path_factory: pytest.TempPathFactory) -> str:
     return whole.read_text()
 
 
-# Both on one pytest worker, which makes the shared output once (once loadgroup groups
-# again: under pytest 9.2 xdist's groups are ignored, pytest-dev/pytest-xdist#1386).
+# Both on one pytest worker, which makes the shared output once.
 @pytest.mark.xdist_group("crowded-400")
 def test_resume_finds_what_is_missing_or_doubled(tmp_path: Path, crowded_400_output: str) -> None:
     """Lines deleted in the middle, one doubled out of place and the tail missing: --resume

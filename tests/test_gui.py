@@ -64,6 +64,7 @@ from playwright.sync_api import (  # noqa: E402
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: E402
 
 from tests.cases import REFERENCE_CASES, ReferenceCase  # noqa: E402
+from tests.conftest import claim_one_worker  # noqa: E402
 
 # One browser and one server for the module: its tests stay on one pytest-xdist worker.
 pytestmark = pytest.mark.xdist_group("browser")
@@ -161,8 +162,9 @@ def launched_browser() -> Iterator[Browser]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Launch the system Chromium headless, once for the module."""
+def browser(request: pytest.FixtureRequest) -> Iterator[Browser]:
+    """Launch the system Chromium headless, once for the module (and its xdist group)."""
+    claim_one_worker(request)
     with launched_browser() as chromium:
         yield chromium
 

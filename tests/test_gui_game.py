@@ -32,7 +32,7 @@ from playwright.sync_api import (
 )
 
 from client.engine import Engine
-from tests.conftest import read_json_log
+from tests.conftest import claim_one_worker, read_json_log
 
 # Skips this module as it skips itself when /usr/bin/chromium is missing.
 from tests.test_gui import (
@@ -75,8 +75,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Launch the system Chromium headless, once for the module."""
+def browser(request: pytest.FixtureRequest) -> Iterator[Browser]:
+    """Launch the system Chromium headless, once for the module (and its xdist group)."""
+    claim_one_worker(request)
     with launched_browser() as chromium:
         yield chromium
 
