@@ -13,12 +13,9 @@ import argparse
 import contextlib
 import json
 import os
-import signal
 import sys
-import threading
 from collections.abc import Sequence
 from pathlib import Path
-from types import FrameType
 
 from arena.match import DaskRunner, LocalRunner, MatchSettings, Runner, run_games
 from arena.options import ArenaError, parse_arguments, settings_from
@@ -33,9 +30,8 @@ from arena.records import (
 from arena.referee import RefereeError
 from arena.report import Progress, progress_line, summary
 from arena.scoreboard import Scoreboard
+from client.stop import stop_on_signals
 
-#: The signals that stop a match cleanly: Ctrl-C, `kill`, a closed terminal.
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 INTERRUPTED = "interrupted (--resume continues with --records)"
 
 
@@ -113,13 +109,7 @@ def execute(arguments: argparse.Namespace, match: Scoreboard, stack: contextlib.
             raise ArenaError(message) from None
     # While games run, a signal only asks the match to stop: it is checked between games,
     # so a finished game is always written and counted whole.
-    interrupted = threading.Event()
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        interrupted.set()
-
-    for signum in STOP_SIGNALS:
-        stack.callback(signal.signal, signum, signal.signal(signum, stop))
+    interrupted = stop_on_signals(stack)
     match.started = True
     match.progress.draw(progress_line(match.tally, settings.games, settings.sprt))
     run_games(tasks, runner, match.finish, interrupted)

@@ -22,6 +22,7 @@ from arena.openings import Opening
 from arena.players import PlayerSpec
 from arena.stats import Sprt
 from arena.table import Setup, close_tables, kill_tables
+from client.stop import StopFlag
 
 #: How often the waiting main thread wakes up, so that Ctrl-C is never held up for long.
 POLL_SECONDS = 0.2
@@ -131,7 +132,7 @@ def run_games(
     tasks: Iterable[GameTask],
     runner: Runner,
     on_outcome: Callable[[GameOutcome], bool],
-    interrupted: threading.Event | None = None,
+    interrupted: StopFlag | None = None,
 ) -> None:
     """Run the games, `runner.slots` at a time, and hand each finished one to `on_outcome`,
     which answers True to stop the match; stop too when `interrupted` is set (a signal

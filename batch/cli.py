@@ -21,12 +21,9 @@ import contextlib
 import math
 import os
 import shlex
-import signal
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from batch.generate import FAMILIES, GenerateError, family, generate
@@ -37,6 +34,7 @@ from batch.runners import DaskRunner, LocalRunner, Runner, Tally, run
 from batch.source import SIDES, open_input, read_jobs, scan
 from batch.work import EngineSpec, lend
 from client.engine import EngineDied
+from client.stop import stop_on_signals
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -45,8 +43,6 @@ if TYPE_CHECKING:
 FORBIDDEN_ASKS = {"quit"}
 #: More local workers than this would be more engine processes than any machine runs well.
 MAX_JOBS = 256
-#: The signals that stop a batch cleanly: Ctrl-C, `kill`, a closed terminal.
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def usable_cores() -> int:
@@ -240,14 +236,8 @@ def execute(arguments: argparse.Namespace, stack: contextlib.ExitStack) -> Tally
     )
     stack.callback(runner.stop)
     # While chunks run, Ctrl-C, SIGTERM and a closed terminal (SIGHUP) only ask the batch to
-    # stop; it stops between two chunks (batch.runners.outcomes_of says why).
-    interrupted = threading.Event()
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        interrupted.set()
-
-    for signum in STOP_SIGNALS:
-        stack.callback(signal.signal, signum, signal.signal(signum, stop))
+    # stop; it stops between two chunks (client/stop.py says why).
+    interrupted = stop_on_signals(stack)
     if not arguments.resume:
         return run(jobs, asks, runner, output, keep, arguments.chunk, bar, interrupted)
     remaining = plan.remaining(jobs, skipped)

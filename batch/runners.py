@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from batch.jobs import BatchError, Id, Job, Outcome
 from batch.keep import Filter
 from batch.work import EngineSpec, close_engines, run_chunk
+from client.stop import StopFlag
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -122,13 +123,12 @@ def chunks(jobs: Iterable[Job], size: int) -> Iterator[list[Job]]:
         yield chunk
 
 
-def outcomes_of(pending: Pending, interrupted: threading.Event) -> list[Outcome]:
+def outcomes_of(pending: Pending, interrupted: StopFlag) -> list[Outcome]:
     """Wait for a chunk's outcomes; raise KeyboardInterrupt once `interrupted` is set.
 
-    The signal handlers only set the event, and the stop is raised here, outside any lock:
-    an exception raised by the handler itself could land inside the future's wait, between
-    taking a lock and giving it back, and break the clean stop (seen once in 90 runs:
-    "cannot release un-acquired lock").
+    The stop is raised here, outside any lock: raised by a signal handler itself, it could
+    land inside the future's wait, between taking a lock and giving it back, and break the
+    clean stop (seen once in 90 runs: "cannot release un-acquired lock").
     """
     while not interrupted.is_set():
         try:
@@ -143,10 +143,10 @@ def in_order(
     runner: Runner,
     jobs: Iterable[Job],
     chunk_size: int,
-    interrupted: threading.Event | None = None,
+    interrupted: StopFlag | None = None,
 ) -> Iterator[list[Outcome]]:
     """Yield each chunk's outcomes in input order, keeping a bounded number in flight."""
-    interrupted = interrupted or threading.Event()
+    interrupted = interrupted or StopFlag()
     window: deque[Pending] = deque()
     limit = runner.workers * CHUNKS_PER_WORKER
     pending = chunks(jobs, chunk_size)
@@ -180,7 +180,7 @@ def run(
     keep: Filter | None = None,
     chunk_size: int = 8,
     progress: tqdm[Any] | None = None,
-    interrupted: threading.Event | None = None,
+    interrupted: StopFlag | None = None,
 ) -> Tally:
     """Examine every position and write the kept ones in order; return the tally. Raise
     KeyboardInterrupt between two chunks once `interrupted` is set (by a signal handler)."""

@@ -37,6 +37,7 @@ from arena.referee import GOING_ON, Position, Referee, parse_position
 from arena.speaker import Reply, Speaker
 from arena.table import Setup
 from arena.tally import Tally
+from client.stop import StopFlag
 from tests.cases import REFERENCE_CASES
 
 SETUP = Setup(referee=("--seed=0",), timeout=10.0)
@@ -475,10 +476,10 @@ def test_games_are_handed_on_until_told_to_stop() -> None:
 
 
 def test_an_interrupt_stops_between_games() -> None:
-    """A signal handler sets the event; the games finished by then are all handed on."""
+    """A signal handler sets the stop flag; the games finished by then are all handed on."""
     match = settings(fake("--illegal-at=1"), fake())
     runner = InlineRunner(slots=2)
-    interrupted = threading.Event()
+    interrupted = StopFlag()
     seen: list[int] = []
 
     def finished(outcome: GameOutcome) -> bool:

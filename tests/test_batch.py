@@ -25,6 +25,7 @@ from batch.generate import family, generate
 from batch.jobs import Outcome
 from batch.keep import FilterError, parse_filter
 from batch.runners import outcomes_of
+from client.stop import StopFlag
 from tests.cases import REFERENCE_CASES
 from tests.conftest import CASE_1, MAIN, REPO, TIMEOUT, Engine, default_sigint
 
@@ -239,14 +240,14 @@ def test_a_signal_stops_cleanly_and_resumes(tmp_path: Path, signum: signal.Signa
 
 
 def test_the_wait_for_a_chunk_stops_at_the_signals_event() -> None:
-    """The loop's wait for a chunk raises the stop once the event is set, and otherwise
+    """The loop's wait for a chunk raises the stop once the flag is set, and otherwise
     returns the chunk's outcomes, or raises the chunk's own error, TimeoutError included."""
-    interrupted = threading.Event()
+    interrupted = StopFlag()
     never: Future[list[Outcome]] = Future()
     threading.Timer(0.3, interrupted.set).start()
     with pytest.raises(KeyboardInterrupt):
         outcomes_of(never, interrupted)
-    interrupted.clear()
+    interrupted = StopFlag()
     later: Future[list[Outcome]] = Future()
     threading.Timer(0.3, later.set_result, [[]]).start()
     assert outcomes_of(later, interrupted) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -20,6 +21,7 @@ from client.engine import (
     parse_response,
 )
 from client.logs import PREFIX
+from client.stop import STOP_SIGNALS, stop_on_signals
 from tests.conftest import REPO, TIMEOUT
 
 #: A made-up engine: answers `= ok` (echoing any id), speaks on stderr first when asked,
@@ -199,3 +201,17 @@ def test_temporary_logs_go_with_the_engine_even_after_a_kill(tmp_path: Path) -> 
     while folder.exists() and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not folder.exists()
+
+
+def test_signals_set_the_stop_flag_until_the_stack_closes() -> None:
+    """Each of Ctrl-C, SIGTERM and SIGHUP only sets the flag (a second signal inside the
+    handler cannot wait on a lock: there is none); the old handlers come back afterwards."""
+    before = [signal.getsignal(signum) for signum in STOP_SIGNALS]
+    for signum in STOP_SIGNALS:
+        with contextlib.ExitStack() as stack:
+            flag = stop_on_signals(stack)
+            assert not flag.is_set()
+            os.kill(os.getpid(), signum)
+            os.kill(os.getpid(), signum)
+            assert flag.is_set()
+        assert [signal.getsignal(signum) for signum in STOP_SIGNALS] == before
