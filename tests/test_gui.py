@@ -40,9 +40,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -179,6 +179,18 @@ def opened_tab(browser: Browser) -> Iterator[Page]:
         context.close()
 
 
+#: The listeners the present test added to each tab (by id), taken off when `loaded` ends.
+TEST_LISTENERS: dict[int, list[tuple[Literal["request", "response"], Callable[[Any], None]]]] = {}
+
+
+def listen(
+    tab: Page, event: Literal["request", "response"], handler: Callable[[Any], None]
+) -> None:
+    """Call `handler` on each `event` of the tab for the rest of the present test."""
+    tab.on(event, handler)
+    TEST_LISTENERS.setdefault(id(tab), []).append((event, handler))
+
+
 @contextlib.contextmanager
 def loaded(
     tab: Page,
@@ -190,7 +202,7 @@ def loaded(
     """Load the GUI afresh in ``tab`` at the viewport given: a new document, so nothing of an
     earlier one's state is kept. ``pause`` is the edit pause in ms (``?pause=`` in the address;
     None loads the bare address, the user's 300 ms). Fail on any script error; take the test's
-    routes off at the end (its listeners stay, recording into lists nobody reads any more)."""
+    routes and listeners (`listen`) off at the end."""
     errors: list[str] = []
 
     def note(error: Error) -> None:
@@ -204,6 +216,8 @@ def loaded(
         yield tab
     finally:
         tab.remove_listener("pageerror", note)
+        for event, handler in TEST_LISTENERS.pop(id(tab), []):
+            tab.remove_listener(event, handler)
         tab.unroute_all(behavior="ignoreErrors")
     assert errors == [], f"script errors on the page: {errors}"
 
@@ -390,7 +404,7 @@ def engine_lines(page: Page) -> list[str]:
             body = json.loads(request.post_data or "{}")
             sent.extend(body["lines"] if "lines" in body else [body["line"]])
 
-    page.on("request", record)
+    listen(page, "request", record)
     return sent
 
 

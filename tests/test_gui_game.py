@@ -39,6 +39,7 @@ from tests.test_gui import (
     SETTLE_MS,
     Holder,
     launched_browser,
+    listen,
     loaded,
     opened_tab,
     post_line,
@@ -164,15 +165,21 @@ def start_game(page: Page, size: int, level: str, computer: str) -> None:
 def requests_to(page: Page, path: str) -> list[Request]:
     """Start recording the page's requests to ``path``; return the (growing) list."""
     sent: list[Request] = []
-    page.on("request", lambda request: sent.append(request) if request.url.endswith(path) else None)
+    listen(
+        page,
+        "request",
+        lambda request: sent.append(request) if request.url.endswith(path) else None,
+    )
     return sent
 
 
 def answers_from(page: Page, path: str) -> list[Response]:
     """Start recording the server's answers to ``path``; return the (growing) list."""
     got: list[Response] = []
-    page.on(
-        "response", lambda response: got.append(response) if response.url.endswith(path) else None
+    listen(
+        page,
+        "response",
+        lambda response: got.append(response) if response.url.endswith(path) else None,
     )
     return got
 
