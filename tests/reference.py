@@ -3,8 +3,10 @@
 Written from the rules alone, independently of the kernel, so that the two can be compared.
 Every answer is computed the long way: try every move of the side to move on a copy of the
 position and ask every enemy piece, one by one, whether it can reach the king. Moves, perft and
-mate in N ("Both sides" in rules.md) are plain recursions over copies: nothing is cached, pruned
-or ordered, only `any`/`all` stop at the first answer that settles them.
+mate in N ("Both sides" in rules.md) are plain recursions over copies: nothing is pruned or
+ordered, only `any`/`all` stop at the first answer that settles them. Perft counts and mate
+answers are remembered by position (each depends on the position alone, and transpositions
+bring positions round again); nothing else is.
 
 The side to move is a value, `"w"` or `"b"`, carried by the position; white unless said
 otherwise, so that every answer about a white-to-move position is what it always was.

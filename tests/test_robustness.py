@@ -508,6 +508,7 @@ TOO_LONG_STARTS = [
 
 
 def too_long_line(start: bytes) -> bytes:
+    """Make a line that begins with `start` and runs past the limit."""
     return start + b"x" * (LIMIT + 10)
 
 
