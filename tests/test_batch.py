@@ -239,7 +239,7 @@ def test_a_signal_stops_cleanly_and_resumes(tmp_path: Path, signum: signal.Signa
     assert ids == list(range(1, 801))
 
 
-def test_the_wait_for_a_chunk_stops_at_the_signals_event() -> None:
+def test_the_wait_for_a_chunk_stops_at_the_stop_flag() -> None:
     """The loop's wait for a chunk raises the stop once the flag is set, and otherwise
     returns the chunk's outcomes, or raises the chunk's own error, TimeoutError included."""
     interrupted = StopFlag()
