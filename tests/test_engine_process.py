@@ -558,3 +558,55 @@ def test_fast_logger_writes_what_plain_structlog_writes(tmp_path: Path) -> None:
     assert [(line.pid, line.text) for line in fast_console] == [
         (line.pid, line.text) for line in plain_console
     ]
+
+
+def test_a_running_engine_has_not_loaded_asyncio(shared_engine: Engine) -> None:
+    """structlog's asyncio is put off until used (kernel.logger.asyncio_deferred), and an
+    engine never uses it: its C half and ssl's are not mapped into the process."""
+    maps = Path(f"/proc/{shared_engine.pid}/maps")
+    if not maps.exists():
+        pytest.skip("no /proc to read the process's libraries from")
+    assert shared_engine.ask("protocol_version") == b"= 2\n\n"
+    libraries = {Path(line.split()[-1]).name for line in maps.read_text().splitlines()}
+    assert not {name for name in libraries if name.startswith(("_asyncio.", "_ssl."))}, libraries
+    assert any(name.startswith("_json.") for name in libraries), libraries  # the check sees
+
+
+DEFERRED_ASYNCIO_PROGRAM = """
+import sys
+from kernel.logger import DeferredModule, asyncio_deferred
+
+with asyncio_deferred():
+    import structlog
+    import structlog._native as native
+    inside = sys.modules["asyncio"]
+print(type(inside) is DeferredModule, native.asyncio is inside, "asyncio" in sys.modules)
+logger = structlog.wrap_logger(
+    structlog.PrintLogger(),
+    processors=[structlog.processors.KeyValueRenderer()],
+    wrapper_class=structlog.make_filtering_bound_logger(20),
+)
+import asyncio
+
+print(type(asyncio) is DeferredModule, native.asyncio.run is asyncio.run)
+asyncio.run(logger.ainfo("logged through the stand-in"))
+"""
+
+
+def test_the_stand_in_for_asyncio_imports_it_when_used() -> None:
+    """Inside `asyncio_deferred` structlog takes a stand-in; afterwards `import asyncio` is the
+    real module, and structlog's async methods, through the stand-in, still log."""
+    result = subprocess.run(
+        [sys.executable, "-c", DEFERRED_ASYNCIO_PROGRAM],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "True True False",
+        "False True",
+        "event='logged through the stand-in'",
+    ]
