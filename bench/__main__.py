@@ -38,6 +38,8 @@ class Settings:
     #: Seconds of brute force allowed per in-process row.
     reference_budget: float
     startup_runs: int
+    #: Plies taken off each perft case's depth (the quick run counts shallower trees).
+    perft_shallower: int
 
 
 FULL = Settings(
@@ -51,18 +53,22 @@ FULL = Settings(
     repeats=5,
     reference_budget=2.0,
     startup_runs=9,
+    perft_shallower=0,
 )
+# Each count is the least that still runs its section's whole path: twenty reference
+# positions check all ten answers twice, one brute-force board per row checks checkmate.
 QUICK = Settings(
     name="quick run (small counts: a smoke test, not a measurement)",
     rounds=1,
-    reference_positions=300,
-    crowded_positions=50,
-    mixed_positions=50,
-    large_positions=3,
-    positions_per_size=3,
+    reference_positions=20,
+    crowded_positions=10,
+    mixed_positions=10,
+    large_positions=2,
+    positions_per_size=2,
     repeats=1,
-    reference_budget=0.1,
+    reference_budget=0.01,
     startup_runs=1,
+    perft_shallower=1,
 )
 
 
@@ -108,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
 
     progress("perft")
     perft_text, perft_ratio = perft.section(
-        perft.engine_perft(repeats=settings.repeats), perft.python_chess_perft(settings.repeats)
+        perft.engine_perft(perft.shallower(settings.perft_shallower), settings.repeats),
+        perft.python_chess_perft(settings.repeats),
     )
     print(perft_text, end="\n\n", flush=True)
 

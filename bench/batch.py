@@ -38,10 +38,21 @@ class Settings:
     positions: int
     mining_positions: int
     rounds: int
+    #: Workers of the Dask cluster (threads of this process) and of the mining run.
+    dask_workers: int
+    mining_workers: int
 
 
-FULL = Settings(positions=3000, mining_positions=400, rounds=3)
-QUICK = Settings(positions=200, mining_positions=30, rounds=1)
+FULL = Settings(positions=3000, mining_positions=400, rounds=3, dask_workers=2, mining_workers=2)
+# Enough positions for two chunks of 64 (the Dask run's largest) and for mining to keep one
+# (the 30th), and one engine each where a worker count is not what the row is about: every
+# engine start costs 0.2 CPU-s.
+QUICK = Settings(positions=72, mining_positions=30, rounds=1, dask_workers=1, mining_workers=1)
+
+
+def workers_text(count: int) -> str:
+    """Write a number of workers: `1 worker`, `2 workers`."""
+    return f"{count} worker{'s' * (count != 1)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +127,7 @@ def run(quick: bool) -> str:
     outputs: list[bytes] = []
     for workers in (1, 2):
         row, output = measure(
-            f"local, {workers} worker{'s' * (workers > 1)}",
+            f"local, {workers_text(workers)}",
             lambda workers=workers: LocalRunner(workers, ASKS, spec),  # type: ignore[misc]
             jobs,
             ASKS,
@@ -125,13 +136,16 @@ def run(quick: bool) -> str:
         rows.append(row)
         outputs.append(output)
     cluster = LocalCluster(  # type: ignore[no-untyped-call]
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        n_workers=settings.dask_workers,
+        threads_per_worker=1,
+        processes=False,
+        dashboard_address=":0",
     )
     try:
         address = cluster.scheduler_address
         for chunk in (CHUNK, DASK_CHUNK):
             row, output = measure(
-                f"Dask LocalCluster, 2 workers, chunks of {chunk}",
+                f"Dask LocalCluster, {workers_text(settings.dask_workers)}, chunks of {chunk}",
                 lambda: DaskRunner(address, ASKS, spec),
                 jobs,
                 ASKS,
@@ -147,8 +161,8 @@ def run(quick: bool) -> str:
     keep = parse_filter(MINING_FILTER)
     mining_jobs = list(generate(family("crowded"), settings.mining_positions, seed=SEED))
     mining, _ = measure(
-        "mining, local, 2 workers",
-        lambda: LocalRunner(2, keep.asks, spec, MINING_FILTER),
+        f"mining, local, {workers_text(settings.mining_workers)}",
+        lambda: LocalRunner(settings.mining_workers, keep.asks, spec, MINING_FILTER),
         mining_jobs,
         keep.asks,
         settings.rounds,
@@ -161,7 +175,9 @@ def run(quick: bool) -> str:
         f"  family crowded (n = 4, 4 attackers, 2 defenders), seed {SEED}; asks {', '.join(ASKS)}",
         f"  local chunks of {CHUNK}; engines warmed up before the clock; median of"
         f" {settings.rounds} round(s)",
-        "  the Dask cluster's 2 workers are threads of this process (processes=False)",
+        f"  the Dask cluster's {workers_text(settings.dask_workers)}"
+        f" {'are threads' if settings.dask_workers > 1 else 'is a thread'} of this process"
+        " (processes=False)",
         "",
         table(
             ["runner", "positions", "seconds", "positions/s", "vs 1 worker"],

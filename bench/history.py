@@ -60,7 +60,7 @@ class Settings:
 
 
 FULL = Settings(plays=10_000, history_plays=MEMORY_GOAL_PLAYS, timed_plays=2_000, rounds=5)
-QUICK = Settings(plays=1_000, history_plays=2_000, timed_plays=200, rounds=1)
+QUICK = Settings(plays=200, history_plays=500, timed_plays=100, rounds=1)
 
 
 def serpentine(columns: range, rows: range, level: int) -> list[tuple[int, int, int]]:

@@ -111,6 +111,8 @@ MATE_IN_5: tuple[str, ...] = (
     "[##k,RN#,###],[#N#,###,##q],[N##,###,K##]",  # 1068
     "[r###,####,####,####],[#N##,####,####,##k#],[####,####,#q##,####],[###K,####,####,####] b",
 )
+#: Runs of each search in the second section, the best kept, unless told otherwise.
+SOLVE_REPEATS = 3
 #: The names of the two searches the second section compares.
 DFPN = "df-pn"
 ANDOR = "AND/OR"
@@ -138,6 +140,8 @@ class Settings:
     #: Problems of each depth in the second section, and the AND/OR search's node cap there.
     deep_problems: int
     andor_cap: int
+    #: Runs of each search in its child process (the best kept) while a run is under 0.5 s.
+    deep_repeats: int
 
 
 FULL = Settings(
@@ -147,9 +151,16 @@ FULL = Settings(
     brute_budget=30.0,
     deep_problems=max(len(DEEP_MATE_IN_3), len(MATE_IN_4), len(MATE_IN_5)),
     andor_cap=10_000_000,
+    deep_repeats=SOLVE_REPEATS,
 )
 QUICK = Settings(
-    problems_2=2, problems_3=1, repeats=1, brute_budget=0.5, deep_problems=1, andor_cap=100_000
+    problems_2=2,
+    problems_3=1,
+    repeats=1,
+    brute_budget=0.5,
+    deep_problems=1,
+    andor_cap=100_000,
+    deep_repeats=1,
 )
 
 
@@ -374,15 +385,16 @@ class Duel:
         return problem.n <= GOAL_SIZE and len(problem.pieces) <= GOAL_PIECES
 
 
-def solve(search: str, depth: int, cap: int, board: str) -> Run:
-    """Find the keys of mate in `depth` with one search, here; best of 3 when quick."""
+def solve(search: str, depth: int, cap: int, board: str, repeats: int = SOLVE_REPEATS) -> Run:
+    """Find the keys of mate in `depth` with one search, here; the best of `repeats` runs
+    while each is under half a second."""
     kernel = Kernel(EngineConfig())
     reply = kernel.execute("set_board", board.split())
     if not reply.ok:
         raise RuntimeError(f"set_board refused {board}: {reply.text}")
     position = kernel.position
     best: Run | None = None
-    for _ in range(3):
+    for _ in range(repeats):
         budget = Budget(cap, depth)
         solver: MateSolver = ProofNumberSearch(budget) if search == DFPN else MateSearch(budget)
         start = time.perf_counter()
@@ -402,9 +414,10 @@ def solve(search: str, depth: int, cap: int, board: str) -> Run:
     return best
 
 
-def solve_in_child(search: str, depth: int, cap: int, board: str) -> Run:
+def solve_in_child(search: str, depth: int, cap: int, board: str, repeats: int) -> Run:
     """Run `solve` in a fresh process, so that its peak memory is the search's own."""
-    command = [sys.executable, "-m", "bench.mate", "--solve", search, str(depth), str(cap)]
+    command = [sys.executable, "-m", "bench.mate", "--repeats", str(repeats), "--solve"]
+    command += [search, str(depth), str(cap)]
     result = subprocess.run(
         [*command, board], cwd=ROOT, capture_output=True, text=True, check=False
     )
@@ -413,14 +426,15 @@ def solve_in_child(search: str, depth: int, cap: int, board: str) -> Run:
     return Run(**json.loads(result.stdout))
 
 
-def duel(board: str, depth: int, andor_cap: int) -> Duel:
+def duel(board: str, depth: int, settings: Settings) -> Duel:
     """Solve one problem with both searches; their keys must agree."""
     progress(f"mate in {depth}: {DFPN} and {ANDOR} on {board[:40]}...")
+    repeats = settings.deep_repeats
     found = Duel(
         board,
         depth,
-        solve_in_child(DFPN, depth, 50_000_000, board),
-        solve_in_child(ANDOR, depth, andor_cap, board),
+        solve_in_child(DFPN, depth, 50_000_000, board, repeats),
+        solve_in_child(ANDOR, depth, settings.andor_cap, board, repeats),
     )
     if found.dfpn.keys is None:
         raise RuntimeError(f"{DFPN} reached its cap on {board}")
@@ -435,7 +449,7 @@ def deep_section(settings: Settings) -> tuple[str, list[Goal]]:
     if settings.deep_problems == 1:
         del problems[5]  # a smoke test: mates in 5 take seconds each
     duels = [
-        duel(board, depth, settings.andor_cap)
+        duel(board, depth, settings)
         for depth, boards in problems.items()
         for board in boards[: settings.deep_problems]
     ]
@@ -465,7 +479,8 @@ def deep_section(settings: Settings) -> tuple[str, list[Goal]]:
         header += [f"{name} ms", f"{name} pos/s", f"{name} MB"]
     lines = [
         f"Mate in N, {DFPN} (mate_in) against the {ANDOR} search it replaced: keys in a fresh",
-        "  process each, best of 3 under 0.5 s; pos/s by each search's own count; MB = the",
+        f"  process each, best of {settings.deep_repeats} under 0.5 s; pos/s by each search's"
+        " own count; MB = the",
         f"  process's peak resident memory; {ANDOR} capped at {settings.andor_cap:,} positions",
         "  (> and ≥ mark a capped time and ratio); the keys of both are checked to agree",
         "",
@@ -531,10 +546,18 @@ def main(argv: list[str] | None = None) -> int:
         metavar=("SEARCH", "N", "CAP", "BOARD"),
         help="(internal) run one search here and print its run as JSON",
     )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=SOLVE_REPEATS,
+        help="(internal, with --solve) runs of the search, the best kept",
+    )
     arguments = parser.parse_args(argv)
+    if arguments.repeats < 1:
+        parser.error(f"--repeats must be at least 1, not {arguments.repeats}")
     if arguments.solve:
         search, depth, cap, board = arguments.solve
-        found = solve(search, int(depth), int(cap), board)
+        found = solve(search, int(depth), int(cap), board, arguments.repeats)
         print(json.dumps(dataclasses.asdict(found)))
         return 0
     print(run(arguments.quick))

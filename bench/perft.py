@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bench.peer import Peer
 
@@ -60,6 +60,11 @@ CASES = (
         3,
     ),
 )
+
+
+def shallower(plies: int) -> tuple[PerftCase, ...]:
+    """The cases, each counted `plies` fewer deep (at least 1)."""
+    return tuple(replace(case, depth=max(1, case.depth - plies)) for case in CASES)
 
 
 @dataclass(frozen=True, slots=True)

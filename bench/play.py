@@ -66,7 +66,7 @@ class Settings:
 
 
 FULL = Settings(1.0, 3, 3, (8, 8, 6), MATE_SECONDS)
-QUICK = Settings(0.2, 1, 1, (1, 1, 1), 0.5)
+QUICK = Settings(0.05, 1, 1, (1, 1, 1), 0.5)
 
 
 @dataclass(frozen=True, slots=True)

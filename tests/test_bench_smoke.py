@@ -25,6 +25,17 @@ def test_quick_benchmark_reports_every_goal() -> None:
     ]
     # Three throughput workloads, the n = 64 latency and start-up, each with its verdict.
     assert len(goals) >= 5, result.stdout
+    # Every other section printed its table.
+    for heading in (
+        "Logging cost per exchange",
+        "In process:",
+        "perft:",
+        "Memory at n = 64",
+        "History:",
+        "The player:",
+        "Start-up:",
+    ):
+        assert heading in result.stdout, heading
     for workload in ("ten reference cases", "crowded n = 8", "mixed n = 16", "n = 64", "start-up"):
         assert any(workload in line for line in goals), workload
     # The engine's answers on the reference cases were checked against rules.md.
