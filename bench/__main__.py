@@ -116,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     perft_text, perft_ratio = perft.section(
         perft.engine_perft(perft.shallower(settings.perft_shallower), settings.repeats),
         perft.python_chess_perft(settings.repeats),
+        settings.repeats,
     )
     print(perft_text, end="\n\n", flush=True)
 

@@ -132,10 +132,14 @@ def python_chess_perft(repeats: int = 3) -> PerftTiming | None:
     return PerftTiming("python-chess, Kiwipete (8x8)", 3, KIWIPETE_DEPTH_3, best)
 
 
-def section(timings: list[PerftTiming], peer: PerftTiming | None) -> tuple[str, float | None]:
-    """Write the perft table; return it and the ratio of cubemate's median rate to the peer's."""
+def section(
+    timings: list[PerftTiming], peer: PerftTiming | None, repeats: int
+) -> tuple[str, float | None]:
+    """Write the perft table of timings, each the best of `repeats`; return it and the ratio
+    of cubemate's median rate to the peer's."""
     lines = [
-        "perft: leaves per second, best of 3; cubemate through the process (bulk count at the",
+        f"perft: leaves per second, best of {repeats}; cubemate through the process (bulk count "
+        "at the",
         "last ply), python-chess in process on Kiwipete",
         f"  {'position':<44} {'depth':>5} {'leaves':>10} {'seconds':>8} {'leaves/s':>10}",
     ]
