@@ -370,10 +370,21 @@ def black_attackers(pos: Position, target: Cell) -> list[Cell]:
 
 def side_in_check(pos: Position, side: Side) -> bool:
     """Tell whether the king of `side` is attacked; a side without a king is never in check."""
-    king = king_cell(pos, king_letter(side))
+    # One pass finds the king and the enemy pieces: this runs once for every move tried.
+    letter = king_letter(side)
+    enemy_letters = SIDE_LETTERS[opponent(side)]
+    king: Cell | None = None
+    enemies: list[Cell] = []
+    for cell, piece in pos.pieces.items():
+        if piece == letter:
+            if king is not None:
+                raise ValueError(f"more than one {letter!r}")
+            king = cell
+        elif piece in enemy_letters:
+            enemies.append(cell)
     if king is None:
         return False
-    return any(attacks(pos, cell, king) for cell, _ in pieces_of(pos, opponent(side)))
+    return any(attacks(pos, cell, king) for cell in enemies)
 
 
 def in_check(pos: Position) -> bool:
