@@ -284,14 +284,14 @@ def parse_game(text: str) -> Position:
 
 def to_notation(n: int, pieces: dict[Cell, str]) -> str:
     """Write a position in canonical notation (no spaces, '#' for an empty cell)."""
-    # grid[z][y][x]: every cell empty, then each piece on the board in its cell.
-    grid = [[[EMPTY] * n for _ in range(n)] for _ in range(n)]
+    # rows[z][y]: every row empty, then each piece on the board written into its row.
+    rows = [[EMPTY * n] * n for _ in range(n)]
     for (x, y, z), piece in pieces.items():
         if 0 <= x < n and 0 <= y < n and 0 <= z < n:
-            grid[z][y][x] = piece
+            row = rows[z][y]
+            rows[z][y] = row[:x] + piece + row[x + 1 :]
     # The top level first, and in each level the last rank first.
-    layers = ("[" + ",".join("".join(row) for row in reversed(level)) + "]" for level in grid)
-    return ",".join(reversed(list(layers)))
+    return ",".join("[" + ",".join(reversed(level)) + "]" for level in reversed(rows))
 
 
 def board_text(pos: Position) -> str:
