@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -424,15 +425,16 @@ def move_name(pos: Position, from_cell: Cell, to_cell: Cell) -> str:
     return f"{pos.pieces[from_cell]}{cell_name(from_cell)}{sign}{cell_name(to_cell)}"
 
 
-def pseudo_moves(pos: Position) -> list[tuple[Cell, Cell]]:
-    """List every move of the side to move to an empty or enemy cell, legal or not."""
-    moves: list[tuple[Cell, Cell]] = []
+def pseudo_moves(pos: Position) -> Iterator[tuple[Cell, Cell]]:
+    """Yield every move of the side to move to an empty or enemy cell, legal or not.
+
+    One by one, so that `any` over them stops generating at the first move that settles it.
+    """
     for from_cell, _ in pieces_of(pos, pos.side):
         for to_cell in destinations(pos, from_cell):
             target = pos.pieces.get(to_cell)
             if target is None or colour(target) != pos.side:
-                moves.append((from_cell, to_cell))
-    return moves
+                yield from_cell, to_cell
 
 
 def is_legal(pos: Position, from_cell: Cell, to_cell: Cell) -> bool:
