@@ -2,11 +2,13 @@
 
 Written from the rules alone, independently of the kernel, so that the two can be compared.
 Every answer is computed the long way: try every move of the side to move on a copy of the
-position and ask every enemy piece, one by one, whether it can reach the king. Moves, perft and
-mate in N ("Both sides" in rules.md) are plain recursions over copies: nothing is pruned or
-ordered, only `any`/`all` stop at the first answer that settles them. Perft counts and mate
-answers are remembered by position (each depends on the position alone, and transpositions
-bring positions round again); nothing else is.
+position and ask every enemy piece, one by one, whether it can reach the king (the offset to
+the king must be one the piece reaches on an empty board, a table built from its steps, and
+every cell between must be empty). Moves, perft and mate in N ("Both sides" in rules.md) are
+plain recursions over copies: nothing is pruned or ordered, only `any`/`all` stop at the first
+answer that settles them. Perft counts and mate answers are remembered by position (each
+depends on the position alone, and transpositions bring positions round again); nothing else
+is. Boards go up to the largest the engine takes, n = 64 (LARGEST_BOARD).
 
 The side to move is a value, `"w"` or `"b"`, carried by the position; white unless said
 otherwise, so that every answer about a white-to-move position is what it always was.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -51,6 +54,34 @@ KNIGHT_JUMPS: frozenset[Cell] = frozenset(
 SLIDER_STEPS: dict[str, frozenset[Cell]] = {"q": QUEEN_STEPS, "r": ROOK_STEPS, "b": BISHOP_STEPS}
 LEAPER_STEPS: dict[str, frozenset[Cell]] = {"k": KING_STEPS, "n": KNIGHT_JUMPS}
 
+#: The edge of the largest cube the engine accepts (rules.md): no slide is longer than n - 1.
+LARGEST_BOARD = 64
+
+
+def reach(steps: frozenset[Cell], longest: int) -> dict[Cell, tuple[Cell, int]]:
+    """Map every offset k steps along one of `steps` (1 ≤ k ≤ longest) to (that step, k)."""
+    return {
+        (k * dx, k * dy, k * dz): ((dx, dy, dz), k)
+        for dx, dy, dz in steps
+        for k in range(1, longest + 1)
+    }
+
+
+# Where each kind reaches on an empty board, as offset → (unit step, times): a king or knight
+# one of its steps, a slider k steps along any of its directions, up to the largest board (no
+# offset is reached two ways: each direction is a unit step).
+KIND_REACH: dict[str, dict[Cell, tuple[Cell, int]]] = {
+    "k": reach(KING_STEPS, 1),
+    "n": reach(KNIGHT_JUMPS, 1),
+    "q": reach(QUEEN_STEPS, LARGEST_BOARD - 1),
+    "r": reach(ROOK_STEPS, LARGEST_BOARD - 1),
+    "b": reach(BISHOP_STEPS, LARGEST_BOARD - 1),
+}
+# By piece letter, so that attacks looks a piece up at once: both colours move alike.
+REACH: dict[str, dict[Cell, tuple[Cell, int]]] = {
+    letter: KIND_REACH[letter.lower()] for letter in WHITE_LETTERS + BLACK_LETTERS
+}
+
 # Status by (the side to move in check, the side to move has a legal move).
 STATUS: dict[tuple[bool, bool], str] = {
     (True, False): "checkmate",
@@ -83,6 +114,11 @@ class Position:
     n: int
     pieces: dict[Cell, str]
     side: Side = field(default=WHITE)
+
+    def __post_init__(self) -> None:
+        """Refuse a cube larger than the reach tables (REACH) cover."""
+        if self.n > LARGEST_BOARD:
+            raise ValueError(f"the reference covers boards up to n = {LARGEST_BOARD}, not {self.n}")
 
     def on_board(self, cell: Cell) -> bool:
         """Tell whether cell lies inside the cube."""
@@ -249,14 +285,14 @@ def parse_game(text: str) -> Position:
 
 def to_notation(n: int, pieces: dict[Cell, str]) -> str:
     """Write a position in canonical notation (no spaces, '#' for an empty cell)."""
-    # grid[z][y][x]: every cell empty, then each piece on the board in its cell.
-    grid = [[[EMPTY] * n for _ in range(n)] for _ in range(n)]
+    # rows[z][y]: every row empty, then each piece on the board written into its row.
+    rows = [[EMPTY * n] * n for _ in range(n)]
     for (x, y, z), piece in pieces.items():
         if 0 <= x < n and 0 <= y < n and 0 <= z < n:
-            grid[z][y][x] = piece
+            row = rows[z][y]
+            rows[z][y] = row[:x] + piece + row[x + 1 :]
     # The top level first, and in each level the last rank first.
-    layers = ("[" + ",".join("".join(row) for row in reversed(level)) + "]" for level in grid)
-    return ",".join(reversed(list(layers)))
+    return ",".join("[" + ",".join(reversed(level)) + "]" for level in reversed(rows))
 
 
 def board_text(pos: Position) -> str:
@@ -275,29 +311,16 @@ def add(cell: Cell, step: Cell, times: int = 1) -> Cell:
 
 def attacks(pos: Position, from_cell: Cell, to_cell: Cell) -> bool:
     """Tell whether the piece on from_cell could move to (capture on) to_cell."""
-    kind = pos.pieces[from_cell].lower()
-    dx = to_cell[0] - from_cell[0]
-    dy = to_cell[1] - from_cell[1]
-    dz = to_cell[2] - from_cell[2]
-    if kind in LEAPER_STEPS:
-        return (dx, dy, dz) in LEAPER_STEPS[kind] and pos.on_board(to_cell)
-    # A slider reaches to_cell only if the offset is a whole number of one of its unit steps...
-    distance = max(abs(dx), abs(dy), abs(dz))
-    if distance == 0:
-        return False
-    for d in (dx, dy, dz):
-        if d != 0 and abs(d) != distance:
-            return False
-    step = (dx // distance, dy // distance, dz // distance)
-    if step not in SLIDER_STEPS[kind] or not pos.on_board(to_cell):
-        return False
-    # ...and every cell strictly between is empty.
-    occupied = pos.pieces
     x, y, z = from_cell
-    for i in range(1, distance):
-        if (x + i * step[0], y + i * step[1], z + i * step[2]) in occupied:
-            return False
-    return True
+    offset = (to_cell[0] - x, to_cell[1] - y, to_cell[2] - z)
+    # The piece reaches to_cell on an empty board (REACH)...
+    found = REACH[pos.pieces[from_cell]].get(offset)
+    if found is None or not pos.on_board(to_cell):
+        return False
+    # ...and every cell strictly between is empty (a leaper has none between).
+    (dx, dy, dz), distance = found
+    occupied = pos.pieces
+    return all((x + i * dx, y + i * dy, z + i * dz) not in occupied for i in range(1, distance))
 
 
 def destinations(pos: Position, from_cell: Cell) -> list[Cell]:
@@ -348,10 +371,21 @@ def black_attackers(pos: Position, target: Cell) -> list[Cell]:
 
 def side_in_check(pos: Position, side: Side) -> bool:
     """Tell whether the king of `side` is attacked; a side without a king is never in check."""
-    king = king_cell(pos, king_letter(side))
+    # One pass finds the king and the enemy pieces: this runs once for every move tried.
+    letter = king_letter(side)
+    enemy_letters = SIDE_LETTERS[opponent(side)]
+    king: Cell | None = None
+    enemies: list[Cell] = []
+    for cell, piece in pos.pieces.items():
+        if piece == letter:
+            if king is not None:
+                raise ValueError(f"more than one {letter!r}")
+            king = cell
+        elif piece in enemy_letters:
+            enemies.append(cell)
     if king is None:
         return False
-    return any(attacks(pos, cell, king) for cell, _ in pieces_of(pos, opponent(side)))
+    return any(attacks(pos, cell, king) for cell in enemies)
 
 
 def in_check(pos: Position) -> bool:
@@ -391,15 +425,16 @@ def move_name(pos: Position, from_cell: Cell, to_cell: Cell) -> str:
     return f"{pos.pieces[from_cell]}{cell_name(from_cell)}{sign}{cell_name(to_cell)}"
 
 
-def pseudo_moves(pos: Position) -> list[tuple[Cell, Cell]]:
-    """List every move of the side to move to an empty or enemy cell, legal or not."""
-    moves: list[tuple[Cell, Cell]] = []
+def pseudo_moves(pos: Position) -> Iterator[tuple[Cell, Cell]]:
+    """Yield every move of the side to move to an empty or enemy cell, legal or not.
+
+    One by one, so that `any` over them stops generating at the first move that settles it.
+    """
     for from_cell, _ in pieces_of(pos, pos.side):
         for to_cell in destinations(pos, from_cell):
             target = pos.pieces.get(to_cell)
             if target is None or colour(target) != pos.side:
-                moves.append((from_cell, to_cell))
-    return moves
+                yield from_cell, to_cell
 
 
 def is_legal(pos: Position, from_cell: Cell, to_cell: Cell) -> bool:

@@ -20,10 +20,14 @@ from tests.positions import (
     swap_colours,
 )
 from tests.reference import (
+    KING_STEPS,
+    LARGEST_BOARD,
+    REACH,
     Cell,
     IllegalMove,
     Position,
     Refused,
+    add,
     analyse,
     attacks,
     board_from_cells,
@@ -214,6 +218,31 @@ def test_attacks_agree_with_walking_destinations() -> None:
             assert len(reached) == len(destinations(pos, origin))  # no cell twice
             for target in cells:
                 assert (target in reached) is attacks(pos, origin, target), (board, origin)
+
+
+@pytest.mark.parametrize("letter", "KQRBNkqrbn")
+def test_reach_table_holds_what_the_walk_reaches(letter: str) -> None:
+    """Hold in REACH exactly the offsets the step walk reaches from the corners of the largest cube.
+
+    From the 8 corners every direction has its whole length, so together they reach every
+    offset a piece can have on any board the reference takes.
+    """
+    n = LARGEST_BOARD
+    walked: set[Cell] = set()
+    ends = (0, n - 1)
+    for corner in itertools.product(ends, ends, ends):
+        for target in destinations(Position(n, {corner: letter}), corner):
+            walked.add((target[0] - corner[0], target[1] - corner[1], target[2] - corner[2]))
+    assert set(REACH[letter]) == walked
+    for offset, (step, times) in REACH[letter].items():
+        assert add((0, 0, 0), step, times) == offset
+        assert times == 1 or step in KING_STEPS  # a longer reach is walked cell by cell
+
+
+def test_reference_refuses_boards_beyond_its_tables() -> None:
+    """Refuse a cube larger than the reach tables, rather than miss its long slides."""
+    with pytest.raises(ValueError, match="up to n = 64"):
+        Position(LARGEST_BOARD + 1, {})
 
 
 def test_sliders_are_blocked_and_capture_first_piece() -> None:
