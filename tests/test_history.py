@@ -100,6 +100,35 @@ def test_undo_is_exact(size: int, steps: int) -> None:
     assert done["capture"] >= steps // 8, done
 
 
+@pytest.mark.parametrize("size", [8, 64])
+def test_the_start_is_the_board_that_was_set_whatever_was_played(size: int) -> None:
+    """A game's start position, rebuilt from the position now with every ply taken back, is
+    the board set_board was given after plays with captures, and a position of its own: the
+    game's is untouched."""
+    kernel = Kernel(EngineConfig())
+    rng = random.Random(size + 1)
+    board = crowded(rng, size)
+    assert ask(kernel, f"set_board {board}") == ""
+    start = ask(kernel, "get_board")
+    captures = 0
+    for _ in range(12 if size < 64 else 6):
+        moves = ask(kernel, "legal_moves").split()
+        if not moves:
+            break
+        taking = [move for move in moves if is_capture(move)]
+        move = rng.choice(taking or moves)
+        captures += is_capture(move)
+        assert ask(kernel, f"play {move}") == ""
+    assert kernel.game.plies and captures, (len(kernel.game.plies), captures)
+    now = ask(kernel, "get_board")
+    rebuilt = kernel.game.start_position()
+    assert rebuilt is not kernel.position and rebuilt.cells is not kernel.position.cells
+    assert ask(kernel, "get_board") == now
+    assert ask(kernel, "new_game 8") == ""  # anything but the start
+    kernel.set_position(rebuilt)
+    assert ask(kernel, "get_board") == start
+
+
 def replayed(game: Game) -> Game:
     """The same game played afresh from its start: what every counter must equal."""
     fresh = Game(game.start_position())
