@@ -54,3 +54,16 @@ def test_quick_benchmark_reports_every_goal() -> None:
         "mate in 4: AND/OR / df-pn",
     ):
         assert figure in result.stdout, figure
+
+
+def test_a_mate_child_reports_its_own_peak_memory() -> None:
+    """The deep-mate section's child process reports its own peak memory, not its parent's
+    (getrusage's ru_maxrss survives fork and exec on Linux; /proc's VmHWM does not)."""
+    from bench.mate import DFPN, solve_in_child
+
+    ballast = bytearray(160 * 1024 * 1024)
+    ballast[::4096] = b"\1" * len(range(0, len(ballast), 4096))  # every page resident
+    run = solve_in_child(DFPN, 3, 100_000, "[###,###,k##],[###,###,#R#],[###,#K#,#R#]", 1)
+    assert run.keys == [] and run.nodes > 0
+    assert 5 < run.peak_mb < 100, run.peak_mb
+    del ballast
