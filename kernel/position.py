@@ -74,9 +74,12 @@ class Position:
         """Set up a position from its padded cells: a list, kept as the board, or one string
         (as board.padded_cells writes it), whose pieces are found without joining n³ cells
         again (3 ms at n = 64)."""
-        text = cells if isinstance(cells, str) else "".join(cells)
+        if isinstance(cells, str):
+            text, cells = cells, list(cells)
+        else:
+            text = "".join(cells)
         self.size = size
-        self.cells = list(cells) if isinstance(cells, str) else cells
+        self.cells = cells
         self.side = side
         self.geometry: Geometry = geometry_for(size)
         self.offsets: Offsets = offsets_for(size)
