@@ -254,7 +254,11 @@ class PooledHTTPServer(HTTPServer):
         self._jobs: queue.SimpleQueue[Connection] = queue.SimpleQueue()
         self._pool_lock = threading.Lock()
         self._threads: list[threading.Thread] = []
-        self._waiting_workers = 0
+        #: Workers back from a connection whose next job nobody has claimed yet. The
+        #: dispatcher claims one per job under the lock; a worker's own count of "waiting"
+        #: (up before `get`, down after it) left a window in which a job could be queued for
+        #: a worker that had just taken another, and no thread was started for it.
+        self._free_workers = 0
         # Owned by the serving thread alone: no lock needed.
         self._idle: OrderedDict[Connection, None] = OrderedDict()
         self._lingering: OrderedDict[Connection, None] = OrderedDict()
@@ -475,10 +479,13 @@ class PooledHTTPServer(HTTPServer):
     # --- the workers ----------------------------------------------------------------------
 
     def _dispatch(self, conn: Connection) -> None:
-        """Queue a connection for a worker, starting one if none waits and the pool has room."""
+        """Queue a connection for a free worker, or for a new one while the pool has room;
+        with every worker busy and the pool full it waits for the first to finish."""
         with self._pool_lock:
             self._jobs.put(conn)
-            if self._waiting_workers < self._jobs.qsize() and len(self._threads) < self.workers:
+            if self._free_workers:
+                self._free_workers -= 1
+            elif len(self._threads) < self.workers:
                 thread = threading.Thread(
                     target=self._work, name=f"http-worker-{len(self._threads) + 1}", daemon=True
                 )
@@ -488,16 +495,16 @@ class PooledHTTPServer(HTTPServer):
     def _work(self) -> None:
         """Serve queued connections, one at a time, for the life of the server."""
         while True:
-            with self._pool_lock:
-                self._waiting_workers += 1
             conn = self._jobs.get()
-            with self._pool_lock:
-                self._waiting_workers -= 1
             try:
                 keep = not self.handler_class(conn, self).close_connection
             except Exception:
                 self.handle_error(conn.sock, conn.address)
                 keep = False
+            # Free before the connection is handed back: its next request then finds this
+            # worker rather than starting another.
+            with self._pool_lock:
+                self._free_workers += 1
             self._returns.put((conn, keep))
             self._wake()
 

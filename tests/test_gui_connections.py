@@ -7,6 +7,7 @@ requests that arrive together.
 
 from __future__ import annotations
 
+import queue
 import socket
 import threading
 import time
@@ -14,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from gui.connections import PooledHTTPServer, PooledRequestHandler
+from gui.connections import Connection, PooledHTTPServer, PooledRequestHandler
 from tests.conftest import TIMEOUT
 
 
@@ -142,6 +143,54 @@ def test_a_full_pool_queues_requests_and_starts_no_more_threads(
         assert read_answers(conn, 1) == [b"/hold"]
     assert server.worker_threads == 2
     for conn in held + waiting:
+        conn.close()
+
+
+class FirstTakeWaits(queue.SimpleQueue[Connection]):
+    """A job queue whose first `get` returns only once a second job has been queued: the
+    first worker has taken its job but not yet come back from taking it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.puts = 0
+        self.first = True
+        #: Set once the first job has been taken, and once a second has been queued.
+        self.taken = threading.Event()
+        self.second = threading.Event()
+
+    def put(self, item: Connection, block: bool = True, timeout: float | None = None) -> None:
+        super().put(item, block, timeout)
+        self.puts += 1
+        if self.puts == 2:
+            self.second.set()
+
+    def get(self, block: bool = True, timeout: float | None = None) -> Connection:
+        job = super().get(block, timeout)
+        if self.first:
+            self.first = False
+            self.taken.set()
+            self.second.wait(TIMEOUT)
+        return job
+
+
+def test_a_job_queued_while_a_worker_takes_another_gets_a_worker_of_its_own(
+    serve: Servers,
+) -> None:
+    """A request that arrives while the only worker is taking the one before it starts a
+    second worker (the pool has room), rather than waiting behind a request that may take
+    long: both are served at once."""
+    server = serve(workers=2)
+    server._jobs = jobs = FirstTakeWaits()
+    first, second = connect(server), connect(server)
+    first.sendall(get("/hold"))
+    assert jobs.taken.wait(TIMEOUT)
+    second.sendall(get("/hold"))
+    for _ in range(2):
+        assert server.held.acquire(timeout=TIMEOUT), "a request was left without a worker"
+    assert server.worker_threads == 2
+    server.gate.set()
+    for conn in (first, second):
+        assert read_answers(conn, 1) == [b"/hold"]
         conn.close()
 
 
