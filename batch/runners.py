@@ -7,7 +7,7 @@ import contextlib
 import json
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -38,7 +38,7 @@ class Pending(Protocol):
 
     def result(self, timeout: float | None = None) -> list[Outcome]: ...
 
-    def done(self) -> bool: ...
+    def add_done_callback(self, fn: Callable[[Any], object]) -> None: ...
 
 
 class Runner(Protocol):
@@ -128,14 +128,16 @@ def outcomes_of(pending: Pending, interrupted: StopFlag) -> list[Outcome]:
 
     The stop is raised here, outside any lock: raised by a signal handler itself, it could
     land inside the future's wait, between taking a lock and giving it back, and break the
-    clean stop (seen once in 90 runs: "cannot release un-acquired lock").
+    clean stop (seen once in 90 runs: "cannot release un-acquired lock"). The result is asked
+    for once the chunk is done, never with a timeout: a Dask future's timed `result` can fail
+    with UnboundLocalError when the chunk finishes just as the time runs out (distributed
+    2026.8's `sync`, seen under load).
     """
+    finished = threading.Event()
+    pending.add_done_callback(lambda _: finished.set())
     while not interrupted.is_set():
-        try:
-            return pending.result(timeout=POLL_SECONDS)
-        except TimeoutError:
-            if pending.done():  # done since, or this was the chunk's own error
-                return pending.result()
+        if finished.wait(POLL_SECONDS):
+            return pending.result()
     raise KeyboardInterrupt
 
 
