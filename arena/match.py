@@ -107,8 +107,8 @@ class DaskRunner:
     def __init__(self, address: str, concurrency: int | None = None) -> None:
         from distributed import Client
 
-        self.client = Client(address, timeout=30, set_as_default=False)  # type: ignore[no-untyped-call]
-        threads = sum(self.client.nthreads().values())  # type: ignore[no-untyped-call]
+        self.client = Client(address, timeout=30, set_as_default=False)
+        threads = sum(self.client.nthreads().values())
         # As many games at once as the cluster has threads, unless told fewer or more.
         self.slots = concurrency or max(1, threads)
         self.futures: list[Any] = []
@@ -121,11 +121,11 @@ class DaskRunner:
     def stop(self) -> None:
         """Cancel what is queued, kill the workers' processes, and disconnect."""
         with contextlib.suppress(Exception):
-            self.client.cancel(self.futures)  # type: ignore[no-untyped-call]
+            self.client.cancel(self.futures)
         with contextlib.suppress(Exception):
             self.client.run(kill_tables)
             self.client.run(close_tables)
-        self.client.close()  # type: ignore[no-untyped-call]
+        self.client.close()
 
 
 def run_games(

@@ -88,10 +88,10 @@ class DaskRunner:
                 "--dask needs Dask's distributed package: pip install 'cubemate[dask]'"
             ) from None
         try:
-            self.client = Client(address, timeout=30, set_as_default=False)  # type: ignore[no-untyped-call]
+            self.client = Client(address, timeout=30, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:
             raise BatchError(f"--dask: cannot reach the scheduler at {address}: {error}") from None
-        threads = self.client.nthreads()  # type: ignore[no-untyped-call]
+        threads = self.client.nthreads()
         self.workers = max(1, sum(threads.values()))
         self.asks = list(asks)
         self.spec = spec
@@ -108,7 +108,7 @@ class DaskRunner:
         """Close the workers' engines and disconnect; tasks no client holds are dropped."""
         with contextlib.suppress(Exception):
             self.client.run(close_engines)
-        self.client.close()  # type: ignore[no-untyped-call]
+        self.client.close()
 
 
 def chunks(jobs: Iterable[Job], size: int) -> Iterator[list[Job]]:

@@ -135,7 +135,7 @@ def run(quick: bool) -> str:
         )
         rows.append(row)
         outputs.append(output)
-    cluster = LocalCluster(  # type: ignore[no-untyped-call]
+    cluster = LocalCluster(
         n_workers=settings.dask_workers,
         threads_per_worker=1,
         processes=False,

@@ -394,7 +394,7 @@ def test_a_local_dask_cluster_plays_the_same_games(tmp_path: Path) -> None:
                  "2", "--referee", FAKE, "--log-dir", str(tmp_path / "logs")]  # fmt: skip
     local = tmp_path / "local.txt"
     assert arena_main([*arguments, "--records", str(local), "--concurrency", "2"]) == 0
-    cluster = LocalCluster(  # type: ignore[no-untyped-call]
+    cluster = LocalCluster(
         n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
     )
     try:

@@ -395,7 +395,7 @@ def test_local_cluster_gives_the_local_output(
         arguments += ["--keep", keep]
     local = tmp_path / "local.jsonl"
     assert batch(*arguments, "--jobs", "2", "-o", str(local))[0] == 0
-    cluster = LocalCluster(  # type: ignore[no-untyped-call]
+    cluster = LocalCluster(
         n_workers=1, threads_per_worker=2, processes=processes, dashboard_address=":0"
     )
     try:
