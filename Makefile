@@ -15,20 +15,24 @@ GET_UV = install --quiet --quiet --disable-pip-version-check 'uv>=0.5'
 # from here caches the bytecode of what it imports, so that no later run compiles it again:
 # compiling all of .venv at install took 11 s of a fresh set-up, most of it never imported.
 export PYTHONDONTWRITEBYTECODE :=
-# pytest workers: every core by default; `make pytest WORKERS=0` runs in one process.
-WORKERS ?= auto
+# pytest workers: one more than the cores, since the tests wait on engine processes a good
+# part of their time; `make pytest WORKERS=0` runs them in one process.
+WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
+# The browser tests run in a pytest of their own beside the workers: they wait on Chromium
+# and the page most of the time (38 s for 22 CPU-s alone), and the other tests fill the waits.
+BROWSER_TESTS := tests/test_gui.py tests/test_gui_game.py
 
-.PHONY: run test lint typecheck pytest regress bench stress sweep gui clean batch arena ladder bytecode
+.PHONY: run test lint typecheck pytest pytest-browser pytest-others regress bench stress sweep gui clean batch arena ladder bytecode
 
 # Silent, so that stdout carries nothing but the engine's responses.
 # At a terminal the engine takes the foreground itself, so that Ctrl-C ends it, not make.
 run: $(STAMP) bytecode
 	@CUBEMATE_OWN_TERMINAL=1 $(BIN)/python main.py
 
-# mypy and the regression suites run beside pytest's workers, their output whole lines; on
-# two cores a lone mypy would leave one idle.
+# mypy and the regression suites run beside the tests, their output whole lines; on two
+# cores a lone mypy would leave one idle.
 test: $(STAMP) bytecode lint
-	@$(MAKE) --no-print-directory --output-sync=line -j3 typecheck pytest regress
+	@$(MAKE) --no-print-directory --output-sync=line -j4 typecheck pytest-browser pytest-others regress
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -37,8 +41,16 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Every test: the browser tests and the others side by side.
 pytest: $(STAMP) bytecode
-	$(BIN)/pytest -q -n $(WORKERS) --dist loadgroup
+	@$(MAKE) --no-print-directory --output-sync=line -j2 pytest-browser pytest-others
+
+pytest-others: $(STAMP) bytecode
+	$(BIN)/pytest -q -n $(WORKERS) --dist loadgroup $(BROWSER_TESTS:%=--ignore=%)
+
+# Its own cache folder, so that each pytest keeps its own last failures for --lf.
+pytest-browser: $(STAMP) bytecode
+	$(BIN)/pytest -q -n 0 -o cache_dir=.pytest_cache/browser $(BROWSER_TESTS)
 
 # Every suite in regress/, or only those named: make regress SUITES="a.tst b.tst".
 regress: $(STAMP) bytecode
