@@ -83,9 +83,11 @@ def split_responses(output: bytes) -> list[bytes]:
     return [part + b"\n\n" for part in parts[:-1]]
 
 
-def default_sigint() -> None:
-    """In the child: take SIGINT's default, even if this test run was started ignoring it."""
+def default_signals() -> None:
+    """In the child: take the default of SIGINT and SIGHUP, even if this test run was
+    started ignoring them (in the background, under nohup), which the engine keeps."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 class Engine:
@@ -94,7 +96,7 @@ class Engine:
     `preexec` runs in the child before the engine starts (its signal set-up, its limits)."""
 
     def __init__(
-        self, log_dir: Path, *options: str, preexec: Callable[[], None] = default_sigint
+        self, log_dir: Path, *options: str, preexec: Callable[[], None] = default_signals
     ) -> None:
         self.log_dir = log_dir
         self.process = subprocess.Popen(

@@ -26,7 +26,7 @@ from tests.arena_fakes import records
 
 from arena.cli import main as arena_main
 from arena.stats import Sprt
-from tests.conftest import REPO, TIMEOUT, default_sigint
+from tests.conftest import REPO, TIMEOUT, default_signals
 
 FAKE = f"{sys.executable} -m tests.arena_fake_engine"
 ARENA = [sys.executable, "-m", "tests.arena_fakes", "arena"]
@@ -186,7 +186,7 @@ def test_ctrl_c_keeps_the_finished_games_and_resume_finishes(tmp_path: Path) -> 
         stderr=subprocess.PIPE,
         text=True,
         cwd=REPO,
-        preexec_fn=default_sigint,
+        preexec_fn=default_signals,
     )
     try:
         deadline = time.monotonic() + 4 * TIMEOUT

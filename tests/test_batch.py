@@ -27,7 +27,7 @@ from batch.keep import FilterError, parse_filter
 from batch.runners import outcomes_of
 from client.stop import StopFlag
 from tests.cases import REFERENCE_CASES
-from tests.conftest import CASE_1, MAIN, REPO, TIMEOUT, Engine, default_sigint
+from tests.conftest import CASE_1, MAIN, REPO, TIMEOUT, Engine, default_signals
 
 #: Generous: a batch of a few thousand positions takes seconds on a quiet machine.
 RUN_TIMEOUT = 8 * TIMEOUT
@@ -65,7 +65,7 @@ def start_batch(*arguments: str, env: dict[str, str] | None = None) -> subproces
         cwd=REPO,
         env=env,
         # SIGINT's default even where the test run was started ignoring it (CI, nohup).
-        preexec_fn=default_sigint,
+        preexec_fn=default_signals,
     )
 
 

@@ -27,7 +27,7 @@ from tests.conftest import (
     Engine,
     assert_still_running,
     check_logs,
-    default_sigint,
+    default_signals,
     engine_command,
     engine_env,
     read_console_log,
@@ -270,7 +270,7 @@ def spawn_at_terminal(tmp_path: Path, log_dir: Path) -> pexpect.spawn:
         timeout=TIMEOUT,
         # Ctrl-C must reach the engine even when this run was started ignoring SIGINT (in the
         # background of a shell without job control, as a CI script may be).
-        preexec_fn=default_sigint,
+        preexec_fn=default_signals,
     )
     child.delaybeforesend = None
     return child
@@ -414,7 +414,7 @@ def test_ctrl_c_through_make_run(tmp_path: Path) -> None:
         cwd=str(REPO),
         env=env,
         timeout=TIMEOUT,
-        preexec_fn=default_sigint,
+        preexec_fn=default_signals,
     )
     child.expect_exact(GREETING)
     assert child.before == b"", child.before

@@ -29,6 +29,7 @@ from tests.conftest import (
     REPO,
     TIMEOUT,
     Engine,
+    default_signals,
     engine_env,
     read_console_log,
     read_json_log,
@@ -54,8 +55,10 @@ def endless_config(tmp_path: Path) -> Path:
 
 
 def ignore_sigint() -> None:
-    """In the child: start with SIGINT ignored, as a background job of a shell does."""
+    """In the child: start with SIGINT ignored, as a background job of a shell does, and
+    SIGHUP at its default (this test run may have been started under nohup)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def keep_sighup_ignored() -> None:
@@ -221,7 +224,7 @@ def test_ctrl_c_at_a_terminal_stops_the_search_then_ends_at_the_prompt(
         cwd=str(REPO),
         env=engine_env(HOME=str(tmp_path), TERM="xterm"),
         timeout=TIMEOUT,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=default_signals,
     )
     try:
         child.expect_exact(b"Ctrl-D")

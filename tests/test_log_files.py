@@ -12,7 +12,6 @@ import json
 import os
 import re
 import resource
-import signal
 import time
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from tests.conftest import (
     JSON_LOG,
     TIMEOUT,
     Engine,
+    default_signals,
 )
 
 #: The largest file the limited engines may write.
@@ -37,7 +37,7 @@ ROOM = {JSON_LOG: 100, CONSOLE_LOG: 50}
 
 def limit_file_size() -> None:
     """In the child: no file may grow past SIZE_LIMIT (a write is cut short there)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    default_signals()
     resource.setrlimit(resource.RLIMIT_FSIZE, (SIZE_LIMIT, SIZE_LIMIT))
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, TIMEOUT, Engine, default_sigint
+from tests.conftest import REPO, TIMEOUT, Engine, default_signals
 
 #: How long each stress test keeps sending signals.
 STRESS_SECONDS = float(os.environ.get("CUBEMATE_STRESS_SECONDS", "3"))
@@ -96,7 +96,7 @@ class Driver:
                 stdout=subprocess.PIPE,
                 stderr=errors,
                 cwd=REPO,
-                preexec_fn=default_sigint,
+                preexec_fn=default_signals,
             )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.stdin = self.process.stdin.fileno()
@@ -234,7 +234,7 @@ def test_ctrl_c_as_readline_starts_waiting(tmp_path: Path) -> None:
             cwd=str(REPO),
             env=env,
             timeout=TIMEOUT,
-            preexec_fn=default_sigint,
+            preexec_fn=default_signals,
         )
         try:
             child.expect_exact(b"Ctrl-D")
@@ -285,7 +285,7 @@ def test_a_signal_readline_never_sees_still_ends_the_engine(
         cwd=str(REPO),
         env=dict(os.environ, HOME=str(tmp_path), TERM="xterm"),
         timeout=TIMEOUT,
-        preexec_fn=default_sigint,
+        preexec_fn=default_signals,
     )
     try:
         child.expect_exact(b"Ctrl-D")

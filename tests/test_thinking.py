@@ -27,7 +27,7 @@ from tests.conftest import (
     REPO,
     TIMEOUT,
     Engine,
-    default_sigint,
+    default_signals,
     engine_command,
     engine_env,
     read_console_log,
@@ -194,7 +194,7 @@ def test_thinking_at_a_terminal_session(tmp_path: Path, log_dir: Path) -> None:
         cwd=str(REPO),
         env=engine_env(HOME=str(tmp_path), TERM="xterm"),
         timeout=20 * TIMEOUT,
-        preexec_fn=default_sigint,
+        preexec_fn=default_signals,
     )
     try:
         child.expect_exact(b"type help, quit or Ctrl-D\r\n")
