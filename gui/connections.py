@@ -254,11 +254,13 @@ class PooledHTTPServer(HTTPServer):
         self._jobs: queue.SimpleQueue[Connection] = queue.SimpleQueue()
         self._pool_lock = threading.Lock()
         self._threads: list[threading.Thread] = []
-        #: Workers back from a connection whose next job nobody has claimed yet. The
-        #: dispatcher claims one per job under the lock; a worker's own count of "waiting"
-        #: (up before `get`, down after it) left a window in which a job could be queued for
-        #: a worker that had just taken another, and no thread was started for it.
+        #: Workers free for a job nobody has claimed yet, and jobs queued with every worker
+        #: busy and the pool full, which the next worker to finish takes. The dispatcher
+        #: claims a worker per job under the lock: a worker's own count of "waiting" (up
+        #: before `get`, down after it) left a window in which a job was queued for a worker
+        #: that had just taken another, and no thread was started for it.
         self._free_workers = 0
+        self._unclaimed_jobs = 0
         # Owned by the serving thread alone: no lock needed.
         self._idle: OrderedDict[Connection, None] = OrderedDict()
         self._lingering: OrderedDict[Connection, None] = OrderedDict()
@@ -280,6 +282,12 @@ class PooledHTTPServer(HTTPServer):
     def queued_connections(self) -> int:
         """Return how many connections with a request wait for a free worker."""
         return self._jobs.qsize()
+
+    @property
+    def free_workers(self) -> int:
+        """Return how many started workers wait for a job that is not yet claimed."""
+        with self._pool_lock:
+            return self._free_workers
 
     @property
     def worker_threads(self) -> int:
@@ -491,6 +499,8 @@ class PooledHTTPServer(HTTPServer):
                 )
                 self._threads.append(thread)
                 thread.start()
+            else:
+                self._unclaimed_jobs += 1
 
     def _work(self) -> None:
         """Serve queued connections, one at a time, for the life of the server."""
@@ -504,7 +514,10 @@ class PooledHTTPServer(HTTPServer):
             # Free before the connection is handed back: its next request then finds this
             # worker rather than starting another.
             with self._pool_lock:
-                self._free_workers += 1
+                if self._unclaimed_jobs:
+                    self._unclaimed_jobs -= 1
+                else:
+                    self._free_workers += 1
             self._returns.put((conn, keep))
             self._wake()
 

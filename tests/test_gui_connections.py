@@ -142,6 +142,13 @@ def test_a_full_pool_queues_requests_and_starts_no_more_threads(
     for conn in held:
         assert read_answers(conn, 1) == [b"/hold"]
     assert server.worker_threads == 2
+    # The three requests served by whichever worker finished first claimed no worker: at
+    # rest both are free, no more.
+    deadline = time.monotonic() + TIMEOUT
+    while server.free_workers != 2:
+        assert server.free_workers < 2, server.free_workers
+        assert time.monotonic() < deadline, "the workers never came back"
+        time.sleep(0.01)
     for conn in held + waiting:
         conn.close()
 
