@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 from tests.conftest import REPO
@@ -60,6 +61,7 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
     return found
 
 
+@cache  # three tests read it; parsing every module takes a CPU-second here
 def graph() -> dict[str, set[str]]:
     """Every project module and the project modules it imports."""
     files = dict(module_files())
