@@ -5,7 +5,7 @@
 # and can make one (venv, pip), else the first python3 on PATH. On these machines that first
 # one is a pyenv build (no profile-guided optimisation, libpython as a shared library), on
 # which the mate search ran 12 % slower and an engine start took 36 % more CPU than on Debian's
-# /usr/bin/python3, and a fresh clone's `make test` 3 min 22 s against 2 min 58 s
+# /usr/bin/python3, and a fresh clone's `make test` 3 min 19–26 s against 2 min 47–48 s
 # (docs/design.md, "Tests"). `make PYTHON=python3.13 ...` chooses another for a new .venv.
 SYSTEM_PYTHON := /usr/bin/python3
 ifeq ($(origin PYTHON),undefined)
