@@ -64,7 +64,8 @@ def start_batch(*arguments: str, env: dict[str, str] | None = None) -> subproces
         stderr=subprocess.PIPE,
         cwd=REPO,
         env=env,
-        # SIGINT's default even where the test run was started ignoring it (CI, nohup).
+        # SIGINT's and SIGHUP's defaults even where the test run was started ignoring them
+        # (CI, nohup).
         preexec_fn=default_signals,
     )
 

@@ -57,8 +57,8 @@ def endless_config(tmp_path: Path) -> Path:
 def ignore_sigint() -> None:
     """In the child: start with SIGINT ignored, as a background job of a shell does, and
     SIGHUP at its default (this test run may have been started under nohup)."""
+    default_signals()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def keep_sighup_ignored() -> None:
