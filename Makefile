@@ -102,12 +102,13 @@ gui: $(STAMP) bytecode
 bytecode: $(STAMP)
 	@$(BIN)/python -m compileall -q $(SOURCES) >&2
 
-# Reinstall whenever the project's metadata changes. Progress goes to stderr, so that
+# Reinstall whenever the project's metadata or the compiled search's source changes (the
+# install builds it into kernel/). Progress goes to stderr, so that
 # `make run` piped into a GUI or a script shows it nothing but protocol. uv installs what pip
 # would, several times faster. The environment starts without pip (ensurepip alone took 8 s
 # here) and gets uv from the interpreter's own pip; where that pip is missing or too old for
 # --python, from pip installed into the environment after all.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml kernel/_proofcore.c
 	@echo "cubemate: setting up $(VENV) ..." >&2
 	@test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV) >&2
 	@test -x $(BIN)/uv || $(PYTHON) -m pip --python $(BIN)/python $(GET_UV) >/dev/null 2>&1 \
@@ -116,5 +117,6 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis *.egg-info build
+	rm -f kernel/_proofcore.*.so
 	find $(SOURCES) tests bench -name __pycache__ -type d -prune -exec rm -rf {} +

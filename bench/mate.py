@@ -11,15 +11,16 @@ then on are against a faster brute force than the earlier figures. Goals of issu
 faster than the brute force on mate in 2 (the median of the per-problem ratios), and every mate
 in 2 under 1 s; mate in 3 is reported as it is.
 
-Second section, the proof-number search (kernel/proofnumber.py, what `mate_in` runs) against
-the AND/OR search it replaced (tests/andor.py), on mates in 3, 4 and 5 with nothing shorter
+Second section, the proof-number search (what `mate_in` runs: kernel/proofnumber.py, compiled
+as kernel/_proofcore.c) against the AND/OR search it replaced (tests/andor.py), with the same
+df-pn in Python timed beside them, on mates in 3, 4 and 5 with nothing shorter
 (n = 3..5, both sides, made by tests.positions.mate_problem and kept here; seeds 1001 and
 2021 are the two n = 4 mates in 4, 1083 the n = 4 mate in 5). Each search runs
 `keys` in a fresh child process (`--solve`), so that the peak resident memory it reports is
 its own; the time is the search's alone (best of 3 when under half a second), and positions
 per second are each search's own count (df-pn counts the positions it generates, the AND/OR
 search those it plays). The AND/OR search stops at a node cap; its time then is a lower bound.
-The keys of both must agree. Goals of issue 26: every mate in 4 of at most 7 pieces on n <= 4
+The keys of all three must agree. Goals of issue 26: every mate in 4 of at most 7 pieces on n <= 4
 under 1 s, every mate in 5 of the same under 5 s, and >= 10x the AND/OR search at N = 4 and 5
 (the median of the per-problem ratios).
 
@@ -114,8 +115,10 @@ MATE_IN_5: tuple[str, ...] = (
 )
 #: Runs of each search in the second section, the best kept, unless told otherwise.
 SOLVE_REPEATS = 3
-#: The names of the two searches the second section compares.
+#: The names of the searches the second section compares: the engine's (compiled when it was
+#: built), the same in Python, and the one it replaced.
 DFPN = "df-pn"
+PYTHON_DFPN = "Python"
 ANDOR = "AND/OR"
 #: Goals of issue 26 for mates of at most this many pieces on boards up to this size.
 GOAL_PIECES = 7
@@ -367,11 +370,12 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class Duel:
-    """One problem solved by both searches."""
+    """One problem solved by each search."""
 
     board: str
     depth: int
     dfpn: Run
+    python: Run
     andor: Run
 
     @property
@@ -397,7 +401,11 @@ def solve(search: str, depth: int, cap: int, board: str, repeats: int = SOLVE_RE
     best: Run | None = None
     for _ in range(repeats):
         budget = Budget(cap, depth)
-        solver: MateSolver = ProofNumberSearch(budget) if search == DFPN else MateSearch(budget)
+        solver: MateSolver = (
+            MateSearch(budget)
+            if search == ANDOR
+            else ProofNumberSearch(budget, compiled=search == DFPN)
+        )
         start = time.perf_counter()
         try:
             keys: list[str] | None = sorted(
@@ -430,19 +438,22 @@ def solve_in_child(search: str, depth: int, cap: int, board: str, repeats: int) 
 
 
 def duel(board: str, depth: int, settings: Settings) -> Duel:
-    """Solve one problem with both searches; their keys must agree."""
-    progress(f"mate in {depth}: {DFPN} and {ANDOR} on {board[:40]}...")
+    """Solve one problem with each search; their keys must agree."""
+    progress(f"mate in {depth}: {DFPN}, {PYTHON_DFPN} {DFPN} and {ANDOR} on {board[:40]}...")
     repeats = settings.deep_repeats
     found = Duel(
         board,
         depth,
         solve_in_child(DFPN, depth, 50_000_000, board, repeats),
+        solve_in_child(PYTHON_DFPN, depth, 50_000_000, board, repeats),
         solve_in_child(ANDOR, depth, settings.andor_cap, board, repeats),
     )
-    if found.dfpn.keys is None:
+    if found.dfpn.keys is None or found.python.keys is None:
         raise RuntimeError(f"{DFPN} reached its cap on {board}")
-    if found.andor.keys is not None and found.andor.keys != found.dfpn.keys:
-        raise RuntimeError(f"the searches disagree on {board}: {found.dfpn} {found.andor}")
+    if found.python.keys != found.dfpn.keys or (
+        found.andor.keys is not None and found.andor.keys != found.dfpn.keys
+    ):
+        raise RuntimeError(f"the searches disagree on {board}: {found}")
     return found
 
 
@@ -471,6 +482,7 @@ def deep_section(settings: Settings) -> tuple[str, list[Goal]]:
                 milliseconds(d.dfpn.seconds),
                 f"{d.dfpn.rate:,.0f}",
                 f"{d.dfpn.peak_mb:,.0f}",
+                milliseconds(d.python.seconds),
                 (">" if capped else "") + milliseconds(d.andor.seconds),
                 f"{d.andor.rate:,.0f}",
                 f"{d.andor.peak_mb:,.0f}",
@@ -478,14 +490,17 @@ def deep_section(settings: Settings) -> tuple[str, list[Goal]]:
             ]
         )
     header = ["problem", "N", "n", "pieces", "to move", "keys"]
-    for name in (DFPN, ANDOR):
-        header += [f"{name} ms", f"{name} pos/s", f"{name} MB"]
+    header += [f"{DFPN} ms", f"{DFPN} pos/s", f"{DFPN} MB", f"{PYTHON_DFPN} ms"]
+    header += [f"{ANDOR} ms", f"{ANDOR} pos/s", f"{ANDOR} MB"]
+    compiled = "compiled" if ProofNumberSearch(Budget(1)).core is not None else "not compiled!"
     lines = [
-        f"Mate in N, {DFPN} (mate_in) against the {ANDOR} search it replaced: keys in a fresh",
-        f"  process each, best of {settings.deep_repeats} under 0.5 s; pos/s by each search's"
-        " own count; MB = the",
-        f"  process's peak resident memory; {ANDOR} capped at {settings.andor_cap:,} positions",
-        "  (> and ≥ mark a capped time and ratio); the keys of both are checked to agree",
+        f"Mate in N, {DFPN} (mate_in; {compiled}) against the {ANDOR} search it replaced, and"
+        f" the same {DFPN} in {PYTHON_DFPN}:",
+        f"  keys in a fresh process each, best of {settings.deep_repeats} under 0.5 s; pos/s by"
+        " each search's own count;",
+        f"  MB = the process's peak resident memory; {ANDOR} capped at"
+        f" {settings.andor_cap:,} positions (> and ≥",
+        "  mark a capped time and ratio); the keys of all three are checked to agree",
         "",
         table([*header, "ratio"], rows),
     ]
@@ -497,10 +512,11 @@ def deep_section(settings: Settings) -> tuple[str, list[Goal]]:
         ratio = statistics.median(d.ratio for d in of_depth)
         median = statistics.median(d.dfpn.seconds for d in of_depth)
         slowest = max(d.dfpn.seconds for d in of_depth)
+        in_python = statistics.median(d.python.seconds / d.dfpn.seconds for d in of_depth)
         lines.append(
             f"mate in {depth}: {DFPN} median {median * 1000:,.1f} ms, slowest"
-            f" {slowest * 1000:,.1f} ms; {ANDOR}/{DFPN} median {ratio:,.1f}× over"
-            f" {len(of_depth)} problems"
+            f" {slowest * 1000:,.1f} ms; {ANDOR}/{DFPN} median {ratio:,.1f}×,"
+            f" {PYTHON_DFPN}/{DFPN} {in_python:,.1f}×, over {len(of_depth)} problems"
         )
         if depth in DEEP_SECONDS:
             found += deep_goals(of_depth, depth, ratio)

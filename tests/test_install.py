@@ -1,5 +1,6 @@
 """`pip install .` gives a `cubemate` command that runs from any folder, with its default
-configuration and a log folder of its own, its bytecode compiled, and no Dask unless asked."""
+configuration and a log folder of its own, its bytecode and its mate search compiled, and no
+Dask unless asked."""
 
 from __future__ import annotations
 
@@ -33,7 +34,9 @@ def test_installed_cubemate_runs_from_anywhere(tmp_path: Path) -> None:
     for name in SOURCES:
         origin = REPO / name
         if origin.is_dir():
-            shutil.copytree(origin, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+            # Without the mate search this tree has built in place: the install must build it.
+            ignore = shutil.ignore_patterns("__pycache__", "*.so")
+            shutil.copytree(origin, source / name, ignore=ignore)
         else:
             source.mkdir(exist_ok=True)
             shutil.copy(origin, source / name)
@@ -57,6 +60,14 @@ def test_installed_cubemate_runs_from_anywhere(tmp_path: Path) -> None:
         capture_output=True, cwd=elsewhere, env=env, timeout=TIMEOUT, check=False,
     )  # fmt: skip
     assert (done.returncode, done.stdout, done.stderr) == (0, b"= 2\n\n= cubemate\n\n= \n\n", b"")
+    # The mate search was compiled by the install, and the installed engine runs it.
+    assert list((site / "kernel").glob("_proofcore.*.so"))
+    where = "import kernel.proofnumber as p; print(p.COMPILED, p.Core.__module__, p.__file__)"
+    found = subprocess.run(
+        [sys.executable, "-c", where], capture_output=True, text=True, cwd=elsewhere, env=env,
+        timeout=TIMEOUT, check=True,
+    )  # fmt: skip
+    assert found.stdout == f"True kernel._proofcore {site / 'kernel' / 'proofnumber.py'}\n"
     assert list(elsewhere.iterdir()) == []
     start = json.loads((state / "cubemate" / "logs" / "cubemate.jsonl").read_text().split("\n")[0])
     assert (start["event"], start["config"]) == ("start", "<built-in defaults>")

@@ -35,14 +35,15 @@ from tests.conftest import (
     read_json_log,
 )
 
-#: A 5×5×5 position, black to move, whose deeper searches run for hours.
+#: A 5×5×5 position, black to move, whose deeper searches run for hours (even the compiled
+#: mate search takes 45 s for mate_in 7, and each move more multiplies that several times).
 BOARD = (
     "[#####,##k##,#####,#b###,#####],[#####,#####,#q###,#####,#####],"
     "[#####,#####,#####,#####,#####],[#####,#B###,#####,#####,#####],"
     "[#####,#####,#Q###,#####,####K] b"
 )
 #: Searches far beyond the time of any test, with the node limit below.
-ENDLESS = ["perft 9", "mate_in 5", "solution 5"]
+ENDLESS = ["perft 9", "mate_in 12", "solution 12"]
 STOPPED = re.compile(rb"\?7 search stopped after [0-9]+ positions\n\n")
 
 
@@ -201,13 +202,13 @@ def test_killed_mid_search_the_input_is_in_both_logs(
     already show what was asked, whole."""
     engine = Engine(log_dir, "--config", str(endless_config))
     engines.append(engine)
-    start_search(engine, "mate_in 5")
+    start_search(engine, "mate_in 12")
     engine.signal(signal.SIGKILL)
     assert engine.process.wait(timeout=TIMEOUT) == -signal.SIGKILL
     events = read_json_log(log_dir, session=True)
     assert [event["event"] for event in events] == ["start", "input", "output", "input"]
-    assert events[-1]["line"] == "7 mate_in 5"
-    assert read_console_log(log_dir)[-1].text == "# 7 mate_in 5"
+    assert events[-1]["line"] == "7 mate_in 12"
+    assert read_console_log(log_dir)[-1].text == "# 7 mate_in 12"
 
 
 # --- Ctrl-C at a terminal ------------------------------------------------------------------
@@ -230,8 +231,8 @@ def test_ctrl_c_at_a_terminal_stops_the_search_then_ends_at_the_prompt(
         child.expect_exact(b"Ctrl-D")
         child.send(f"set_board {BOARD}\r".encode())
         child.expect_exact(b"= \r\n\r\n")
-        child.send(b"7 mate_in 5\r")
-        wait_for_input(log_dir, "7 mate_in 5")
+        child.send(b"7 mate_in 12\r")
+        wait_for_input(log_dir, "7 mate_in 12")
         child.sendintr()
         child.expect(rb"\?7 search stopped after [0-9]+ positions\r\n\r\n")
         child.send(b"8 name\r")

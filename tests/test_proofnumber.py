@@ -6,7 +6,9 @@ old AND/OR search (tests/andor.py) on seeded mate problems of both sides, on gam
 with stalemates and checks of every kind, and on the hand-made traps; a `solution` must be the
 very text the AND/OR search writes, and every line of it must replay move by move. Then
 `mate_search`, the table's depth rules and replacement, and the bounds: a search past its node
-limit is refused with the position as it was, and no search recurses with its depth.
+limit is refused with the position as it was, and no search recurses with its depth. Each
+runs twice: with the compiled search (kernel/_proofcore.c, what the engine runs when it was
+built) and with the Python one; tests/test_proofcore.py holds the two to each other.
 
 The seeded sweeps are sized to keep `make test` short; `CUBEMATE_SWEEP=4` (any factor)
 runs them that many times larger: `CUBEMATE_SWEEP=10 .venv/bin/pytest
@@ -67,6 +69,12 @@ MATES_IN_5 = (
 MATE_IN_5 = MATES_IN_5[0]
 
 
+@pytest.fixture(params=[True, False], ids=["compiled", "python"])
+def compiled(request: pytest.FixtureRequest) -> bool:
+    """Run a test with the compiled search, then with the Python one."""
+    return bool(request.param)
+
+
 @pytest.fixture(scope="module")
 def kernel() -> Kernel:
     """Share one kernel: set_board replaces the whole position."""
@@ -112,6 +120,8 @@ def problems(seed: int, count: int, sizes: tuple[int, ...]) -> list[Problem]:
 class Comparison:
     """What a sweep compared, and the ways the two searches differed."""
 
+    #: Whether the df-pn under test is the compiled one.
+    compiled: bool = True
     differences: list[str] = field(default_factory=list)
     mix: Counter[str] = field(default_factory=Counter)
 
@@ -120,7 +130,7 @@ class Comparison:
         position = position_of(kernel, problem)
         before = snapshot(position)
         reference = names(position, MateSearch(Budget(PLENTY)).keys(position, depth))
-        search = ProofNumberSearch(Budget(PLENTY))
+        search = ProofNumberSearch(Budget(PLENTY), compiled=self.compiled)
         found = names(position, search.keys(position, depth))
         text = board_text(problem)
         if found != reference:
@@ -144,12 +154,12 @@ class Comparison:
 # ---------------------------------------------------------------- the keys, against AND/OR
 
 
-def test_mate_in_4_agrees_with_the_and_or_search(kernel: Kernel) -> None:
+def test_mate_in_4_agrees_with_the_and_or_search(kernel: Kernel, compiled: bool) -> None:
     """Find exactly the AND/OR search's keys of mate in 4 on 150 seeded problems (n = 2, 3;
     n = 4 with CUBEMATE_SWEEP) and on the true mates in 4: with the game positions and the
     hand-made cases below, 217 positions compared at depth 4 each run."""
     sizes = (2, 2, 2, 2, 3) if SWEEP == 1 else (2, 3, 3, 4)
-    comparison = Comparison()
+    comparison = Comparison(compiled)
     for problem in problems(4444, 150 * SWEEP, sizes):
         comparison.compare(kernel, problem, 4)
     for board in MATES_IN_4:
@@ -161,9 +171,9 @@ def test_mate_in_4_agrees_with_the_and_or_search(kernel: Kernel) -> None:
     assert mix["with keys"] - mix["with a shorter mate"] >= 3, mix
 
 
-def test_mate_in_5_agrees_on_small_boards(kernel: Kernel) -> None:
+def test_mate_in_5_agrees_on_small_boards(kernel: Kernel, compiled: bool) -> None:
     """Agree on mate in 5 too, on problems of the 2-cube and the true mates in 5."""
-    comparison = Comparison()
+    comparison = Comparison(compiled)
     for problem in problems(5555, 20 * SWEEP, (2,)):
         comparison.compare(kernel, problem, 5)
     for board in MATES_IN_5[: 1 if SWEEP == 1 else None]:
@@ -173,11 +183,11 @@ def test_mate_in_5_agrees_on_small_boards(kernel: Kernel) -> None:
     assert comparison.mix["with keys"] - comparison.mix["with a shorter mate"] >= 1
 
 
-def test_game_positions_agree_at_depth_4(kernel: Kernel) -> None:
+def test_game_positions_agree_at_depth_4(kernel: Kernel, compiled: bool) -> None:
     """Agree on game positions thrown at random: captures, checks, the attacker in check,
     stalemates, kings alone."""
     rng = random.Random(4040)
-    comparison = Comparison()
+    comparison = Comparison(compiled)
     attacker_in_check = 0
     for index in range(60 * SWEEP):
         n = (2, 3)[index % 2]
@@ -196,17 +206,17 @@ def test_game_positions_agree_at_depth_4(kernel: Kernel) -> None:
 @pytest.mark.parametrize(
     "board", [STALEMATE_TRAP, PINNED_DEFENCE, DOUBLE_CHECK, MATE_2_EXAMPLE, MATE_IN_4]
 )
-def test_hand_made_cases_agree_at_depth_4(kernel: Kernel, board: str) -> None:
+def test_hand_made_cases_agree_at_depth_4(kernel: Kernel, board: str, compiled: bool) -> None:
     """Agree on the stalemate trap, the pinned defence, the double check and the examples."""
-    comparison = Comparison()
+    comparison = Comparison(compiled)
     comparison.compare(kernel, parse_game(board), 4)
     comparison.check()
 
 
-def test_a_stalemating_move_is_never_a_key(kernel: Kernel) -> None:
+def test_a_stalemating_move_is_never_a_key(kernel: Kernel, compiled: bool) -> None:
     """Leave out the queen moves that stalemate, at every depth, with one table for all."""
     position = position_of(kernel, parse_game(STALEMATE_TRAP))
-    search = ProofNumberSearch(Budget(PLENTY))
+    search = ProofNumberSearch(Budget(PLENTY), compiled=compiled)
     for depth in (4, 1, 3, 2):
         keys = names(position, search.keys(position, depth))
         assert "Qa2(II)-a2(I)" not in keys and "Qa2(II)-b1(I)" not in keys, depth
@@ -216,13 +226,13 @@ def test_a_stalemating_move_is_never_a_key(kernel: Kernel) -> None:
 # ---------------------------------------------------------------- solutions
 
 
-def test_solutions_are_the_and_or_searchs_text(kernel: Kernel) -> None:
+def test_solutions_are_the_and_or_searchs_text(kernel: Kernel, compiled: bool) -> None:
     """Write the same solution text as the AND/OR search, and one that replays, at N = 3, 4."""
     written = 0
     for index, problem in enumerate(problems(3434, 24 * SWEEP, (2, 2, 3))):
         depth = 3 + index % 2
         position = position_of(kernel, problem)
-        search = ProofNumberSearch(Budget(PLENTY))
+        search = ProofNumberSearch(Budget(PLENTY), compiled=compiled)
         text = "\n".join(write_solution(search, position, depth))
         reference = "\n".join(write_solution(MateSearch(Budget(PLENTY)), position, depth))
         assert text == reference, f"{board_text(problem)} solution {depth}"
@@ -357,14 +367,16 @@ def test_a_bad_max_mate_moves_is_refused(document: dict[str, object], problem: s
         config_from_document(document)
 
 
-def test_mate_search_reports_each_length_it_tries(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_mate_search_reports_each_length_it_tries(
+    monkeypatch: pytest.MonkeyPatch, compiled: bool
+) -> None:
     """Name the length being tried as the depth of the progress reports."""
     monkeypatch.setattr(search_module, "CLOCK_EVERY", 1)
     monkeypatch.setattr(search_module, "PROGRESS_AFTER", 0.0)
     reports: list[int] = []
     budget = Budget(PLENTY, 4, lambda depth, nodes, seconds: reports.append(depth))
     position = position_of(Kernel(EngineConfig()), parse_game(MATE_IN_4))
-    keys, length = ProofNumberSearch(budget).shortest_mate(position, 4)
+    keys, length = ProofNumberSearch(budget, compiled=compiled).shortest_mate(position, 4)
     assert (names(position, keys), length) == (["Rb1(II)-b1(III)"], 4)
     assert reports and reports[0] == 1 and reports == sorted(reports), reports
 
@@ -374,7 +386,7 @@ def test_mate_search_reports_each_length_it_tries(monkeypatch: pytest.MonkeyPatc
 
 def test_a_proof_holds_at_more_moves_and_a_disproof_at_fewer() -> None:
     """Answer proved at and above a proved depth, disproved at and below a disproved one."""
-    search = ProofNumberSearch(Budget(PLENTY))
+    search = ProofNumberSearch(Budget(PLENTY), compiled=False)
     search.store(1, 3, 0, INFINITE, 1)
     assert [search.lookup(1, depth, True) for depth in (3, 4, 9)] == [PROVED] * 3
     assert search.lookup(1, 2, True) == GUESSES[True][2]
@@ -401,7 +413,7 @@ def test_a_proof_holds_at_more_moves_and_a_disproof_at_fewer() -> None:
 
 def test_a_full_table_drops_the_cheapest_half() -> None:
     """Make room by dropping the entries that cost least work, keeping the costly ones."""
-    search = ProofNumberSearch(Budget(PLENTY), table_entries=6)
+    search = ProofNumberSearch(Budget(PLENTY), table_entries=6, compiled=False)
     for key in range(6):
         search.store(key, 2, 3, 4, work=10 * (key + 1))
     search.store(99, 2, 3, 4, work=1)
@@ -409,14 +421,19 @@ def test_a_full_table_drops_the_cheapest_half() -> None:
     assert search.lookup(5, 2, True) == (3, 4) and search.lookup(0, 2, True) == GUESSES[True][2]
 
 
-def test_a_small_table_gives_the_same_answers(kernel: Kernel) -> None:
+def test_a_small_table_gives_the_same_answers(kernel: Kernel, compiled: bool) -> None:
     """Answer exactly as with a large table when the table must make room again and again."""
     for problem in problems(6464, 10 * SWEEP, (2, 3)):
         position = position_of(kernel, problem)
-        small = ProofNumberSearch(Budget(PLENTY), table_entries=40)
+        small = ProofNumberSearch(Budget(PLENTY), table_entries=40, compiled=compiled)
         found = names(position, small.keys(position, 4))
-        assert found == names(position, ProofNumberSearch(Budget(PLENTY)).keys(position, 4))
-        assert len(small.table) <= 40
+        large = ProofNumberSearch(Budget(PLENTY), compiled=compiled)
+        assert found == names(position, large.keys(position, 4))
+        if small.core is None:
+            assert len(small.table) <= 40
+        else:
+            assert small.core.entries <= small.core.most_entries == 40
+            assert not small.table
 
 
 def test_a_remembered_kings_step_is_asked_again_in_each_position(kernel: Kernel) -> None:
@@ -439,14 +456,14 @@ def test_a_remembered_kings_step_is_asked_again_in_each_position(kernel: Kernel)
 
 @pytest.mark.parametrize("question", ["keys", "shortest", "solution"])
 def test_a_search_past_its_limit_is_refused_with_the_position_as_it_was(
-    kernel: Kernel, question: str
+    kernel: Kernel, question: str, compiled: bool
 ) -> None:
     """Raise SearchLimitReached, count no more than the limit, and leave the position be."""
     position = position_of(kernel, parse_game(MATE_IN_5))
     before = snapshot(position)
     for limit in (1, 10, 300, 5000):
         budget = Budget(limit, 5)
-        search = ProofNumberSearch(budget)
+        search = ProofNumberSearch(budget, compiled=compiled)
         with pytest.raises(SearchLimitReached):
             if question == "keys":
                 search.keys(position, 5)
@@ -458,7 +475,7 @@ def test_a_search_past_its_limit_is_refused_with_the_position_as_it_was(
         assert snapshot(position) == before
 
 
-def test_a_long_mate_asks_no_deeper_python_stack(kernel: Kernel) -> None:
+def test_a_long_mate_asks_no_deeper_python_stack(kernel: Kernel, compiled: bool) -> None:
     """Search mate in 100 with Python's stack held to a few dozen frames more than now."""
     position = position_of(kernel, parse_game(MATE_2_EXAMPLE))
     before = snapshot(position)
@@ -466,7 +483,7 @@ def test_a_long_mate_asks_no_deeper_python_stack(kernel: Kernel) -> None:
     sys.setrecursionlimit(len(inspect.stack()) + 40)
     try:
         with pytest.raises(SearchLimitReached):
-            ProofNumberSearch(Budget(20_000)).keys(position, 100)
+            ProofNumberSearch(Budget(20_000), compiled=compiled).keys(position, 100)
     finally:
         sys.setrecursionlimit(limit)
     assert snapshot(position) == before
