@@ -7,8 +7,8 @@ with stalemates and checks of every kind, and on the hand-made traps; a `solutio
 very text the AND/OR search writes, and every line of it must replay move by move. Then
 `mate_search`, the table's depth rules and replacement, and the bounds: a search past its node
 limit is refused with the position as it was, and no search recurses with its depth. Each
-runs twice: with the compiled search (kernel/_proofcore.c, what the engine runs when it was
-built) and with the Python one; tests/test_proofcore.py holds the two to each other.
+asks both df-pn searches: the compiled one (kernel/_proofcore.c, what the engine runs when it
+was built) and the Python one; tests/test_proofcore.py holds the two to each other.
 
 The seeded sweeps are sized to keep `make test` short; `CUBEMATE_SWEEP=4` (any factor)
 runs them that many times larger: `CUBEMATE_SWEEP=10 .venv/bin/pytest
@@ -31,6 +31,7 @@ from kernel.kernel import Kernel
 from kernel.notation import get_move_name
 from kernel.position import Move, Position
 from kernel.proofnumber import (
+    COMPILED,
     DISPROVED,
     GUESSES,
     INFINITE,
@@ -72,6 +73,8 @@ MATE_IN_5 = MATES_IN_5[0]
 @pytest.fixture(params=[True, False], ids=["compiled", "python"])
 def compiled(request: pytest.FixtureRequest) -> bool:
     """Run a test with the compiled search, then with the Python one."""
+    if request.param and not COMPILED:
+        pytest.fail("kernel/_proofcore.c was not built (no C compiler?); run make again")
     return bool(request.param)
 
 
@@ -120,23 +123,26 @@ def problems(seed: int, count: int, sizes: tuple[int, ...]) -> list[Problem]:
 class Comparison:
     """What a sweep compared, and the ways the two searches differed."""
 
-    #: Whether the df-pn under test is the compiled one.
-    compiled: bool = True
     differences: list[str] = field(default_factory=list)
     mix: Counter[str] = field(default_factory=Counter)
 
     def compare(self, kernel: Kernel, problem: Problem, depth: int) -> None:
-        """Ask both searches for the keys of mate in `depth`, and note how they differ."""
+        """Ask the AND/OR search and both df-pn searches, compiled and in Python, for the keys
+        of mate in `depth`, and note how they differ."""
         position = position_of(kernel, problem)
         before = snapshot(position)
         reference = names(position, MateSearch(Budget(PLENTY)).keys(position, depth))
-        search = ProofNumberSearch(Budget(PLENTY), compiled=self.compiled)
-        found = names(position, search.keys(position, depth))
         text = board_text(problem)
-        if found != reference:
-            self.differences.append(f"{text} mate_in {depth}: df-pn {found}, AND/OR {reference}")
-        if snapshot(position) != before:
-            self.differences.append(f"{text}: the search changed the position")
+        for compiled in (True, False):
+            search = ProofNumberSearch(Budget(PLENTY), compiled=compiled)
+            found = names(position, search.keys(position, depth))
+            if found != reference:
+                name = "compiled" if compiled else "Python"
+                self.differences.append(
+                    f"{text} mate_in {depth}: {name} df-pn {found}, AND/OR {reference}"
+                )
+            if snapshot(position) != before:
+                self.differences.append(f"{text}: the search changed the position")
         shorter = names(position, search.keys(position, depth - 1))
         self.mix["problems"] += 1
         self.mix["with keys"] += bool(found)
@@ -154,12 +160,12 @@ class Comparison:
 # ---------------------------------------------------------------- the keys, against AND/OR
 
 
-def test_mate_in_4_agrees_with_the_and_or_search(kernel: Kernel, compiled: bool) -> None:
+def test_mate_in_4_agrees_with_the_and_or_search(kernel: Kernel) -> None:
     """Find exactly the AND/OR search's keys of mate in 4 on 150 seeded problems (n = 2, 3;
     n = 4 with CUBEMATE_SWEEP) and on the true mates in 4: with the game positions and the
     hand-made cases below, 217 positions compared at depth 4 each run."""
     sizes = (2, 2, 2, 2, 3) if SWEEP == 1 else (2, 3, 3, 4)
-    comparison = Comparison(compiled)
+    comparison = Comparison()
     for problem in problems(4444, 150 * SWEEP, sizes):
         comparison.compare(kernel, problem, 4)
     for board in MATES_IN_4:
@@ -171,9 +177,9 @@ def test_mate_in_4_agrees_with_the_and_or_search(kernel: Kernel, compiled: bool)
     assert mix["with keys"] - mix["with a shorter mate"] >= 3, mix
 
 
-def test_mate_in_5_agrees_on_small_boards(kernel: Kernel, compiled: bool) -> None:
+def test_mate_in_5_agrees_on_small_boards(kernel: Kernel) -> None:
     """Agree on mate in 5 too, on problems of the 2-cube and the true mates in 5."""
-    comparison = Comparison(compiled)
+    comparison = Comparison()
     for problem in problems(5555, 20 * SWEEP, (2,)):
         comparison.compare(kernel, problem, 5)
     for board in MATES_IN_5[: 1 if SWEEP == 1 else None]:
@@ -183,11 +189,11 @@ def test_mate_in_5_agrees_on_small_boards(kernel: Kernel, compiled: bool) -> Non
     assert comparison.mix["with keys"] - comparison.mix["with a shorter mate"] >= 1
 
 
-def test_game_positions_agree_at_depth_4(kernel: Kernel, compiled: bool) -> None:
+def test_game_positions_agree_at_depth_4(kernel: Kernel) -> None:
     """Agree on game positions thrown at random: captures, checks, the attacker in check,
     stalemates, kings alone."""
     rng = random.Random(4040)
-    comparison = Comparison(compiled)
+    comparison = Comparison()
     attacker_in_check = 0
     for index in range(60 * SWEEP):
         n = (2, 3)[index % 2]
@@ -206,9 +212,9 @@ def test_game_positions_agree_at_depth_4(kernel: Kernel, compiled: bool) -> None
 @pytest.mark.parametrize(
     "board", [STALEMATE_TRAP, PINNED_DEFENCE, DOUBLE_CHECK, MATE_2_EXAMPLE, MATE_IN_4]
 )
-def test_hand_made_cases_agree_at_depth_4(kernel: Kernel, board: str, compiled: bool) -> None:
+def test_hand_made_cases_agree_at_depth_4(kernel: Kernel, board: str) -> None:
     """Agree on the stalemate trap, the pinned defence, the double check and the examples."""
-    comparison = Comparison(compiled)
+    comparison = Comparison()
     comparison.compare(kernel, parse_game(board), 4)
     comparison.check()
 
