@@ -133,10 +133,12 @@ typedef struct {
     uint8_t has_killer[MAX_MATE_MOVES + 2];
     /* One move list per ply of the path. */
     MoveList lists[2 * MAX_MATE_MOVES + 4];
-    /* The positions counted, those not yet handed to `spend`, and `spend` itself. */
+    /* The positions counted in this call, those not yet handed to `spend`, `spend` itself,
+       and how many the budget has left (past them, `spend` raises). */
     uint64_t nodes;
     uint64_t unspent;
     PyObject *spend;
+    uint64_t allowance;
     /* A search is running: `spend` must not start another on the same core. */
     int busy;
 } Core;
@@ -582,7 +584,16 @@ static int flush(Core *core) {
     return 0;
 }
 
+/* Count `count` positions; hand them on every SPEND_EVERY, and at once when they would
+   take the count past the budget's allowance, the ones before them first: the budget
+   then refuses this very count and says how many it had, as it would in Python. */
 static inline int spend(Core *core, uint64_t count) {
+    if (core->nodes + count > core->allowance) {
+        if (flush(core) < 0) return -1;
+        core->unspent = count;
+        core->nodes += count;
+        return flush(core);
+    }
     core->nodes += count;
     core->unspent += count;
     return core->unspent >= SPEND_EVERY ? flush(core) : 0;
@@ -1016,42 +1027,98 @@ static void core_dealloc(Core *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static PyObject *core_prove(Core *self, PyObject *args) {
-    int size, side, depth, attacker;
-    PyObject *pieces, *spend_function;
-    if (!PyArg_ParseTuple(args, "iO!iipO", &size, &PyList_Type, &pieces, &side, &depth, &attacker,
-                          &spend_function))
-        return NULL;
+/* Check a call's arguments and set its position on the board; 0, or -1 with the error set. */
+static int begin(Core *self, int size, PyObject *pieces, int side, int depth, PyObject *spend,
+                 long long allowance) {
     if (size < 1 || size > LARGEST_SIZE || side < 0 || side > 1 || depth < 0 ||
         depth > MAX_MATE_MOVES) {
         PyErr_SetString(PyExc_ValueError, "size, side or depth out of range");
-        return NULL;
+        return -1;
     }
     if (!self->table) {
         PyErr_SetString(PyExc_RuntimeError, "Core was not initialised");
-        return NULL;
+        return -1;
     }
     if (self->busy) {
         PyErr_SetString(PyExc_RuntimeError, "this Core is already searching");
-        return NULL;
+        return -1;
     }
-    if (set_size(self, size) < 0 || set_pieces(self, pieces, side) < 0) return NULL;
-    self->spend = spend_function, self->busy = 1;
+    if (set_size(self, size) < 0 || set_pieces(self, pieces, side) < 0) return -1;
+    self->spend = spend, self->busy = 1, self->allowance = allowance > 0 ? allowance : 0;
     self->nodes = self->unspent = 0;
-    uint64_t pn, dn;
-    int failed = mid(self, 0, depth, attacker, INFINITE, INFINITE, &pn, &dn) < 0;
-    if (failed) self->unspent = 0; /* the exception is set: spend nothing more */
+    return 0;
+}
+
+/* End a call: hand the positions not yet spent to `spend` unless the search failed (its
+   exception is set: nothing more is spent); return whether the call failed. */
+static int end(Core *self, int failed) {
+    if (failed) self->unspent = 0;
     failed = failed || flush(self) < 0;
     self->spend = NULL, self->busy = 0;
-    return failed ? NULL : PyBool_FromLong(pn == 0);
+    return failed;
+}
+
+static PyObject *core_prove(Core *self, PyObject *args) {
+    int size, side, depth, attacker;
+    long long allowance;
+    PyObject *pieces, *spend_function;
+    if (!PyArg_ParseTuple(args, "iO!iipOL", &size, &PyList_Type, &pieces, &side, &depth, &attacker,
+                          &spend_function, &allowance))
+        return NULL;
+    if (begin(self, size, pieces, side, depth, spend_function, allowance) < 0) return NULL;
+    uint64_t pn, dn;
+    int failed = mid(self, 0, depth, attacker, INFINITE, INFINITE, &pn, &dn) < 0;
+    return end(self, failed) ? NULL : PyBool_FromLong(pn == 0);
+}
+
+/* The keys: each of the attacker's moves worth trying (checks only with one move left) is
+   played and its defender's node proved or disproved, as ProofNumberSearch.keys does; the
+   whole question in one call saves a call and a list of pieces per move. */
+static PyObject *core_keys(Core *self, PyObject *args) {
+    int size, side, moves;
+    long long allowance;
+    PyObject *pieces, *spend_function;
+    if (!PyArg_ParseTuple(args, "iO!iiOL", &size, &PyList_Type, &pieces, &side, &moves,
+                          &spend_function, &allowance))
+        return NULL;
+    if (moves < 1) {
+        PyErr_SetString(PyExc_ValueError, "moves must be 1 or more");
+        return NULL;
+    }
+    if (begin(self, size, pieces, side, moves, spend_function, allowance) < 0) return NULL;
+    PyObject *found = PyList_New(0);
+    MoveList *tries = &self->lists[0];
+    int failed =
+        !found || attacking_moves(self, 0, moves) < 0 || spend(self, (uint64_t)tries->count) < 0;
+    for (int i = 0; !failed && i < tries->count; i++) {
+        Move m = tries->moves[i];
+        uint64_t pn, dn;
+        int place = play(self, &m);
+        failed = mid(self, 1, moves - 1, 0, INFINITE, INFINITE, &pn, &dn) < 0;
+        undo(self, &m, place);
+        if (failed || pn != 0) continue;
+        PyObject *key = Py_BuildValue("(ii)", m.origin, m.target);
+        failed = !key || PyList_Append(found, key) < 0;
+        Py_XDECREF(key);
+    }
+    if (end(self, failed)) {
+        Py_XDECREF(found);
+        return NULL;
+    }
+    return found;
 }
 
 static PyMethodDef core_methods[] = {
+    {"keys", (PyCFunction)core_keys, METH_VARARGS,
+     "keys(size, pieces, side, moves, spend, allowance) -> list[tuple[int, int]]\n\n"
+     "Return (origin, target) of every move of the side to move that mates in `moves` or\n"
+     "fewer; the arguments as for prove."},
     {"prove", (PyCFunction)core_prove, METH_VARARGS,
-     "prove(size, pieces, side, depth, attacker, spend) -> bool\n\n"
+     "prove(size, pieces, side, depth, attacker, spend, allowance) -> bool\n\n"
      "Tell whether the attacker mates with `depth` moves left; the attacker is to move when\n"
      "`attacker` is true. `pieces` lists cell << 4 | code (code: side << 3 | kind, kinds\n"
-     "K Q R B N = 1 ... 5); `spend(count)` is called with the positions generated."},
+     "K Q R B N = 1 ... 5); `spend(count)` is called with the positions generated, at once\n"
+     "when they would pass `allowance` (the budget's positions left), so that it raises."},
     {NULL, NULL, 0, NULL},
 };
 

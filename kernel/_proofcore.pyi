@@ -10,6 +10,17 @@ class Core:
     most_entries: int
 
     def __init__(self, table_entries: int) -> None: ...
+    def keys(
+        self,
+        size: int,
+        pieces: list[int],
+        side: int,
+        moves: int,
+        spend: Callable[[int], object],
+        allowance: int,
+        /,
+    ) -> list[tuple[int, int]]:
+        """Return (origin, target) of each move that mates in `moves` or fewer (keys)."""
     def prove(
         self,
         size: int,
@@ -18,6 +29,7 @@ class Core:
         depth: int,
         attacker: bool,
         spend: Callable[[int], object],
+        allowance: int,
         /,
     ) -> bool:
         """Tell whether the attacker mates with `depth` moves left (ProofNumberSearch.prove)."""

@@ -184,6 +184,18 @@ class ProofNumberSearch:
 
     def keys(self, position: Position, moves: int) -> list[Move]:
         """Return every move of the side to move that mates in `moves` or fewer."""
+        if self.core is not None and position.size <= CORE_LARGEST_SIZE:
+            budget = self.budget
+            found = self.core.keys(
+                position.size,
+                core_pieces(position),
+                position.side,
+                moves,
+                budget.spend,
+                budget.limit - budget.nodes,
+            )
+            cells = position.cells
+            return [Move(cells[origin], origin, target, cells[target]) for origin, target in found]
         candidates = attacking_moves(Analysis(position), moves)
         self.budget.spend(len(candidates))
         return [move for move in candidates if self.mates_after_move(position, move, moves)]
@@ -227,9 +239,15 @@ class ProofNumberSearch:
         back unchanged either way. It loops over an explicit path, not Python's stack.
         """
         if self.core is not None and position.size <= CORE_LARGEST_SIZE:
-            pieces = core_pieces(position)
+            budget = self.budget
             return self.core.prove(
-                position.size, pieces, position.side, depth, attacker, self.budget.spend
+                position.size,
+                core_pieces(position),
+                position.side,
+                depth,
+                attacker,
+                budget.spend,
+                budget.limit - budget.nodes,
             )
         root = self.enter(position, depth, attacker, None, INFINITE, INFINITE)
         if isinstance(root, tuple):

@@ -201,17 +201,17 @@ def test_a_refused_search_leaves_the_core_ready_for_the_next(kernel: Kernel) -> 
     core = Core(TABLE_ENTRIES)
     budget = Budget(500)
     with pytest.raises(SearchLimitReached):
-        core.prove(position.size, pieces, position.side, 4, True, budget.spend)
+        core.prove(position.size, pieces, position.side, 4, True, budget.spend, 500)
     assert budget.nodes <= 500
 
     def stop(count: int) -> None:
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        core.prove(position.size, pieces, position.side, 4, True, stop)
+        core.prove(position.size, pieces, position.side, 4, True, stop, PLENTY)
     spent = Budget(PLENTY)
-    assert core.prove(position.size, pieces, position.side, 4, True, spent.spend)
-    assert not core.prove(position.size, pieces, position.side, 3, True, spent.spend)
+    assert core.prove(position.size, pieces, position.side, 4, True, spent.spend, PLENTY)
+    assert not core.prove(position.size, pieces, position.side, 3, True, spent.spend, PLENTY)
     assert spent.nodes > 0
 
 
@@ -233,9 +233,9 @@ def test_bad_arguments_are_refused(arguments: tuple[Any, ...], error: type, mess
     core = Core(100)
     prove: Any = core.prove  # the arguments are wrong on purpose
     with pytest.raises(error, match=message):
-        prove(*arguments, Budget(PLENTY).spend)
+        prove(*arguments, Budget(PLENTY).spend, PLENTY)
     position, pieces = pieces_of(MATES_IN_4[0])
-    assert core.prove(position.size, pieces, position.side, 4, True, Budget(PLENTY).spend)
+    assert core.prove(position.size, pieces, position.side, 4, True, Budget(PLENTY).spend, PLENTY)
 
 
 def test_pieces_are_handed_over_as_cells_and_codes() -> None:
@@ -264,11 +264,11 @@ def test_a_search_cannot_start_another_on_the_same_core() -> None:
     core = Core(TABLE_ENTRIES)
 
     def spend(count: int) -> None:
-        core.prove(position.size, pieces, position.side, 2, True, Budget(PLENTY).spend)
+        core.prove(position.size, pieces, position.side, 2, True, Budget(PLENTY).spend, PLENTY)
 
     with pytest.raises(RuntimeError, match="already searching"):
-        core.prove(position.size, pieces, position.side, 4, True, spend)
-    assert core.prove(position.size, pieces, position.side, 4, True, Budget(PLENTY).spend)
+        core.prove(position.size, pieces, position.side, 4, True, spend, PLENTY)
+    assert core.prove(position.size, pieces, position.side, 4, True, Budget(PLENTY).spend, PLENTY)
 
 
 def test_a_board_wider_than_the_core_takes_is_searched_in_python() -> None:

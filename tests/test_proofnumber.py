@@ -464,7 +464,7 @@ def test_a_remembered_kings_step_is_asked_again_in_each_position(kernel: Kernel)
 def test_a_search_past_its_limit_is_refused_with_the_position_as_it_was(
     kernel: Kernel, question: str, compiled: bool
 ) -> None:
-    """Raise SearchLimitReached, count no more than the limit, and leave the position be."""
+    """Raise SearchLimitReached, count up to the limit and no more, and leave the position be."""
     position = position_of(kernel, parse_game(MATE_IN_5))
     before = snapshot(position)
     for limit in (1, 10, 300, 5000):
@@ -477,7 +477,9 @@ def test_a_search_past_its_limit_is_refused_with_the_position_as_it_was(
                 search.shortest_mate(position, 5)
             else:
                 write_solution(search, position, 5)
-        assert budget.nodes <= limit
+        # Counted up to the limit, then refused the count that would pass it: a node's moves
+        # (the compiled search hands on its counts in chunks, but never across the limit).
+        assert limit - 1000 < budget.nodes <= limit
         assert snapshot(position) == before
 
 
