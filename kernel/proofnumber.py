@@ -47,9 +47,9 @@ by depth). One guess is made from the move itself (as df-pn+ does): a defence th
 starts with a disproof number of 1, since the attacker then has only a few evasions to refute,
 and such a defence is usually the one that refutes.
 
-The same search is compiled in kernel/_proofcore.c, and `prove` hands its questions to it
-when the install built it (where a C compiler was found) and the board is at most
-`CORE_LARGEST_SIZE` wide: ten to a hundred times faster, with the same answers
+The same search is compiled in kernel/_proofcore.c, and `keys` and `prove` hand their
+questions to it when the install built it (where a C compiler was found) and the board is at
+most `CORE_LARGEST_SIZE` wide: 20 to 30 times faster (bench/mate.py), with the same answers
 (tests/test_proofcore.py); `ProofNumberSearch(..., compiled=False)` asks Python. This module
 stays the one to read first: the C file says where it differs, and why.
 
