@@ -852,7 +852,7 @@ static int classify(Core *core, int ply, const uint8_t *order, int kinds) {
     for (int k = 0; k < kinds; k++)
         for (int i = 0; i < list->count; i++)
             if (moves[i].kind == order[k]) scratch->moves[kept++] = moves[i];
-    memcpy(moves, scratch->moves, (size_t)kept * sizeof(Move));
+    if (kept) memcpy(moves, scratch->moves, (size_t)kept * sizeof(Move)); /* none: maybe NULL */
     list->count = kept;
     return 0;
 }
