@@ -32,7 +32,7 @@ WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 # and the page most of the time (38 s for 22 CPU-s alone), and the other tests fill the waits.
 BROWSER_TESTS := tests/test_gui.py tests/test_gui_game.py
 
-.PHONY: run test lint typecheck pytest pytest-browser pytest-others regress bench stress sweep gui clean batch arena ladder bytecode
+.PHONY: run test lint typecheck pytest pytest-browser pytest-others regress bench stress sweep gui clean batch arena ladder bytecode sanitize
 
 # Silent, so that stdout carries nothing but the engine's responses.
 # At a terminal the engine takes the foreground itself, so that Ctrl-C ends it, not make.
@@ -73,6 +73,24 @@ bench: $(STAMP) bytecode
 # Every seeded sweep of the suite ten times larger (docs/design.md, "Tests"): an hour or more.
 sweep: $(STAMP) bytecode
 	CUBEMATE_SWEEP=$${CUBEMATE_SWEEP:-10} $(BIN)/pytest -q -n $(WORKERS) --dist loadgroup
+
+# The compiled mate search under AddressSanitizer and UBSan (docs/design.md, "Tests"): a copy
+# of the tree in build/sanitize, the extension built there instrumented, and the tests that
+# drive it (and the engine processes they start) run there; any report ends the run.
+SANITIZE := build/sanitize
+SANITIZERS := $$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)
+sanitize: $(STAMP)
+	rm -rf $(SANITIZE) && mkdir -p $(SANITIZE)
+	cp -r $(SOURCES) tests bench pyproject.toml engine_config.toml $(SANITIZE)/
+	find $(SANITIZE) -name '*.so' -delete
+	gcc -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -shared -fPIC \
+		-I$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])') \
+		kernel/_proofcore.c -o $(SANITIZE)/kernel/_proofcore$$($(BIN)/python -c \
+		'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+	cd $(SANITIZE) && LD_PRELOAD="$(SANITIZERS)" ASAN_OPTIONS=detect_leaks=0,abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1,halt_on_error=1 $(CURDIR)/$(BIN)/python -m pytest -q \
+		-p no:cacheprovider -n $(WORKERS) tests/test_proofcore.py tests/test_proofnumber.py \
+		tests/test_mate.py tests/test_interrupt.py
 
 # The signal stress tests of the suite, run for a minute each instead of a few seconds.
 stress: $(STAMP) bytecode
