@@ -1058,19 +1058,6 @@ static int end(Core *self, int failed) {
     return failed;
 }
 
-static PyObject *core_prove(Core *self, PyObject *args) {
-    int size, side, depth, attacker;
-    long long allowance;
-    PyObject *pieces, *spend_function;
-    if (!PyArg_ParseTuple(args, "iO!iipOL", &size, &PyList_Type, &pieces, &side, &depth, &attacker,
-                          &spend_function, &allowance))
-        return NULL;
-    if (begin(self, size, pieces, side, depth, spend_function, allowance) < 0) return NULL;
-    uint64_t pn, dn;
-    int failed = mid(self, 0, depth, attacker, INFINITE, INFINITE, &pn, &dn) < 0;
-    return end(self, failed) ? NULL : PyBool_FromLong(pn == 0);
-}
-
 /* The keys: each of the attacker's moves worth trying (checks only with one move left) is
    played and its defender's node proved or disproved, as ProofNumberSearch.keys does; the
    whole question in one call saves a call and a list of pieces per move. */
@@ -1112,13 +1099,9 @@ static PyMethodDef core_methods[] = {
     {"keys", (PyCFunction)core_keys, METH_VARARGS,
      "keys(size, pieces, side, moves, spend, allowance) -> list[tuple[int, int]]\n\n"
      "Return (origin, target) of every move of the side to move that mates in `moves` or\n"
-     "fewer; the arguments as for prove."},
-    {"prove", (PyCFunction)core_prove, METH_VARARGS,
-     "prove(size, pieces, side, depth, attacker, spend, allowance) -> bool\n\n"
-     "Tell whether the attacker mates with `depth` moves left; the attacker is to move when\n"
-     "`attacker` is true. `pieces` lists cell << 4 | code (code: side << 3 | kind, kinds\n"
-     "K Q R B N = 1 ... 5); `spend(count)` is called with the positions generated, at once\n"
-     "when they would pass `allowance` (the budget's positions left), so that it raises."},
+     "fewer. `pieces` lists cell << 4 | code (code: side << 3 | kind, kinds K Q R B N =\n"
+     "1 ... 5); `spend(count)` is called with the positions generated, at once when they\n"
+     "would pass `allowance` (the budget's positions left), so that it raises."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -21,15 +21,3 @@ class Core:
         /,
     ) -> list[tuple[int, int]]:
         """Return (origin, target) of each move that mates in `moves` or fewer (keys)."""
-    def prove(
-        self,
-        size: int,
-        pieces: list[int],
-        side: int,
-        depth: int,
-        attacker: bool,
-        spend: Callable[[int], object],
-        allowance: int,
-        /,
-    ) -> bool:
-        """Tell whether the attacker mates with `depth` moves left (ProofNumberSearch.prove)."""

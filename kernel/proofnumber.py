@@ -47,10 +47,11 @@ by depth). One guess is made from the move itself (as df-pn+ does): a defence th
 starts with a disproof number of 1, since the attacker then has only a few evasions to refute,
 and such a defence is usually the one that refutes.
 
-The same search is compiled in kernel/_proofcore.c, and `keys` and `prove` hand their
-questions to it when the install built it (where a C compiler was found) and the board is at
-most `CORE_LARGEST_SIZE` wide: 20 to 30 times faster (bench/mate.py), with the same answers
-(tests/test_proofcore.py); `ProofNumberSearch(..., compiled=False)` asks Python. This module
+The same search is compiled in kernel/_proofcore.c, and `keys` hands its questions to it
+(each move's node proved there, the whole question in one call) when the install built it
+(where a C compiler was found) and the board is at most `CORE_LARGEST_SIZE` wide: 20 to 30
+times faster (bench/mate.py), with the same answers (tests/test_proofcore.py);
+`ProofNumberSearch(..., compiled=False)` asks Python. This module
 stays the one to read first: the C file says where it differs, and why.
 
 The table holds at most `TABLE_ENTRIES` entries, each one int of a few words packing the two
@@ -238,17 +239,6 @@ class ProofNumberSearch:
         until the position is settled, or raises SearchLimitReached; the position comes
         back unchanged either way. It loops over an explicit path, not Python's stack.
         """
-        if self.core is not None and position.size <= CORE_LARGEST_SIZE:
-            budget = self.budget
-            return self.core.prove(
-                position.size,
-                core_pieces(position),
-                position.side,
-                depth,
-                attacker,
-                budget.spend,
-                budget.limit - budget.nodes,
-            )
         root = self.enter(position, depth, attacker, None, INFINITE, INFINITE)
         if isinstance(root, tuple):
             return root[0] == 0

@@ -201,41 +201,42 @@ def test_a_refused_search_leaves_the_core_ready_for_the_next(kernel: Kernel) -> 
     core = Core(TABLE_ENTRIES)
     budget = Budget(500)
     with pytest.raises(SearchLimitReached):
-        core.prove(position.size, pieces, position.side, 4, True, budget.spend, 500)
+        core.keys(position.size, pieces, position.side, 4, budget.spend, 500)
     assert budget.nodes <= 500
 
     def stop(count: int) -> None:
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        core.prove(position.size, pieces, position.side, 4, True, stop, PLENTY)
+        core.keys(position.size, pieces, position.side, 4, stop, PLENTY)
     spent = Budget(PLENTY)
-    assert core.prove(position.size, pieces, position.side, 4, True, spent.spend, PLENTY)
-    assert not core.prove(position.size, pieces, position.side, 3, True, spent.spend, PLENTY)
+    assert len(core.keys(position.size, pieces, position.side, 4, spent.spend, PLENTY)) == 1
+    assert core.keys(position.size, pieces, position.side, 3, spent.spend, PLENTY) == []
     assert spent.nodes > 0
 
 
 @pytest.mark.parametrize(
     ("arguments", "error", "message"),
     [
-        ((4, [0 << 4 | 1], 0, 2, True), ValueError, "bad piece 1 .cell 0"),  # on the wall
-        ((4, [42 << 4 | 7], 0, 2, True), ValueError, "code 7"),  # no such piece
-        ((4, [42 << 4 | 1, 42 << 4 | 9], 0, 2, True), ValueError, "cell 42"),  # twice
-        ((65, [], 0, 2, True), ValueError, "size, side or depth out of range"),
-        ((4, [], 2, 2, True), ValueError, "size, side or depth out of range"),
-        ((4, [], 0, 101, True), ValueError, "size, side or depth out of range"),
-        ((4, "K", 0, 2, True), TypeError, "list"),
-        ((4, ["K"], 0, 2, True), TypeError, "int"),
+        ((4, [0 << 4 | 1], 0, 2), ValueError, "bad piece 1 .cell 0"),  # on the wall
+        ((4, [42 << 4 | 7], 0, 2), ValueError, "code 7"),  # no such piece
+        ((4, [42 << 4 | 1, 42 << 4 | 9], 0, 2), ValueError, "cell 42"),  # twice
+        ((65, [], 0, 2), ValueError, "size, side or depth out of range"),
+        ((4, [], 2, 2), ValueError, "size, side or depth out of range"),
+        ((4, [], 0, 101), ValueError, "size, side or depth out of range"),
+        ((4, [], 0, 0), ValueError, "moves must be 1 or more"),
+        ((4, "K", 0, 2), TypeError, "list"),
+        ((4, ["K"], 0, 2), TypeError, "int"),
     ],
 )
 def test_bad_arguments_are_refused(arguments: tuple[Any, ...], error: type, message: str) -> None:
     """Refuse, naming the problem, what no caller should pass; the core stays usable."""
     core = Core(100)
-    prove: Any = core.prove  # the arguments are wrong on purpose
+    keys: Any = core.keys  # the arguments are wrong on purpose
     with pytest.raises(error, match=message):
-        prove(*arguments, Budget(PLENTY).spend, PLENTY)
+        keys(*arguments, Budget(PLENTY).spend, PLENTY)
     position, pieces = pieces_of(MATES_IN_4[0])
-    assert core.prove(position.size, pieces, position.side, 4, True, Budget(PLENTY).spend, PLENTY)
+    assert core.keys(position.size, pieces, position.side, 4, Budget(PLENTY).spend, PLENTY)
 
 
 def test_pieces_are_handed_over_as_cells_and_codes() -> None:
@@ -264,11 +265,11 @@ def test_a_search_cannot_start_another_on_the_same_core() -> None:
     core = Core(TABLE_ENTRIES)
 
     def spend(count: int) -> None:
-        core.prove(position.size, pieces, position.side, 2, True, Budget(PLENTY).spend, PLENTY)
+        core.keys(position.size, pieces, position.side, 2, Budget(PLENTY).spend, PLENTY)
 
     with pytest.raises(RuntimeError, match="already searching"):
-        core.prove(position.size, pieces, position.side, 4, True, spend, PLENTY)
-    assert core.prove(position.size, pieces, position.side, 4, True, Budget(PLENTY).spend, PLENTY)
+        core.keys(position.size, pieces, position.side, 4, spend, PLENTY)
+    assert core.keys(position.size, pieces, position.side, 4, Budget(PLENTY).spend, PLENTY)
 
 
 def test_a_board_wider_than_the_core_takes_is_searched_in_python() -> None:
