@@ -12,6 +12,8 @@ ifeq ($(origin PYTHON),undefined)
 PYTHON := $(shell $(SYSTEM_PYTHON) -c 'import sys, venv, pip; sys.exit(sys.version_info < (3, 11))' \
 	>/dev/null 2>&1 && echo $(SYSTEM_PYTHON) || echo python3)
 endif
+# The compiled core (kernel/core): one extension, kernel._core, built by the install.
+CORE_SOURCES := $(wildcard kernel/core/*.c)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -74,7 +76,7 @@ bench: $(STAMP) bytecode
 sweep: $(STAMP) bytecode
 	CUBEMATE_SWEEP=$${CUBEMATE_SWEEP:-10} $(BIN)/pytest -q -n $(WORKERS) --dist loadgroup
 
-# The compiled mate search under AddressSanitizer and UBSan (docs/design.md, "Tests"): a copy
+# The compiled core (the mate search and the player's search) under AddressSanitizer and UBSan (docs/design.md, "Tests"): a copy
 # of the tree in build/sanitize, the extension built there instrumented, and the tests that
 # drive it (and the engine processes they start) run there; any report ends the run.
 SANITIZE := build/sanitize
@@ -85,12 +87,12 @@ sanitize: $(STAMP)
 	find $(SANITIZE) -name '*.so' -delete
 	gcc -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -shared -fPIC \
 		-I$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["include"])') \
-		kernel/_proofcore.c -o $(SANITIZE)/kernel/_proofcore$$($(BIN)/python -c \
+		-Ikernel/core $(CORE_SOURCES) -o $(SANITIZE)/kernel/_core$$($(BIN)/python -c \
 		'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 	cd $(SANITIZE) && LD_PRELOAD="$(SANITIZERS)" ASAN_OPTIONS=detect_leaks=0,abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1,halt_on_error=1 $(CURDIR)/$(BIN)/python -m pytest -q \
 		-p no:cacheprovider -n $(WORKERS) tests/test_proofcore.py tests/test_proofnumber.py \
-		tests/test_mate.py tests/test_interrupt.py
+		tests/test_mate.py tests/test_interrupt.py tests/test_playercore.py tests/test_genmove.py
 
 # The signal stress tests of the suite, run for a minute each instead of a few seconds.
 stress: $(STAMP) bytecode
@@ -126,7 +128,7 @@ bytecode: $(STAMP)
 # would, several times faster. The environment starts without pip (ensurepip alone took 8 s
 # here) and gets uv from the interpreter's own pip; where that pip is missing or too old for
 # --python, from pip installed into the environment after all.
-$(STAMP): pyproject.toml kernel/_proofcore.c
+$(STAMP): pyproject.toml $(CORE_SOURCES) kernel/core/core.h
 	@echo "cubemate: setting up $(VENV) ..." >&2
 	@test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV) >&2
 	@test -x $(BIN)/uv || $(PYTHON) -m pip --python $(BIN)/python $(GET_UV) >/dev/null 2>&1 \
@@ -136,5 +138,5 @@ $(STAMP): pyproject.toml kernel/_proofcore.c
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis *.egg-info build
-	rm -f kernel/_proofcore.*.so
+	rm -f kernel/_core.*.so
 	find $(SOURCES) tests bench -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -12,7 +12,7 @@ faster than the brute force on mate in 2 (the median of the per-problem ratios),
 in 2 under 1 s; mate in 3 is reported as it is.
 
 Second section, the proof-number search (what `mate_in` runs: kernel/proofnumber.py, compiled
-as kernel/_proofcore.c) against the AND/OR search it replaced (tests/andor.py), with the same
+as kernel/core/mate.c) against the AND/OR search it replaced (tests/andor.py), with the same
 df-pn in Python timed beside them, on mates in 3, 4 and 5 with nothing shorter
 (n = 3..5, both sides, made by tests.positions.mate_problem and kept here; seeds 1001 and
 2021 are the two n = 4 mates in 4, 1083 the n = 4 mate in 5). Each search runs
@@ -43,10 +43,11 @@ from pathlib import Path
 from bench.memory import peak_mb
 from bench.peer import Peer
 from bench.report import Goal, goals_table, table
+from kernel.compiled import COMPILED
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
 from kernel.notation import get_move_name
-from kernel.proofnumber import COMPILED, ProofNumberSearch
+from kernel.proofnumber import ProofNumberSearch
 from kernel.search import Budget, SearchLimitReached
 from kernel.solution import MateSolver
 from tests.andor import MateSearch

@@ -102,7 +102,7 @@ def proof_search(kernel: Session, text: str, what: str) -> ProofNumberSearch:
     budget = search_budget(kernel, text, what, least=1, most=MAX_MATE_MOVES)
     from kernel.proofnumber import ProofNumberSearch  # imported when first used, to start faster
 
-    return ProofNumberSearch(budget)
+    return ProofNumberSearch(budget, compiled=kernel.config.compiled)
 
 
 def within_budget(search: Callable[[], Result]) -> Result:

@@ -32,6 +32,7 @@ class EngineConfig:
     echo_stderr: bool = False
     max_nodes: int = 5_000_000
     max_mate_moves: int = 5
+    compiled: bool = True
     play_depth: int = 0
     play_nodes: int = 0
     move_time: float = 1.0
@@ -70,7 +71,11 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "json_file": "json_log",
         "echo_stderr": "echo_stderr",
     },
-    "search": {"max_nodes": "max_nodes", "max_mate_moves": "max_mate_moves"},
+    "search": {
+        "max_nodes": "max_nodes",
+        "max_mate_moves": "max_mate_moves",
+        "compiled": "compiled",
+    },
     "play": {
         "depth": "play_depth",
         "nodes": "play_nodes",

@@ -24,7 +24,9 @@ from kernel.alphabeta import (
     TranspositionTable,
     mate_distance,
 )
+from kernel.alphabeta_core import CompiledSearcher, core_slots
 from kernel.clock import Clocks
+from kernel.compiled import COMPILED, CORE_LARGEST_SIZE
 from kernel.evaluation import DEFAULT_WEIGHTS, Weights
 from kernel.game import Game
 from kernel.notation import get_move_name
@@ -110,11 +112,18 @@ def search_summary(game: Game, choice: Choice) -> dict[str, Any]:
 
 
 class Player:
-    """Search moves for a game; keeps nothing between moves but its table's memory budget."""
+    """Search moves for a game; keeps nothing between moves but its table's memory budget.
 
-    def __init__(self, hash_mb: int, weights: Weights = DEFAULT_WEIGHTS) -> None:
+    `compiled`: search in the compiled core (kernel/alphabeta_core.py) where it was built and
+    takes the board; else in Python (kernel/alphabeta.py), the same search, slower.
+    """
+
+    def __init__(
+        self, hash_mb: int, weights: Weights = DEFAULT_WEIGHTS, compiled: bool = True
+    ) -> None:
         self.hash_mb = hash_mb
         self.weights = weights
+        self.compiled = compiled
 
     def choose(
         self,
@@ -128,11 +137,16 @@ class Player:
         A fresh table for each move, so that a fixed depth or node count gives the same move
         every time the same game is asked.
         """
-        table = TranspositionTable(self.hash_mb)
         # Moves are generated in the order of the pieces: the same order for the same
         # position, whatever was played and taken back before, gives the same search.
         game.position.order_pieces()
-        searcher = Searcher(game, limits, table, report, self.weights)
+        searcher: Searcher
+        if self.compiled and COMPILED and game.position.size <= CORE_LARGEST_SIZE:
+            slots = core_slots(self.hash_mb)
+            searcher = CompiledSearcher(game, limits, slots, report, self.weights)
+        else:
+            table = TranspositionTable(self.hash_mb)
+            searcher = Searcher(game, limits, table, report, self.weights)
         result = searcher.search()
         if result.move is None:
             return Choice(None, result)

@@ -33,7 +33,7 @@ Pieces = dict[int, str]
 
 #: A distinct number per letter, mixed into each piece's key (the letters' own str hashes
 #: change from run to run, and a search must be the same in every run).
-_LETTER_SALTS = {
+LETTER_SALTS = {
     letter: 0x9E3779B97F4A7C15 * (index + 1) & 0xFFFFFFFFFFFF
     for index, letter in enumerate(SIDE_LETTERS[0] + SIDE_LETTERS[1])
 }
@@ -48,7 +48,7 @@ def piece_key(point: int, letter: str) -> int:
     than a table of random numbers: a table for every cell of a 64-cube and ten letters would
     hold three million numbers, and the hash costs a fraction of a microsecond.
     """
-    return hash((point, _LETTER_SALTS[letter]))
+    return hash((point, LETTER_SALTS[letter]))
 
 
 #: A move as a plain tuple: piece letter, origin, target, captured (EMPTY if none). Move is

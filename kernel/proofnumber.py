@@ -47,7 +47,7 @@ by depth). One guess is made from the move itself (as df-pn+ does): a defence th
 starts with a disproof number of 1, since the attacker then has only a few evasions to refute,
 and such a defence is usually the one that refutes.
 
-The same search is compiled in kernel/_proofcore.c, and `keys` hands its questions to it
+The same search is compiled in kernel/core/mate.c, and `keys` hands its questions to it
 (each move's node proved there, the whole question in one call) when the install built it
 (where a C compiler was found) and the board is at most `CORE_LARGEST_SIZE` wide: 20 to 30
 times faster (bench/mate.py), with the same answers (tests/test_proofcore.py);
@@ -67,18 +67,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kernel.board import EMPTY, SIDE_LETTERS
+from kernel.board import EMPTY
+from kernel.compiled import COMPILED, CORE_LARGEST_SIZE, MateCore, core_pieces
 from kernel.mateinone import gives_check, mates_in_one
 from kernel.position import BLACK_TO_MOVE_KEY, KING_LETTERS, Move, Position, piece_key
 from kernel.rules import Analysis, is_attacked
 from kernel.search import MAX_MATE_MOVES, Budget
-
-try:
-    from kernel._proofcore import Core
-
-    COMPILED = True
-except ImportError:  # built by `pip install` where a C compiler is found (pyproject.toml)
-    COMPILED = False
 
 #: The proof or disproof number of a settled node: it cannot be reached, only passed.
 INFINITE = 1 << 32
@@ -92,9 +86,6 @@ NO_DEPTH = MAX_MATE_MOVES + 1
 #: Entries the table holds: about 130 bytes each, so about 130 MB when full (the compiled
 #: search's take 40 bytes each).
 TABLE_ENTRIES = 1_000_000
-#: The largest board the compiled search takes: its tables of lines grow as (2n - 1)**3
-#: (8 MB at n = 64); larger boards are searched in Python.
-CORE_LARGEST_SIZE = 64
 #: The guessed moves of an attacker, and replies of a defender that need answering, from
 #: which a position never seen takes its numbers.
 ATTACKER_MOVES = 30
@@ -173,8 +164,8 @@ class ProofNumberSearch:
         self, budget: Budget, table_entries: int = TABLE_ENTRIES, compiled: bool = True
     ) -> None:
         self.budget = budget
-        #: The same search compiled (kernel/_proofcore.c), when it was built and is wanted.
-        self.core = Core(table_entries) if compiled and COMPILED else None
+        #: The same search compiled (kernel/core/mate.c), when it was built and is wanted.
+        self.core = MateCore(table_entries) if compiled and COMPILED else None
         #: Position key -> packed entry (the module docstring says what it holds).
         self.table: dict[int, int] = {}
         self.table_entries = table_entries
@@ -525,23 +516,6 @@ class ProofNumberSearch:
         cut = works[(len(works) - 1) // 2]
         for key in [key for key, entry in table.items() if entry >> _WORK_SHIFT <= cut]:
             del table[key]
-
-
-#: Each piece letter's code in kernel/_proofcore.c: side << 3 | kind, kinds K Q R B N = 1 ... 5.
-CORE_CODES = {
-    letter: side << 3 | kind
-    for side, letters in enumerate(SIDE_LETTERS)
-    for kind, letter in enumerate(letters, start=1)
-}
-
-
-def core_pieces(position: Position) -> list[int]:
-    """List the pieces as kernel/_proofcore.c takes them: cell << 4 | code."""
-    return [
-        point << 4 | CORE_CODES[letter]
-        for pieces in position.pieces
-        for point, letter in pieces.items()
-    ]
 
 
 def king_step_is_legal(position: Position, move: Move) -> bool:

@@ -35,7 +35,7 @@ class Session:
         self.level = Level(config.play_depth, config.play_nodes, config.move_time)
         #: The game clocks of `time_settings` and `time_left`.
         self.clocks = Clocks()
-        self.player = Player(config.hash_mb, weights_of(config))
+        self.player = Player(config.hash_mb, weights_of(config), config.compiled)
         #: Where events beside the exchanges go (the JSON log's `search`); set by main.py.
         self.log_event: Callable[[str, dict[str, Any]], None] = lambda name, fields: None
         self.quit_requested = False

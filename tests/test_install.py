@@ -61,13 +61,13 @@ def test_installed_cubemate_runs_from_anywhere(tmp_path: Path) -> None:
     )  # fmt: skip
     assert (done.returncode, done.stdout, done.stderr) == (0, b"= 2\n\n= cubemate\n\n= \n\n", b"")
     # The mate search was compiled by the install, and the installed engine runs it.
-    assert list((site / "kernel").glob("_proofcore.*.so"))
-    where = "import kernel.proofnumber as p; print(p.COMPILED, p.Core.__module__, p.__file__)"
+    assert list((site / "kernel").glob("_core.*.so"))
+    where = "import kernel.proofnumber as p; print(p.COMPILED, p.MateCore.__module__, p.__file__)"
     found = subprocess.run(
         [sys.executable, "-c", where], capture_output=True, text=True, cwd=elsewhere, env=env,
         timeout=TIMEOUT, check=True,
     )  # fmt: skip
-    assert found.stdout == f"True kernel._proofcore {site / 'kernel' / 'proofnumber.py'}\n"
+    assert found.stdout == f"True kernel._core {site / 'kernel' / 'proofnumber.py'}\n"
     assert list(elsewhere.iterdir()) == []
     start = json.loads((state / "cubemate" / "logs" / "cubemate.jsonl").read_text().split("\n")[0])
     assert (start["event"], start["config"]) == ("start", "<built-in defaults>")

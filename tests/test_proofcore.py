@@ -1,4 +1,4 @@
-"""The compiled df-pn (kernel/_proofcore.c) held to the Python one (kernel/proofnumber.py).
+"""The compiled df-pn (kernel/core/mate.c) held to the Python one (kernel/proofnumber.py).
 
 The compiled search keeps its own cells, keys, move lists, legality and checks, so its answers
 are compared with the Python search's, which tests/test_proofnumber.py holds to the AND/OR
@@ -16,17 +16,12 @@ from typing import Any
 
 import pytest
 
+from kernel.compiled import COMPILED, CORE_LARGEST_SIZE, core_pieces
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
 from kernel.position import WHITE as WHITE_TO_MOVE
 from kernel.position import Move, Position
-from kernel.proofnumber import (
-    COMPILED,
-    CORE_LARGEST_SIZE,
-    TABLE_ENTRIES,
-    ProofNumberSearch,
-    core_pieces,
-)
+from kernel.proofnumber import TABLE_ENTRIES, ProofNumberSearch
 from kernel.search import Budget, SearchLimitReached
 from tests.conftest import set_position
 from tests.positions import game_position, mate_problem, noise_game_position
@@ -37,7 +32,7 @@ from tests.test_mate import DOUBLE_CHECK, MATE_2_EXAMPLE, PINNED_DEFENCE, STALEM
 from tests.test_proofnumber import MATES_IN_4, MATES_IN_5, PLENTY, names, snapshot
 
 if COMPILED:
-    from kernel._proofcore import Core
+    from kernel._core import MateCore as Core
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +42,8 @@ def kernel() -> Kernel:
 
 
 def test_the_compiled_search_was_built() -> None:
-    """Find kernel/_proofcore.c built: `make` installs it, and every run here must test it."""
-    assert COMPILED, "kernel/_proofcore.c was not built (no C compiler?); run make again"
+    """Find the core (kernel/core) built: `make` installs it, and every run here must test it."""
+    assert COMPILED, "kernel/core was not built (no C compiler?); run make again"
     assert ProofNumberSearch(Budget(1)).core is not None
     assert ProofNumberSearch(Budget(1), compiled=False).core is None
 
@@ -240,7 +235,7 @@ def test_bad_arguments_are_refused(arguments: tuple[Any, ...], error: type, mess
 
 
 def test_pieces_are_handed_over_as_cells_and_codes() -> None:
-    """Code each piece by side and kind, as kernel/_proofcore.c reads them."""
+    """Code each piece by side and kind, as kernel/core/mate.c reads them."""
     position, pieces = pieces_of("[###,###,k##],[###,###,#R#],[###,#K#,#R#]")
     decoded = sorted((item >> 4, item & 15) for item in pieces)
     expected = sorted(

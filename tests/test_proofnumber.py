@@ -7,7 +7,7 @@ with stalemates and checks of every kind, and on the hand-made traps; a `solutio
 very text the AND/OR search writes, and every line of it must replay move by move. Then
 `mate_search`, the table's depth rules and replacement, and the bounds: a search past its node
 limit is refused with the position as it was, and no search recurses with its depth. Each
-asks both df-pn searches: the compiled one (kernel/_proofcore.c, what the engine runs when it
+asks both df-pn searches: the compiled one (kernel/core/mate.c, what the engine runs when it
 was built) and the Python one; tests/test_proofcore.py holds the two to each other.
 
 The seeded sweeps are sized to keep `make test` short; `CUBEMATE_SWEEP=4` (any factor)
@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 import pytest
 
 import kernel.search as search_module
+from kernel.compiled import COMPILED
 from kernel.config import ConfigError, EngineConfig, config_from_document
 from kernel.kernel import Kernel
 from kernel.notation import get_move_name
 from kernel.position import Move, Position
 from kernel.proofnumber import (
-    COMPILED,
     DISPROVED,
     GUESSES,
     INFINITE,
@@ -74,7 +74,7 @@ MATE_IN_5 = MATES_IN_5[0]
 def compiled(request: pytest.FixtureRequest) -> bool:
     """Run a test with the compiled search, then with the Python one."""
     if request.param and not COMPILED:
-        pytest.fail("kernel/_proofcore.c was not built (no C compiler?); run make again")
+        pytest.fail("kernel/core was not built (no C compiler?); run make again")
     return bool(request.param)
 
 

@@ -19,16 +19,8 @@
 
    Different, because C can afford it or needs it:
    - the search recurses (at most twice the 100 moves of the longest mate asked for);
-   - the board keeps its pieces in two lists beside the cells, and "who attacks this cell"
-     asks each piece of a side, through a table of lines and leaps by the difference of two
-     cells, whether it could reach the cell on an empty board, and walks only that path; the
-     difference is taken on a grid of width 2n - 1, since the padded array (width n + 4) is
-     too narrow, from n = 6 on, for a difference to name one (dx, dy, dz);
-   - whether a move is legal or checks is read off the lines, not by playing it: out of
-     check only a pinned piece's move and a king's step can expose the king; in check,
-     another piece must take the one checker or stand in its line; a check is direct (the
-     piece's line or leap to the king, its old cell empty) or discovered (the piece stood
-     alone between the king and a slider of its side, and leaves the line);
+   - the board is board.c's (pieces in arrays, attacks and legality read off lines: it says
+     how), and a captured piece's place in its side's array is taken by the last one;
    - the table starts at 4,096 entries and doubles, up to its bound, when three quarters
      full (a small search then touches little memory: a page's first touch costs about a
      microsecond), in buckets of four where a new entry takes the place of the one that cost
@@ -42,21 +34,9 @@
    handler also gets its turn): the search then unwinds, and the exception reaches the
    caller. */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <structmember.h>
+#include "core.h"
 
-/* What a cell holds: nothing, the wall, or a piece (side << 3 | kind). */
-#define EMPTY 0
-#define WALL 0xFF
-enum { KING = 1, QUEEN = 2, ROOK = 3, BISHOP = 4, KNIGHT = 5 };
-#define SIDE_OF(code) ((code) >> 3)
-#define KIND_OF(code) ((code)&7)
-#define WALL_THICKNESS 2
+#include <structmember.h>
 
 /* As in kernel/proofnumber.py. */
 #define INFINITE ((uint64_t)1 << 32)
@@ -70,15 +50,6 @@ enum { KING = 1, QUEEN = 2, ROOK = 3, BISHOP = 4, KNIGHT = 5 };
 #define SPEND_EVERY 1024
 /* Entries of one bucket of the table. */
 #define BUCKET 4
-/* The largest board taken (kernel/proofnumber.py's CORE_LARGEST_SIZE): the tables of lines
-   and leaps take 2 (2n - 1)^3 bytes, 8 MB at n = 64. */
-#define LARGEST_SIZE 64
-
-typedef struct {
-    int32_t origin, target;
-    uint8_t piece, captured;
-    uint8_t kind; /* set by `classify`: a check, a capture, a quiet move, or illegal */
-} Move;
 enum { CHECK = 0, CAPTURE = 1, QUIET = 2, ILLEGAL = 3 };
 
 /* One table entry: proved at `proved` moves and more, disproved below `disproved`, and the
@@ -90,38 +61,11 @@ typedef struct {
     uint8_t proved, disproved, known, used;
 } Entry;
 
-/* A growable list of moves, one per node on the path. */
-typedef struct {
-    Move *moves;
-    uint64_t *pns, *dns;
-    int count, capacity;
-} MoveList;
-
 typedef struct {
     PyObject_HEAD
-    /* The board of the size last asked about: cells, and where each side's pieces stand. */
-    int size, width, area;
-    uint8_t *cells;
-    int32_t *index; /* cell -> its place in its side's list of pieces */
-    int32_t *pieces[2];
-    int counts[2];
-    int kings[2];
-    int side;
+    /* The board of the size last asked about, and its key (the search's own). */
+    Board board;
     uint64_t key;
-    int steps[26];
-    uint8_t step_axes[26]; /* how many of dx, dy, dz are not 0 */
-    int leaps[24];
-    /* The same steps and leaps as (dx, dy, dz). */
-    int8_t step_xyz[26][3], leap_xyz[24][3];
-    int grid; /* the compact grid's width, 2n - 1 */
-    /* Each board cell's place in the compact grid of width 2n - 1, in which the difference
-       of two cells is one (dx, dy, dz) (the padded array's width n + 4 is too narrow for
-       that once n >= 6); and, by such a difference plus `offset` (`between`), the direction
-       from the first cell to the second plus 1 when a line joins them (0 otherwise), and
-       whether a knight leaps it. */
-    int32_t *compact;
-    int offset;
-    uint8_t *rays, *knight_leaps;
     /* The table. */
     Entry *table;
     uint64_t buckets;
@@ -159,107 +103,6 @@ static inline uint64_t piece_key(int cell, int code) {
 
 #define BLACK_TO_MOVE_KEY 0x5851F42D4C957F2DULL
 
-/* --- the board ------------------------------------------------------------------------- */
-
-static int set_size(Core *core, int size) {
-    if (core->size == size) return 0;
-    int width = size + 2 * WALL_THICKNESS;
-    int area = width * width * width;
-    uint8_t *cells = malloc((size_t)area);
-    int32_t *index = malloc((size_t)area * sizeof(int32_t));
-    int32_t *white = malloc((size_t)size * size * size * sizeof(int32_t));
-    int32_t *black = malloc((size_t)size * size * size * sizeof(int32_t));
-    int grid = 2 * size - 1, offset = grid * grid * grid;
-    int32_t *compact = calloc((size_t)area, sizeof(int32_t));
-    uint8_t *rays = calloc((size_t)2 * offset + 1, 1),
-            *knight_leaps = calloc((size_t)2 * offset + 1, 1);
-    if (!cells || !index || !white || !black || !compact || !rays || !knight_leaps) {
-        free(cells), free(index), free(white), free(black), free(compact), free(rays),
-            free(knight_leaps);
-        PyErr_NoMemory();
-        return -1;
-    }
-    free(core->cells), free(core->index), free(core->pieces[0]), free(core->pieces[1]);
-    free(core->compact), free(core->rays), free(core->knight_leaps);
-    core->cells = cells, core->index = index, core->pieces[0] = white, core->pieces[1] = black;
-    core->compact = compact, core->offset = offset, core->rays = rays,
-    core->knight_leaps = knight_leaps;
-    core->size = size, core->width = width, core->area = area, core->grid = grid;
-    memset(cells, WALL, (size_t)area);
-    for (int z = 0; z < size; z++)
-        for (int y = 0; y < size; y++)
-            for (int x = 0; x < size; x++) {
-                int cell = (x + WALL_THICKNESS) +
-                           width * ((y + WALL_THICKNESS) + width * (z + WALL_THICKNESS));
-                cells[cell] = EMPTY;
-                compact[cell] = x + grid * (y + grid * z);
-            }
-    int count = 0, leaps = 0;
-    for (int dz = -1; dz <= 1; dz++)
-        for (int dy = -1; dy <= 1; dy++)
-            for (int dx = -1; dx <= 1; dx++) {
-                if (!dx && !dy && !dz) continue;
-                int step = dx + grid * (dy + grid * dz);
-                for (int far = 1; far < size; far++)
-                    rays[offset + far * step] = (uint8_t)(count + 1);
-                core->steps[count] = dx + width * (dy + width * dz);
-                core->step_xyz[count][0] = (int8_t)dx, core->step_xyz[count][1] = (int8_t)dy;
-                core->step_xyz[count][2] = (int8_t)dz;
-                core->step_axes[count++] = (uint8_t)((dx != 0) + (dy != 0) + (dz != 0));
-            }
-    for (int dz = -2; dz <= 2; dz++)
-        for (int dy = -2; dy <= 2; dy++)
-            for (int dx = -2; dx <= 2; dx++) {
-                int a = abs(dx), b = abs(dy), c = abs(dz);
-                int ones = (a == 1) + (b == 1) + (c == 1), twos = (a == 2) + (b == 2) + (c == 2);
-                if (ones == 1 && twos == 1) {
-                    core->leap_xyz[leaps][0] = (int8_t)dx, core->leap_xyz[leaps][1] = (int8_t)dy;
-                    core->leap_xyz[leaps][2] = (int8_t)dz;
-                    core->leaps[leaps++] = dx + width * (dy + width * dz);
-                    /* A leap longer than the board joins no two of its cells, and its
-                       difference could be another's. */
-                    if (a < size && b < size && c < size)
-                        knight_leaps[offset + dx + grid * (dy + grid * dz)] = 1;
-                }
-            }
-    return 0;
-}
-
-/* Set the pieces (cell << 4 | code each) on the board of the current size, `side` to move. */
-static int set_pieces(Core *core, PyObject *pieces, int side) {
-    /* Take the last position's pieces off first: cheaper than clearing n^3 cells. */
-    for (int s = 0; s < 2; s++)
-        for (int i = 0; i < core->counts[s]; i++) core->cells[core->pieces[s][i]] = EMPTY;
-    core->counts[0] = core->counts[1] = 0;
-    core->kings[0] = core->kings[1] = -1;
-    core->key = side ? BLACK_TO_MOVE_KEY : 0;
-    core->side = side;
-    Py_ssize_t total = PyList_GET_SIZE(pieces);
-    for (Py_ssize_t i = 0; i < total; i++) {
-        long item = PyLong_AsLong(PyList_GET_ITEM(pieces, i));
-        if (item == -1 && PyErr_Occurred()) return -1;
-        long cell = item >> 4;
-        int code = (int)(item & 15);
-        int kind = KIND_OF(code), owner = SIDE_OF(code);
-        if (cell < 0 || cell >= core->area || core->cells[cell] != EMPTY || kind < KING ||
-            kind > KNIGHT || owner > 1) {
-            PyErr_Format(PyExc_ValueError, "bad piece %ld (cell %ld, code %d)", item, cell, code);
-            return -1;
-        }
-        core->cells[cell] = (uint8_t)code;
-        core->index[cell] = core->counts[owner];
-        core->pieces[owner][core->counts[owner]++] = (int32_t)cell;
-        if (kind == KING) core->kings[owner] = (int)cell;
-        core->key ^= piece_key((int)cell, code);
-    }
-    return 0;
-}
-
-/* The index of the difference from one board cell to another in `rays` and `knight_leaps`. */
-static inline int between(const Core *core, int from, int to) {
-    return core->compact[to] - core->compact[from] + core->offset;
-}
-
 static inline uint64_t key_after(const Core *core, const Move *m) {
     uint64_t key = core->key ^ BLACK_TO_MOVE_KEY ^ piece_key(m->origin, m->piece) ^
                    piece_key(m->target, m->piece);
@@ -269,308 +112,46 @@ static inline uint64_t key_after(const Core *core, const Move *m) {
 
 /* Play a move of the side to move; return where the captured piece stood in its list. */
 static inline int play(Core *core, const Move *m) {
-    int side = core->side, enemy = 1 - side, place = -1;
-    uint8_t *cells = core->cells;
+    int side = core->board.side, enemy = 1 - side, place = -1;
+    uint8_t *cells = core->board.cells;
     if (m->captured != EMPTY) {
-        place = core->index[m->target];
-        int last = core->pieces[enemy][--core->counts[enemy]];
-        core->pieces[enemy][place] = last;
-        core->index[last] = place;
-        if (KIND_OF(m->captured) == KING) core->kings[enemy] = -1;
+        place = core->board.index[m->target];
+        int last = core->board.pieces[enemy][--core->board.counts[enemy]];
+        core->board.pieces[enemy][place] = last;
+        core->board.index[last] = place;
+        if (KIND_OF(m->captured) == KING) core->board.kings[enemy] = -1;
     }
-    int mine = core->index[m->origin];
-    core->pieces[side][mine] = m->target;
-    core->index[m->target] = mine;
+    int mine = core->board.index[m->origin];
+    core->board.pieces[side][mine] = m->target;
+    core->board.index[m->target] = mine;
     cells[m->origin] = EMPTY;
     cells[m->target] = m->piece;
-    if (core->kings[side] == m->origin) core->kings[side] = m->target;
+    if (core->board.kings[side] == m->origin) core->board.kings[side] = m->target;
     core->key = key_after(core, m);
-    core->side = enemy;
+    core->board.side = enemy;
     return place;
 }
 
 /* Take back the move just played; `place` is what play returned. */
 static inline void undo(Core *core, const Move *m, int place) {
-    int side = 1 - core->side, enemy = core->side;
-    uint8_t *cells = core->cells;
-    core->side = side;
+    int side = 1 - core->board.side, enemy = core->board.side;
+    uint8_t *cells = core->board.cells;
+    core->board.side = side;
     core->key = key_after(core, m); /* the same XORs take the key back */
-    int mine = core->index[m->target];
-    core->pieces[side][mine] = m->origin;
-    core->index[m->origin] = mine;
+    int mine = core->board.index[m->target];
+    core->board.pieces[side][mine] = m->origin;
+    core->board.index[m->origin] = mine;
     cells[m->origin] = m->piece;
     cells[m->target] = m->captured;
-    if (core->kings[side] == m->target) core->kings[side] = m->origin;
+    if (core->board.kings[side] == m->target) core->board.kings[side] = m->origin;
     if (m->captured != EMPTY) {
-        int moved = core->pieces[enemy][place];
-        core->pieces[enemy][core->counts[enemy]] = moved;
-        core->index[moved] = core->counts[enemy]++;
-        core->pieces[enemy][place] = m->target;
-        core->index[m->target] = place;
-        if (KIND_OF(m->captured) == KING) core->kings[enemy] = m->target;
+        int moved = core->board.pieces[enemy][place];
+        core->board.pieces[enemy][core->board.counts[enemy]] = moved;
+        core->board.index[moved] = core->board.counts[enemy]++;
+        core->board.pieces[enemy][place] = m->target;
+        core->board.index[m->target] = place;
+        if (KIND_OF(m->captured) == KING) core->board.kings[enemy] = m->target;
     }
-}
-
-static inline int slides_along(int kind, int axes) {
-    return kind == QUEEN || (kind == ROOK && axes == 1) || (kind == BISHOP && axes == 3);
-}
-
-/* Find where the pieces of `side` stand that attack `cell`, seeing through `lifted` as if it
-   were empty; stop at `most` of them. Each piece is asked through the tables whether it
-   could reach the cell on an empty board, and only that path is walked: a few pieces cost
-   less than the 26 rays and 24 leaps around the cell. */
-static int attackers(const Core *core, int cell, int side, int lifted, int most, int *found) {
-    const uint8_t *cells = core->cells;
-    int count = 0;
-    for (int i = 0; i < core->counts[side] && count < most; i++) {
-        int point = core->pieces[side][i], kind = KIND_OF(cells[point]);
-        int difference = between(core, point, cell);
-        if (kind == KNIGHT) {
-            if (!core->knight_leaps[difference]) continue;
-        } else {
-            int d = core->rays[difference] - 1;
-            if (d < 0) continue;
-            int step = core->steps[d];
-            if (kind == KING) {
-                if (point + step != cell) continue;
-            } else {
-                if (!slides_along(kind, core->step_axes[d])) continue;
-                int on = point + step;
-                while (on != cell && (cells[on] == EMPTY || on == lifted)) on += step;
-                if (on != cell) continue;
-            }
-        }
-        if (found) found[count] = point;
-        count++;
-    }
-    return count;
-}
-
-static inline int attacked(const Core *core, int cell, int side, int lifted) {
-    return attackers(core, cell, side, lifted, 1, NULL);
-}
-
-static inline int in_check(const Core *core, int side) {
-    return core->kings[side] >= 0 && attacked(core, core->kings[side], 1 - side, -1);
-}
-
-static int reserve(MoveList *list, int count) {
-    if (count <= list->capacity) return 0;
-    int capacity = list->capacity ? list->capacity : 64;
-    while (capacity < count) capacity *= 2;
-    Move *moves = realloc(list->moves, (size_t)capacity * sizeof(Move));
-    if (moves) list->moves = moves;
-    uint64_t *pns = realloc(list->pns, (size_t)capacity * sizeof(uint64_t));
-    if (pns) list->pns = pns;
-    uint64_t *dns = realloc(list->dns, (size_t)capacity * sizeof(uint64_t));
-    if (dns) list->dns = dns;
-    if (!moves || !pns || !dns) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    list->capacity = capacity;
-    return 0;
-}
-
-static inline int add(MoveList *list, int origin, int target, uint8_t piece, uint8_t captured) {
-    if (list->count == list->capacity && reserve(list, list->count + 1) < 0) return -1;
-    Move *m = &list->moves[list->count++];
-    m->origin = origin, m->target = target, m->piece = piece, m->captured = captured;
-    return 0;
-}
-
-/* Add the moves of the piece on `origin`, its own king's safety not asked (is_legal does). */
-static int piece_moves(Core *core, int origin, MoveList *list) {
-    const uint8_t *cells = core->cells;
-    uint8_t piece = cells[origin];
-    int side = SIDE_OF(piece), kind = KIND_OF(piece);
-    if (kind == KNIGHT) {
-        for (int l = 0; l < 24; l++) {
-            int target = origin + core->leaps[l];
-            uint8_t there = cells[target];
-            if (there == EMPTY || (there != WALL && SIDE_OF(there) != side))
-                if (add(list, origin, target, piece, there) < 0) return -1;
-        }
-        return 0;
-    }
-    for (int d = 0; d < 26; d++) {
-        int axes = core->step_axes[d];
-        if ((kind == ROOK && axes != 1) || (kind == BISHOP && axes != 3)) continue;
-        int step = core->steps[d], target = origin + step;
-        for (;;) {
-            uint8_t there = cells[target];
-            if (there == EMPTY) {
-                if (add(list, origin, target, piece, EMPTY) < 0) return -1;
-                if (kind == KING) break;
-                target += step;
-                continue;
-            }
-            if (there != WALL && SIDE_OF(there) != side)
-                if (add(list, origin, target, piece, there) < 0) return -1;
-            break;
-        }
-    }
-    return 0;
-}
-
-/* List the moves of the side to move, its own king's safety not asked. */
-static int pseudo_moves(Core *core, MoveList *list) {
-    list->count = 0;
-    for (int i = 0; i < core->counts[core->side]; i++)
-        if (piece_moves(core, core->pieces[core->side][i], list) < 0) return -1;
-    return 0;
-}
-
-/* Where a board cell is: (x, y, z), read off its place in the compact grid. */
-static inline void coordinates(const Core *core, int cell, int *xyz) {
-    int compact = core->compact[cell], grid = core->grid;
-    xyz[0] = compact % grid, xyz[1] = compact / grid % grid, xyz[2] = compact / grid / grid;
-}
-
-/* Tell whether a piece of `kind` (dx, dy, dz) away from a cell could attack it on an empty
-   board: arithmetic on the three distances, no table (on a large board a table is out of
-   the cache, and this is asked of every cell a piece could move to). */
-static inline int could_attack(int kind, int dx, int dy, int dz) {
-    int a = abs(dx), b = abs(dy), c = abs(dz);
-    int most = a > b ? (a > c ? a : c) : (b > c ? b : c);
-    int zeros = (a == 0) + (b == 0) + (c == 0);
-    switch (kind) {
-        case ROOK:
-            return zeros == 2;
-        case BISHOP:
-            return zeros == 0 && a == b && b == c;
-        case QUEEN:
-            return zeros < 3 && (a == 0 || a == most) && (b == 0 || b == most) &&
-                   (c == 0 || c == most);
-        case KNIGHT:
-            return zeros == 1 && a + b + c == 3 && most == 2;
-        default:
-            return 0;
-    }
-}
-
-/* What a node's moves are judged by: whether the side to move is in check, both kings, and
-   the pieces of the side to move whose leaving uncovers a check (with the line's direction). */
-typedef struct {
-    int in_check, king, enemy_king;
-    int checkers[2];
-    int discoverers[26], directions[26], count;
-} Context;
-
-static void prepare(const Core *core, Context *context) {
-    int side = core->side;
-    const uint8_t *cells = core->cells;
-    context->king = core->kings[side];
-    context->enemy_king = core->kings[1 - side];
-    context->in_check =
-        context->king < 0 ? 0 : attackers(core, context->king, 1 - side, -1, 2, context->checkers);
-    context->count = 0;
-    if (context->enemy_king < 0) return;
-    for (int d = 0; d < 26; d++) {
-        int step = core->steps[d], point = context->enemy_king + step;
-        while (cells[point] == EMPTY) point += step;
-        uint8_t code = cells[point];
-        if (code == WALL || SIDE_OF(code) != side) continue;
-        int behind = point + step;
-        while (cells[behind] == EMPTY) behind += step;
-        uint8_t slider = cells[behind];
-        if (slider != WALL && SIDE_OF(slider) == side &&
-            slides_along(KIND_OF(slider), core->step_axes[d])) {
-            context->discoverers[context->count] = point;
-            context->directions[context->count++] = d;
-        }
-    }
-}
-
-/* Tell whether a move of the side to move checks the other king, without playing it. */
-static int gives_check(const Core *core, const Context *context, const Move *m) {
-    int king = context->enemy_king;
-    if (king < 0) return 0;
-    int kind = KIND_OF(m->piece);
-    if (kind == KNIGHT) {
-        if (core->knight_leaps[between(core, m->target, king)]) return 1;
-    } else if (kind != KING) {
-        int d = core->rays[between(core, m->target, king)] - 1;
-        if (d >= 0 && slides_along(kind, core->step_axes[d])) {
-            int step = core->steps[d], point = m->target + step;
-            while (point != king && (core->cells[point] == EMPTY || point == m->origin))
-                point += step;
-            if (point == king) return 1;
-        }
-    }
-    for (int i = 0; i < context->count; i++)
-        if (context->discoverers[i] == m->origin)
-            /* Uncovered unless the piece stays on the line (it cannot pass the slider). */
-            return core->rays[between(core, king, m->target)] - 1 != context->directions[i];
-    return 0;
-}
-
-/* Tell whether a move of the side to move leaves its own king safe. */
-static int is_legal(const Core *core, const Context *context, const Move *m) {
-    int side = core->side, king = context->king;
-    if (king < 0) return 1;
-    if (m->origin == king) return !attacked(core, m->target, 1 - side, king);
-    const uint8_t *cells = core->cells;
-    if (context->in_check) {
-        /* In check, another piece must take the one checker or stand in its line. */
-        int checker = context->checkers[0];
-        if (context->in_check > 1) return 0;
-        if (m->target != checker) {
-            int kind = KIND_OF(cells[checker]);
-            if (kind == KNIGHT || kind == KING) return 0;
-            int d = core->rays[between(core, king, checker)] - 1;
-            if (core->rays[between(core, king, m->target)] - 1 != d) return 0;
-            if (abs(core->compact[m->target] - core->compact[king]) >=
-                abs(core->compact[checker] - core->compact[king]))
-                return 0;
-        }
-    }
-    /* Otherwise only a pinned piece's move can expose the king. */
-    int d = core->rays[between(core, king, m->origin)] - 1;
-    if (d < 0) return 1;
-    int step = core->steps[d], point = king + step;
-    while (point != m->origin) {
-        if (cells[point] != EMPTY) return 1;
-        point += step;
-    }
-    point += step;
-    while (cells[point] == EMPTY) point += step;
-    uint8_t code = cells[point];
-    if (code == WALL || SIDE_OF(code) == side || !slides_along(KIND_OF(code), core->step_axes[d]))
-        return 1;
-    /* Pinned: it may only move along the line, up to taking the pinner. */
-    return core->rays[between(core, king, m->target)] - 1 == d;
-}
-
-/* Tell whether the king's step to `target` is a move: onto an empty cell or an enemy. */
-static inline int king_step_lands(const Core *core, int target, int side) {
-    uint8_t there = core->cells[target];
-    return there == EMPTY || (there != WALL && SIDE_OF(there) != side);
-}
-
-/* Tell whether the side to move has a legal move: the king's steps first, then the other
-   pieces one at a time, each piece's moves generated only when the ones before had none. */
-static int has_legal_move(Core *core, MoveList *scratch) {
-    Context context;
-    prepare(core, &context);
-    int side = core->side, king = context.king;
-    if (king >= 0) {
-        for (int d = 0; d < 26; d++) {
-            int target = king + core->steps[d];
-            if (king_step_lands(core, target, side) && !attacked(core, target, 1 - side, king))
-                return 1;
-        }
-        if (context.in_check > 1) return 0; /* a double check: only the king can move */
-    }
-    for (int i = 0; i < core->counts[side]; i++) {
-        int origin = core->pieces[side][i];
-        if (origin == king) continue;
-        scratch->count = 0;
-        if (piece_moves(core, origin, scratch) < 0) return -1;
-        for (int j = 0; j < scratch->count; j++)
-            if (is_legal(core, &context, &scratch->moves[j])) return 1;
-    }
-    return 0;
 }
 
 /* --- the budget ------------------------------------------------------------------------ */
@@ -703,7 +284,7 @@ static inline void settle(Core *core, uint64_t key, int depth, int proved, uint6
 /* Play a check, tell whether the other side has no legal move left, take it back. */
 static int mates(Core *core, const Move *m, MoveList *scratch) {
     int place = play(core, m);
-    int escapes = has_legal_move(core, scratch);
+    int escapes = has_legal_move(&core->board, scratch);
     undo(core, m, place);
     return escapes < 0 ? -1 : !escapes;
 }
@@ -715,27 +296,27 @@ static int mates(Core *core, const Move *m, MoveList *scratch) {
    Python. */
 static int mates_in_one(Core *core, int ply) {
     MoveList *replies = &core->lists[ply + 1];
-    int side = core->side, king = core->kings[1 - side];
+    int side = core->board.side, king = core->board.kings[1 - side];
     if (king < 0) return 0;
     Context context;
-    prepare(core, &context);
-    const uint8_t *cells = core->cells;
+    prepare(&core->board, &context);
+    const uint8_t *cells = core->board.cells;
     int to_king[3], asked = 0, found = 0;
-    coordinates(core, king, to_king);
-    for (int i = 0; i < core->counts[side] && !found; i++) {
-        int origin = core->pieces[side][i], from[3];
+    coordinates(&core->board, king, to_king);
+    for (int i = 0; i < core->board.counts[side] && !found; i++) {
+        int origin = core->board.pieces[side][i], from[3];
         uint8_t piece = cells[origin];
         int kind = KIND_OF(piece), uncovers = 0;
         for (int k = 0; k < context.count; k++) uncovers |= context.discoverers[k] == origin;
         if (kind == KING && !uncovers) continue; /* a king never checks by itself */
-        coordinates(core, origin, from);
+        coordinates(&core->board, origin, from);
         int dx = to_king[0] - from[0], dy = to_king[1] - from[1], dz = to_king[2] - from[2];
         int directions = kind == KNIGHT ? 24 : 26;
         for (int d = 0; d < directions && !found; d++) {
-            if (kind == ROOK && core->step_axes[d] != 1) continue;
-            if (kind == BISHOP && core->step_axes[d] != 3) continue;
-            const int8_t *xyz = kind == KNIGHT ? core->leap_xyz[d] : core->step_xyz[d];
-            int step = kind == KNIGHT ? core->leaps[d] : core->steps[d];
+            if (kind == ROOK && core->board.step_axes[d] != 1) continue;
+            if (kind == BISHOP && core->board.step_axes[d] != 3) continue;
+            const int8_t *xyz = kind == KNIGHT ? core->board.leap_xyz[d] : core->board.step_xyz[d];
+            int step = kind == KNIGHT ? core->board.leaps[d] : core->board.steps[d];
             int slides = kind != KNIGHT && kind != KING;
             int target = origin, x = dx, y = dy, z = dz;
             for (;;) {
@@ -744,7 +325,7 @@ static int mates_in_one(Core *core, int ply) {
                 if (there == WALL || (there != EMPTY && SIDE_OF(there) == side)) break;
                 if (uncovers || could_attack(kind, x, y, z)) {
                     Move m = {origin, target, piece, there, QUIET};
-                    if (gives_check(core, &context, &m) && is_legal(core, &context, &m)) {
+                    if (gives_check(&core->board, &context, &m) && is_legal(&core->board, &context, &m)) {
                         asked++;
                         found = mates(core, &m, replies);
                         if (found) break;
@@ -755,7 +336,7 @@ static int mates_in_one(Core *core, int ply) {
         }
     }
     if (found < 0) return -1;
-    if (spend(core, (uint64_t)(core->counts[side] + asked)) < 0) return -1;
+    if (spend(core, (uint64_t)(core->board.counts[side] + asked)) < 0) return -1;
     return found;
 }
 
@@ -785,15 +366,15 @@ static int mated_after(Core *core, int ply, const Move *m) {
 static int every_defence_mated_in_one(Core *core, int ply) {
     MoveList *list = &core->lists[ply];
     Context context;
-    prepare(core, &context);
-    int side = core->side, king = context.king, defended = 0, mated;
+    prepare(&core->board, &context);
+    int side = core->board.side, king = context.king, defended = 0, mated;
     int killer = -1; /* the target of the remembered step, when it is one here */
     if (king >= 0 && core->has_killer[1] && core->killers[1].origin == king) {
-        int d = core->rays[between(core, king, core->killers[1].target)] - 1;
+        int d = core->board.rays[between(&core->board, king, core->killers[1].target)] - 1;
         killer = core->killers[1].target;
-        if (d >= 0 && king + core->steps[d] == killer && king_step_lands(core, killer, side) &&
-            !attacked(core, killer, 1 - side, king)) {
-            Move m = {king, killer, core->cells[king], core->cells[killer], QUIET};
+        if (d >= 0 && king + core->board.steps[d] == killer && king_step_lands(&core->board, killer, side) &&
+            !attacked(&core->board, killer, 1 - side, king)) {
+            Move m = {king, killer, core->board.cells[king], core->board.cells[killer], QUIET};
             defended = 1;
             if ((mated = mated_after(core, ply, &m)) <= 0) return mated < 0 ? -1 : 0;
         } else {
@@ -802,10 +383,10 @@ static int every_defence_mated_in_one(Core *core, int ply) {
     }
     if (king >= 0)
         for (int d = 0; d < 26; d++) {
-            int target = king + core->steps[d];
-            if (target == killer || !king_step_lands(core, target, side)) continue;
-            if (attacked(core, target, 1 - side, king)) continue;
-            Move m = {king, target, core->cells[king], core->cells[target], QUIET};
+            int target = king + core->board.steps[d];
+            if (target == killer || !king_step_lands(&core->board, target, side)) continue;
+            if (attacked(&core->board, target, 1 - side, king)) continue;
+            Move m = {king, target, core->board.cells[king], core->board.cells[target], QUIET};
             defended = 1;
             if ((mated = mated_after(core, ply, &m)) <= 0) {
                 if (mated == 0) core->killers[1] = m, core->has_killer[1] = 1;
@@ -813,14 +394,14 @@ static int every_defence_mated_in_one(Core *core, int ply) {
             }
         }
     if (!(king >= 0 && context.in_check > 1))
-        for (int i = 0; i < core->counts[side]; i++) {
-            int origin = core->pieces[side][i];
+        for (int i = 0; i < core->board.counts[side]; i++) {
+            int origin = core->board.pieces[side][i];
             if (origin == king) continue;
             list->count = 0;
-            if (piece_moves(core, origin, list) < 0) return -1;
+            if (piece_moves(&core->board, origin, list) < 0) return -1;
             for (int j = 0; j < list->count; j++) {
                 Move m = list->moves[j];
-                if (!is_legal(core, &context, &m)) continue;
+                if (!is_legal(&core->board, &context, &m)) continue;
                 defended = 1;
                 if ((mated = mated_after(core, ply, &m)) <= 0) {
                     if (mated == 0) core->killers[1] = m, core->has_killer[1] = 1;
@@ -839,12 +420,12 @@ static int classify(Core *core, int ply, const uint8_t *order, int kinds) {
     MoveList *list = &core->lists[ply], *scratch = &core->lists[ply + 1];
     if (reserve(scratch, list->count) < 0) return -1;
     Context context;
-    prepare(core, &context);
+    prepare(&core->board, &context);
     Move *moves = list->moves;
     for (int i = 0; i < list->count; i++) {
         Move *m = &moves[i];
-        m->kind = !is_legal(core, &context, m)     ? ILLEGAL
-                  : gives_check(core, &context, m) ? CHECK
+        m->kind = !is_legal(&core->board, &context, m)     ? ILLEGAL
+                  : gives_check(&core->board, &context, m) ? CHECK
                   : m->captured != EMPTY           ? CAPTURE
                                                    : QUIET;
     }
@@ -861,7 +442,7 @@ static int classify(Core *core, int ply, const uint8_t *order, int kinds) {
    move left, only checks. */
 static int attacking_moves(Core *core, int ply, int depth) {
     static const uint8_t order[] = {CHECK, CAPTURE, QUIET};
-    if (pseudo_moves(core, &core->lists[ply]) < 0) return -1;
+    if (pseudo_moves(&core->board, &core->lists[ply]) < 0) return -1;
     return classify(core, ply, order, depth == 1 ? 1 : 3);
 }
 
@@ -869,7 +450,7 @@ static int attacking_moves(Core *core, int ply, int depth) {
 static int defending_moves(Core *core, int ply, int depth) {
     static const uint8_t order[] = {CHECK, CAPTURE, QUIET};
     MoveList *list = &core->lists[ply];
-    if (pseudo_moves(core, list) < 0 || classify(core, ply, order, 3) < 0) return -1;
+    if (pseudo_moves(&core->board, list) < 0 || classify(core, ply, order, 3) < 0) return -1;
     if (core->has_killer[depth]) {
         const Move *killer = &core->killers[depth];
         for (int i = 0; i < list->count; i++) {
@@ -908,8 +489,8 @@ static int mid(Core *core, int ply, int depth, int attacker, uint64_t proof_limi
         } else if (depth == 1) {
             proved = every_defence_mated_in_one(core, ply);
         } else {
-            int moves = has_legal_move(core, &core->lists[ply]);
-            proved = moves < 0 ? -1 : !moves && in_check(core, core->side);
+            int moves = has_legal_move(&core->board, &core->lists[ply]);
+            proved = moves < 0 ? -1 : !moves && in_check(&core->board, core->board.side);
         }
         if (proved < 0) return -1;
         settle(core, key, depth, proved, core->nodes - started + 1, out_pn, out_dn);
@@ -935,7 +516,7 @@ static int mid(Core *core, int ply, int depth, int attacker, uint64_t proof_limi
     } else {
         if (defending_moves(core, ply, depth) < 0) return -1;
         if (!list->count) { /* mated: proved at every depth; stalemate: disproved at every depth */
-            int mated = in_check(core, core->side);
+            int mated = in_check(&core->board, core->board.side);
             settle(core, key, mated ? 0 : NO_DEPTH, mated, 1, out_pn, out_dn);
             return 0;
         }
@@ -1014,16 +595,16 @@ static int core_init(Core *self, PyObject *args, PyObject *kwargs) {
     }
     self->buckets = buckets, self->most_buckets = most, self->filled = 0;
     self->most_entries = most * BUCKET;
+    for (size_t i = 0; i < sizeof self->lists / sizeof self->lists[0]; i++)
+        self->lists[i].numbers = 1;
     return 0;
 }
 
 static void core_dealloc(Core *self) {
-    free(self->table), free(self->cells), free(self->index);
-    free(self->compact), free(self->rays), free(self->knight_leaps);
-    free(self->pieces[0]), free(self->pieces[1]);
-    for (size_t i = 0; i < sizeof self->lists / sizeof self->lists[0]; i++) {
-        free(self->lists[i].moves), free(self->lists[i].pns), free(self->lists[i].dns);
-    }
+    free(self->table);
+    free_board(&self->board);
+    for (size_t i = 0; i < sizeof self->lists / sizeof self->lists[0]; i++)
+        free_moves(&self->lists[i]);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1043,7 +624,13 @@ static int begin(Core *self, int size, PyObject *pieces, int side, int depth, Py
         PyErr_SetString(PyExc_RuntimeError, "this Core is already searching");
         return -1;
     }
-    if (set_size(self, size) < 0 || set_pieces(self, pieces, side) < 0) return -1;
+    if (set_size(&self->board, size) < 0 || set_pieces(&self->board, pieces, side) < 0) return -1;
+    self->key = side ? BLACK_TO_MOVE_KEY : 0;
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < self->board.counts[s]; i++) {
+            int cell = self->board.pieces[s][i];
+            self->key ^= piece_key(cell, self->board.cells[cell]);
+        }
     self->spend = spend, self->busy = 1, self->allowance = allowance > 0 ? allowance : 0;
     self->nodes = self->unspent = 0;
     return 0;
@@ -1112,8 +699,8 @@ static PyMemberDef core_members[] = {
     {NULL, 0, 0, 0, NULL},
 };
 
-static PyTypeObject CoreType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kernel._proofcore.Core",
+PyTypeObject MateCoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kernel._core.MateCore",
     .tp_doc = "The df-pn mate search, compiled, with its table of `table_entries` entries.",
     .tp_basicsize = sizeof(Core),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -1123,20 +710,3 @@ static PyTypeObject CoreType = {
     .tp_methods = core_methods,
     .tp_members = core_members,
 };
-
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_proofcore", "kernel/proofnumber.py's df-pn, compiled.", -1, NULL,
-};
-
-PyMODINIT_FUNC PyInit__proofcore(void) {
-    if (PyType_Ready(&CoreType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module);
-    if (!m) return NULL;
-    Py_INCREF(&CoreType);
-    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
-        Py_DECREF(&CoreType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
-}

@@ -1,0 +1,57 @@
+"""Types of kernel._core, the compiled core (kernel/core/*.c): the df-pn of
+kernel/proofnumber.py (MateCore) and the search of kernel/alphabeta.py (PlayerCore)."""
+
+from collections.abc import Callable, Mapping, Sequence
+
+class MateCore:
+    """The df-pn mate search, compiled, with its table of at most `table_entries` entries."""
+
+    #: Entries in use in the table, and the most it may hold.
+    entries: int
+    most_entries: int
+
+    def __init__(self, table_entries: int) -> None: ...
+    def keys(
+        self,
+        size: int,
+        pieces: list[int],
+        side: int,
+        moves: int,
+        spend: Callable[[int], object],
+        allowance: int,
+        /,
+    ) -> list[tuple[int, int]]:
+        """Return (origin, target) of each move that mates in `moves` or fewer (keys)."""
+
+class PlayerCore:
+    """One position's search by kernel/alphabeta.py's rules, compiled (set up once)."""
+
+    #: Positions counted so far, and the material-and-placement sum (white's positive).
+    nodes: int
+    material: int
+
+    def __init__(
+        self,
+        size: int,
+        slots: int,
+        pieces: list[int],
+        side: int,
+        key: int,
+        black_to_move: int,
+        salts: Sequence[int],
+        letters: str,
+        values: Sequence[int],
+        average: Sequence[float],
+        weights: Sequence[float],
+        steps: Sequence[tuple[bool, list[tuple[int, ...]]]],
+        game: Mapping[int, int],
+        quiet_plies: int,
+        limits: Sequence[float],
+        poll: Callable[[], object],
+    ) -> None: ...
+    def root(
+        self, depth: int, moves: list[tuple[int, int, int, int]], /
+    ) -> tuple[int, int, list[tuple[int, int, int, int]], bool]:
+        """Search each root move to `depth`: (score, best index, pv, stopped)."""
+    def evaluate(self) -> int:
+        """Return the evaluation of the position set up, for the side to move."""

@@ -1,0 +1,135 @@
+"""The player's search with its roots searched by the compiled core (kernel/core/player.c).
+
+kernel/alphabeta.py is the search; this module changes nothing of it but where each
+iteration's root is searched. `CompiledSearcher` is a `Searcher` whose `root` hands the root
+moves to the core, which searches the tree below them as `Searcher.pvs` and
+`Searcher.quiescence` would, on its own copy of the position, with the same evaluation
+(kernel/evaluation.py's numbers, handed over here) and the same keys: at a fixed depth the
+two choose the same move with the same score after the same count of positions
+(tests/test_playercore.py). The iterations, the limits between them and the reports stay
+Python's.
+
+The core keeps its table in 32-byte entries, so that a budget of megabytes holds five times
+as many as Python's (`core_slots`), and looks at the clock every few positions and at a stop
+request every few milliseconds (kernel/core/player.c says how).
+"""
+
+from __future__ import annotations
+
+from kernel.alphabeta import (
+    Limits,
+    OnIteration,
+    OutOfTime,
+    Searcher,
+    SearchMove,
+    TranspositionTable,
+)
+from kernel.board import EMPTY
+from kernel.compiled import CODE_LETTERS, CORE_CODES, PlayerCore, core_pieces
+from kernel.evaluation import BLOCKING, DEFAULT_WEIGHTS, MOVES, RAY_LIMIT, Weights, average_reach
+from kernel.game import Game
+from kernel.interrupt import COMMAND
+from kernel.position import BLACK_TO_MOVE_KEY, LETTER_SALTS
+
+#: What one entry of the core's table takes (kernel/core/player.c, `Entry`).
+CORE_ENTRY_BYTES = 32
+#: The kinds in the order of the core's codes (kind 0 is no piece).
+KINDS = " kqrbn"
+
+CoreMove = tuple[int, int, int, int]
+
+
+def core_slots(megabytes: float) -> int:
+    """Return the slots of a core table within a memory budget: a power of two, at least 1."""
+    count = 1
+    while count * 2 * CORE_ENTRY_BYTES <= megabytes * (1 << 20):
+        count *= 2
+    return count
+
+
+def to_core(move: SearchMove) -> CoreMove:
+    """Write a search move as the core takes it: codes for the letters, 0 for no capture."""
+    letter, origin, target, captured = move
+    return (CORE_CODES[letter], origin, target, CORE_CODES.get(captured, 0))
+
+
+def from_core(move: CoreMove) -> SearchMove:
+    """Read a move from the core back into a search move."""
+    piece, origin, target, captured = move
+    return (CODE_LETTERS[piece], origin, target, CODE_LETTERS[captured] if captured else EMPTY)
+
+
+class CompiledSearcher(Searcher):
+    """A Searcher whose every root is searched by the compiled core.
+
+    `slots` is the size of the core's table (a power of two): `core_slots(hash_mb)` when
+    playing, the Python table's own count when the two searches are compared.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        limits: Limits,
+        slots: int,
+        on_iteration: OnIteration | None = None,
+        weights: Weights = DEFAULT_WEIGHTS,
+    ) -> None:
+        # The Python table is never asked: one slot stands in for it.
+        super().__init__(game, limits, TranspositionTable(0), on_iteration, weights)
+        position = self.position
+        size = position.size
+        tables = self.tables
+        values = [0] * 16
+        salts = [0] * 16
+        for letter, code in CORE_CODES.items():
+            values[code] = tables.values[letter]
+            salts[code] = LETTER_SALTS[letter]
+        steps: list[tuple[bool, list[tuple[int, ...]]]] = [(False, [])] + [
+            (MOVES[kind][1], [tuple(step) for step in MOVES[kind][0]]) for kind in KINDS[1:]
+        ]
+        self.core = PlayerCore(
+            size=size,
+            slots=slots,
+            pieces=core_pieces(position),
+            side=position.side,
+            key=position.key,
+            black_to_move=BLACK_TO_MOVE_KEY,
+            salts=salts,
+            letters=CODE_LETTERS,
+            values=values,
+            average=[0.0] + [average_reach(kind, size) for kind in KINDS[1:]],
+            weights=[
+                BLOCKING,
+                weights.placement,
+                weights.exposure,
+                weights.king_reach,
+                weights.cornering,
+                tables.start_material,
+                RAY_LIMIT,
+            ],
+            steps=steps,
+            game=game.seen,
+            quiet_plies=game.quiet_plies,
+            limits=[
+                -1.0 if self.deadline is None else self.deadline,
+                self.started,
+                -1 if self.node_limit is None else self.node_limit,
+            ],
+            poll=stop_requested,
+        )
+
+    def root(self, depth: int, moves: list[SearchMove], in_check: bool) -> int:
+        """Search every root move to `depth` in the core; leave the best first."""
+        score, best, pv, stopped = self.core.root(depth, [to_core(move) for move in moves])
+        self.nodes = self.core.nodes
+        self.root_depth = depth
+        self.pv_table[0] = [from_core(move) for move in pv]
+        if stopped:
+            raise OutOfTime
+        moves.insert(0, moves.pop(best))
+        return int(score)
+
+
+def stop_requested() -> bool:
+    """Tell the core whether the running command was asked to stop (kernel/interrupt.py)."""
+    return COMMAND.stop_requested

@@ -1,0 +1,155 @@
+/* The compiled core's shared parts: the board, its moves and its checks (board.c), which the
+   mate search (mate.c) and the player's search (player.c) both stand on; module.c makes them
+   one extension, kernel._core.
+
+   Each C file mirrors a Python module, which is the one to read first: board.c mirrors
+   kernel/rules.py and kernel/position.py, mate.c kernel/proofnumber.py, player.c
+   kernel/alphabeta.py and kernel/evaluation.py. Each says at its top where it differs. */
+
+#ifndef CUBEMATE_CORE_H
+#define CUBEMATE_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What a cell holds: nothing, the wall, or a piece (side << 3 | kind). */
+#define EMPTY 0
+#define WALL 0xFF
+enum { KING = 1, QUEEN = 2, ROOK = 3, BISHOP = 4, KNIGHT = 5 };
+#define SIDE_OF(code) ((code) >> 3)
+#define KIND_OF(code) ((code)&7)
+#define WALL_THICKNESS 2
+/* The largest board taken (kernel/proofnumber.py's CORE_LARGEST_SIZE): the tables of lines
+   and leaps take 2 (2n - 1)^3 bytes, 8 MB at n = 64. */
+#define LARGEST_SIZE 64
+
+typedef struct {
+    int32_t origin, target;
+    uint8_t piece, captured;
+    uint8_t kind; /* the mate search's `classify`: a check, a capture, a quiet move, illegal */
+} Move;
+
+/* A growable list of moves; with `numbers`, also a proof and a disproof number per move
+   (the mate search's). */
+typedef struct {
+    Move *moves;
+    uint64_t *pns, *dns;
+    int count, capacity;
+    int numbers;
+} MoveList;
+
+/* The board of one size: cells, and where each side's pieces stand. */
+typedef struct {
+    int size, width, area;
+    uint8_t *cells;
+    int32_t *index; /* cell -> its place in its side's list of pieces */
+    int32_t *pieces[2];
+    int counts[2];
+    int kings[2];
+    int side;
+    int steps[26];
+    uint8_t step_axes[26]; /* how many of dx, dy, dz are not 0 */
+    int leaps[24];
+    /* The same steps and leaps as (dx, dy, dz). */
+    int8_t step_xyz[26][3], leap_xyz[24][3];
+    int grid; /* the compact grid's width, 2n - 1 */
+    /* Each board cell's place in the compact grid of width 2n - 1, in which the difference
+       of two cells is one (dx, dy, dz) (the padded array's width n + 4 is too narrow for
+       that once n >= 6); and, by such a difference plus `offset` (`between`), the direction
+       from the first cell to the second plus 1 when a line joins them (0 otherwise), and
+       whether a knight leaps it. */
+    int32_t *compact;
+    int offset;
+    uint8_t *rays, *knight_leaps;
+} Board;
+
+/* What a node's moves are judged by: whether the side to move is in check, both kings, and
+   the pieces of the side to move whose leaving uncovers a check (with the line's direction). */
+typedef struct {
+    int in_check, king, enemy_king;
+    int checkers[2];
+    int discoverers[26], directions[26], count;
+} Context;
+
+/* --- board.c ------------------------------------------------------------------------ */
+
+int set_size(Board *board, int size);
+void free_board(Board *board);
+int set_pieces(Board *board, PyObject *pieces, int side);
+int attackers(const Board *board, int cell, int side, int lifted, int most, int *found);
+int reserve(MoveList *list, int count);
+void free_moves(MoveList *list);
+int piece_moves(Board *board, int origin, MoveList *list);
+int pseudo_moves(Board *board, MoveList *list);
+void prepare(const Board *board, Context *context);
+int gives_check(const Board *board, const Context *context, const Move *m);
+int is_legal(const Board *board, const Context *context, const Move *m);
+int has_legal_move(Board *board, MoveList *scratch);
+
+static inline int between(const Board *board, int from, int to) {
+    return board->compact[to] - board->compact[from] + board->offset;
+}
+
+static inline int slides_along(int kind, int axes) {
+    return kind == QUEEN || (kind == ROOK && axes == 1) || (kind == BISHOP && axes == 3);
+}
+
+static inline int attacked(const Board *board, int cell, int side, int lifted) {
+    return attackers(board, cell, side, lifted, 1, NULL);
+}
+
+static inline int in_check(const Board *board, int side) {
+    return board->kings[side] >= 0 && attacked(board, board->kings[side], 1 - side, -1);
+}
+
+static inline int add(MoveList *list, int origin, int target, uint8_t piece, uint8_t captured) {
+    if (list->count == list->capacity && reserve(list, list->count + 1) < 0) return -1;
+    Move *m = &list->moves[list->count++];
+    m->origin = origin, m->target = target, m->piece = piece, m->captured = captured;
+    return 0;
+}
+
+/* Where a board cell is: (x, y, z), read off its place in the compact grid. */
+static inline void coordinates(const Board *board, int cell, int *xyz) {
+    int compact = board->compact[cell], grid = board->grid;
+    xyz[0] = compact % grid, xyz[1] = compact / grid % grid, xyz[2] = compact / grid / grid;
+}
+
+/* Tell whether a piece of `kind` (dx, dy, dz) away from a cell could attack it on an empty
+   board: arithmetic on the three distances, no table (on a large board a table is out of
+   the cache, and this is asked of every cell a piece could move to). */
+static inline int could_attack(int kind, int dx, int dy, int dz) {
+    int a = abs(dx), b = abs(dy), c = abs(dz);
+    int most = a > b ? (a > c ? a : c) : (b > c ? b : c);
+    int zeros = (a == 0) + (b == 0) + (c == 0);
+    switch (kind) {
+        case ROOK:
+            return zeros == 2;
+        case BISHOP:
+            return zeros == 0 && a == b && b == c;
+        case QUEEN:
+            return zeros < 3 && (a == 0 || a == most) && (b == 0 || b == most) &&
+                   (c == 0 || c == most);
+        case KNIGHT:
+            return zeros == 1 && a + b + c == 3 && most == 2;
+        default:
+            return 0;
+    }
+}
+
+/* Tell whether the king's step to `target` is a move: onto an empty cell or an enemy. */
+static inline int king_step_lands(const Board *board, int target, int side) {
+    uint8_t there = board->cells[target];
+    return there == EMPTY || (there != WALL && SIDE_OF(there) != side);
+}
+
+/* --- the types of mate.c and player.c, which module.c adds to the module ------------------ */
+
+extern PyTypeObject MateCoreType;
+extern PyTypeObject PlayerCoreType;
+
+#endif

@@ -1,0 +1,34 @@
+/* The compiled core as one extension, kernel._core: the mate search's type (mate.c) and the
+   player's (player.c), both on the board of board.c. kernel/proofnumber.py and
+   kernel/alphabeta_core.py import it where the install built it; without it the same
+   searches run in Python. */
+
+#include "core.h"
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_core",
+    "The compiled core: kernel/proofnumber.py's df-pn (MateCore) and kernel/alphabeta.py's\n"
+    "search (PlayerCore), on one board.",
+    -1, NULL, NULL, NULL, NULL, NULL,
+};
+
+static int add_type(PyObject *module, PyTypeObject *type, const char *name) {
+    if (PyType_Ready(type) < 0) return -1;
+    Py_INCREF(type);
+    if (PyModule_AddObject(module, name, (PyObject *)type) < 0) {
+        Py_DECREF(type);
+        return -1;
+    }
+    return 0;
+}
+
+PyMODINIT_FUNC PyInit__core(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    if (add_type(m, &MateCoreType, "MateCore") < 0 ||
+        add_type(m, &PlayerCoreType, "PlayerCore") < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,310 @@
+"""The compiled player's search (kernel/core/player.c) held to the Python one (kernel/alphabeta.py).
+
+Both search the same tree, so at a fixed depth (or node count) they must give the same move,
+the same score, the same principal variation and the same count of positions: on seeded game
+positions of both sides (n = 3 ... 9, crowded noise boards, mate problems, the start
+positions), on positions reached by play (the game's repetitions and its fifty-move count),
+near the fifty-move line, and on a 64-cube. The evaluation of both is asked directly too.
+
+`CUBEMATE_SWEEP=K` multiplies the seeded counts by K.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from kernel.alphabeta import Limits, Searcher, SearchResult, TranspositionTable
+from kernel.alphabeta_core import CompiledSearcher, core_slots
+from kernel.compiled import COMPILED, CORE_LARGEST_SIZE
+from kernel.config import EngineConfig
+from kernel.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
+from kernel.game import Game
+from kernel.interrupt import COMMAND
+from kernel.kernel import Kernel
+from kernel.player import Player
+from kernel.position import Position
+from kernel.rules import Analysis
+from kernel.start import start_position
+from tests.conftest import set_position
+from tests.positions import game_position, mate_problem, noise_game_position
+from tests.reference import BLACK, WHITE, Side, board_text
+from tests.reference import Position as Problem
+from tests.sweep import SWEEP
+
+#: The Python table's size in both searches (its slots): small, so that replacement is tried.
+TABLE_MB = 1
+
+
+@pytest.fixture(scope="module")
+def kernel() -> Kernel:
+    """Share one kernel: set_board replaces the whole position."""
+    return Kernel(EngineConfig())
+
+
+def test_the_compiled_player_was_built() -> None:
+    """`make` builds the core; every run here must test it."""
+    assert COMPILED, "kernel/core was not built (no C compiler?); run make again"
+
+
+def both(game: Game, limits: Limits, weights: Weights = DEFAULT_WEIGHTS) -> list[SearchResult]:
+    """Search a game's position with the Python search and the compiled one, alike."""
+    results = []
+    for compiled in (False, True):
+        game.position.order_pieces()
+        table = TranspositionTable(TABLE_MB)
+        if compiled:
+            searcher: Searcher = CompiledSearcher(game, limits, table.mask + 1, None, weights)
+        else:
+            searcher = Searcher(game, limits, table, None, weights)
+        results.append(searcher.search())
+    return results
+
+
+def summary(result: SearchResult) -> tuple[object, ...]:
+    return (result.move, result.score, result.depth, result.nodes, result.pv)
+
+
+def difference(game: Game, limits: Limits, weights: Weights = DEFAULT_WEIGHTS) -> str | None:
+    """Search both ways; say how they differ, or None."""
+    before = (board_text_of(game.position), game.position.key, dict(game.seen))
+    python, compiled = both(game, limits, weights)
+    after = (board_text_of(game.position), game.position.key, dict(game.seen))
+    assert before == after, "a search changed the game"
+    if summary(python) != summary(compiled):
+        return f"python {summary(python)} != compiled {summary(compiled)}"
+    return None
+
+
+def board_text_of(position: Position) -> str:
+    return "".join(position.cells) + str(position.side)
+
+
+def game_of(kernel: Kernel, problem: Problem) -> Game:
+    set_position(kernel, problem)
+    return kernel.game
+
+
+def check_all(cases: list[tuple[str, Game, Limits]]) -> None:
+    found = []
+    for name, game, limits in cases:
+        trouble = difference(game, limits)
+        if trouble is not None:
+            found.append(f"{name} {limits}: {trouble}")
+    assert not found, f"{len(found)} of {len(cases)} differ:\n" + "\n".join(found[:5])
+
+
+@pytest.mark.parametrize(("seed", "sizes"), [(3601, (3, 4, 5)), (3602, (6, 7, 8, 9))])
+def test_seeded_game_positions_both_sides(
+    kernel: Kernel, seed: int, sizes: tuple[int, ...]
+) -> None:
+    """Random game positions of both sides: a fixed depth, each cut by a node limit."""
+    rng = random.Random(seed)
+    cases = []
+    for i in range(30 * SWEEP):
+        n = sizes[i % len(sizes)]
+        side: Side = WHITE if i % 2 else BLACK
+        problem = game_position(rng, n, side)
+        game = Game(game_of(kernel, problem).position.copy())
+        depth = 1 + i % 4
+        cases.append((board_text(problem), game, Limits(depth=depth, nodes=1500)))
+    check_all(cases)
+
+
+def test_crowded_boards_and_mate_problems(kernel: Kernel) -> None:
+    """Captures galore (quiescence, delta pruning, the guarded taker) and forced mates (mate
+    scores, the check extension, evasions)."""
+    rng = random.Random(3603)
+    cases = []
+    for i in range(16 * SWEEP):
+        n = 3 + i % 3
+        side: Side = WHITE if i % 2 else BLACK
+        problem = noise_game_position(rng, n, side, rng.randint(n * n, 2 * n * n))
+        cases.append((board_text(problem), Game(game_of(kernel, problem).position.copy()), None))
+        problem = mate_problem(rng, n, side, rng.randint(5, 9))
+        cases.append((board_text(problem), Game(game_of(kernel, problem).position.copy()), None))
+    check_all(
+        [
+            (name, game, Limits(depth=1 + index % 4, nodes=2500))
+            for index, (name, game, _) in enumerate(cases)
+        ]
+    )
+
+
+@pytest.mark.parametrize("size", [3, 4, 5, 6, 8])
+def test_start_positions_to_depth_4(size: int) -> None:
+    """The start positions, searched whole to depth 4 (3 on the larger boards) and cut."""
+    depth = 4 if size <= 4 else 3
+    check_all(
+        [
+            (f"start {size}", Game(start_position(size)), Limits(depth=depth)),
+            (f"start {size}", Game(start_position(size)), Limits(depth=5, nodes=4000)),
+        ]
+    )
+
+
+def test_depth_5_on_small_boards(kernel: Kernel) -> None:
+    """Depth 5 on the 3-cube, where a whole search is still cheap in Python."""
+    rng = random.Random(3604)
+    cases = [("start 3", Game(start_position(3)), Limits(depth=5))]
+    for i in range(4 * SWEEP):
+        problem = game_position(rng, 3, WHITE if i % 2 else BLACK)
+        cases.append(
+            (
+                board_text(problem),
+                Game(game_of(kernel, problem).position.copy()),
+                Limits(depth=5, nodes=6000),
+            )
+        )
+    check_all(cases)
+
+
+def played_game(rng: random.Random, size: int, plies: int) -> Game:
+    """A game from the start with random moves played (repetitions stand in its history)."""
+    game = Game(start_position(size))
+    for _ in range(plies):
+        moves = list(Analysis(game.position).legal_moves())
+        if not moves or game.outcome() is not None:
+            break
+        game.play(rng.choice(moves))
+    return game
+
+
+def test_positions_reached_by_play_and_repetitions() -> None:
+    """Games played out (keys in the history), and games shuffling back and forth so that
+    the path meets the game's positions: the draws by repetition must match."""
+    rng = random.Random(3605)
+    cases = []
+    for i in range(10 * SWEEP):
+        game = played_game(rng, 3 + i % 3, rng.randint(1, 20))
+        if game.outcome() is None:
+            cases.append((f"played {i}", game, Limits(depth=3, nodes=3000)))
+    # A knight shuffled out and back twice: the start stands three times, and the search
+    # sees positions of the game again on its path.
+    game = Game(start_position(4))
+    for _ in range(2):
+        for _ in range(4):
+            moves = [m for m in Analysis(game.position).legal_moves() if m.piece in "Nn"]
+            game.play(moves[0] if len(game.plies) % 4 < 2 else next(iter(moves)))
+    cases.append(("shuffled", game, Limits(depth=4, nodes=5000)))
+    check_all(cases)
+
+
+@pytest.mark.parametrize("quiet", [94, 97, 99, 100, 120])
+def test_the_fifty_move_line(kernel: Kernel, quiet: int) -> None:
+    """Near and past a hundred quiet plies a draw in the tree, unless it is a mate."""
+    rng = random.Random(3606 + quiet)
+    cases = []
+    for i in range(4):
+        problem = mate_problem(rng, 4, WHITE if i % 2 else BLACK, 7)
+        position = game_of(kernel, problem).position.copy()
+        cases.append(
+            (board_text(problem), Game(position, quiet_plies=quiet), Limits(depth=3, nodes=3000))
+        )
+    check_all(cases)
+
+
+def test_the_evaluation_weights_of_a_level(kernel: Kernel) -> None:
+    """Other weights (as `[evaluation]` or levels/*.toml give) reach the core alike."""
+    weights = Weights(
+        queen=1.3,
+        rook=0.8,
+        bishop=1.1,
+        knight=0.9,
+        placement=16,
+        exposure=24,
+        king_reach=3,
+        cornering=20,
+    )
+    rng = random.Random(3607)
+    found = []
+    for i in range(8):
+        problem = game_position(rng, 4 + i % 2, WHITE if i % 2 else BLACK)
+        game = Game(game_of(kernel, problem).position.copy())
+        trouble = difference(game, Limits(depth=3, nodes=2000), weights)
+        if trouble:
+            found.append(trouble)
+    assert not found, found[:3]
+
+
+def test_the_evaluation_itself(kernel: Kernel) -> None:
+    """The core's evaluation of a position is Python's, on boards of every kind."""
+    rng = random.Random(3608)
+    for i in range(40):
+        n = 3 + i % 6
+        problem = noise_game_position(rng, n, WHITE if i % 2 else BLACK, rng.randint(2, n * n))
+        game = Game(game_of(kernel, problem).position.copy())
+        game.position.order_pieces()
+        searcher = Searcher(game, Limits(), TranspositionTable(0))
+        compiled = CompiledSearcher(game, Limits(), 1)
+        python = evaluate(searcher.position, searcher.tables, searcher.material, searcher.army)
+        assert compiled.core.material == searcher.material, board_text(problem)
+        assert compiled.core.evaluate() == python, board_text(problem)
+
+
+def test_a_64_cube() -> None:
+    """The largest board the core takes: two armies of queens and rooks, depth 2."""
+    rng = random.Random(3609)
+    size = 64
+    cells = rng.sample(range(size**3), 40)
+    position = Position.empty(size)
+    letters = "K" + "k" + "QRBN" * 5 + "qrbn" * 4 + "qq"
+    for index, letter in zip(cells, letters, strict=False):
+        x, y, z = index % size, index // size % size, index // size // size
+        position.cells[position.geometry.row_start(y, z) + x] = letter
+    position = Position(size, position.cells)
+    check_all([("64-cube", Game(position), Limits(depth=2, nodes=3000))])
+
+
+def test_larger_boards_are_searched_in_python() -> None:
+    """A 65-cube is past the core: the player asks Python (and still plays)."""
+    position = Position.empty(CORE_LARGEST_SIZE + 1)
+    king = position.geometry.row_start(0, 0)
+    position.cells[king] = "K"
+    position.cells[king + 10] = "k"
+    position.cells[king + 20] = "Q"
+    game = Game(Position(CORE_LARGEST_SIZE + 1, position.cells))
+    choice = Player(1).choose(game, Limits(depth=1))
+    assert choice.move is not None
+
+
+def test_a_stop_request_stops_the_core_at_once() -> None:
+    """COMMAND.stop_requested (SIGUSR1, Ctrl-C) ends a search within milliseconds, and the
+    best move of the last complete depth is played."""
+    game = Game(start_position(6))
+    started = time.monotonic()
+    with COMMAND:
+        COMMAND.stop_requested = True
+        result = CompiledSearcher(game, Limits(), core_slots(8)).search()
+    assert time.monotonic() - started < 0.5
+    assert result.move is not None and result.depth == 0
+
+
+def test_the_clock_is_kept() -> None:
+    """A move of 0.2 s thinks no longer (the core looks at the clock every few positions)."""
+    game = Game(start_position(8))
+    started = time.monotonic()
+    result = CompiledSearcher(game, Limits(seconds=0.2), core_slots(8)).search()
+    took = time.monotonic() - started
+    assert result.move is not None and result.depth >= 1
+    assert took < 0.3, took
+
+
+def test_bad_arguments_are_refused() -> None:
+    """The core refuses what it cannot take, naming it, instead of reading past an array."""
+    from kernel._core import PlayerCore
+
+    with pytest.raises(TypeError):
+        PlayerCore()  # type: ignore[call-arg]
+    game = Game(start_position(4))
+    searcher = CompiledSearcher(game, Limits(depth=1), 4)
+    with pytest.raises(ValueError, match="depth"):
+        searcher.core.root(0, [])
+    with pytest.raises(ValueError, match="depth"):
+        searcher.core.root(101, [])
+    with pytest.raises(TypeError):
+        searcher.core.root(1, [("Q", 1, 2, "#")])
+    with pytest.raises(ValueError, match="power of two"):
+        CompiledSearcher(game, Limits(depth=1), 3)
