@@ -65,11 +65,17 @@ class OutOfTime(Exception):
 
 @dataclass(frozen=True)
 class Limits:
-    """When a search stops: a depth, a node count, a time budget in seconds (None: no limit)."""
+    """When a search stops: a depth, a node count, a time budget in seconds (None: no limit).
+
+    With a time budget, no new depth is begun once `soft_share` of it is gone (the next
+    would not end in time); None: deepen until the budget is spent, the last depth's best
+    move so far then played.
+    """
 
     depth: int | None = None
     nodes: int | None = None
     seconds: float | None = None
+    soft_share: float | None = 0.5
 
 
 @dataclass
@@ -207,7 +213,12 @@ class Searcher:
                 # Nothing to choose; or a mate within the plies searched in full width, so
                 # no shorter one was missed (an extension may find a longer one sooner).
                 break
-            if self.deadline is not None and elapsed > 0.5 * (self.deadline - self.started):
+            share = self.limits.soft_share
+            if (
+                self.deadline is not None
+                and share is not None
+                and elapsed > share * (self.deadline - self.started)
+            ):
                 break  # the next iteration would not finish in time
         best.nodes = self.nodes
         best.seconds = time.monotonic() - self.started

@@ -39,11 +39,30 @@ KINDS = " kqrbn"
 CoreMove = tuple[int, int, int, int]
 
 
-def core_slots(megabytes: float) -> int:
-    """Return the slots of a core table within a memory budget: a power of two, at least 1."""
+#: Positions a second the core searches, about (bench/play.py), and the share of them
+#: that store an entry in the table (the rest are quiescence's).
+CORE_RATE = 2_000_000
+STORED_SHARE = 0.5
+
+
+def core_slots(megabytes: float, limits: Limits | None = None) -> int:
+    """Return the slots of a core table within a memory budget: a power of two, at least 1.
+
+    A search limited by time or nodes alone gets no more slots than it could fill: a page of
+    the table costs its first touch and its release, which on a short move is a good part of
+    the time spent answering. (A fixed depth gets the whole budget, whatever its limits.)
+    """
     count = 1
     while count * 2 * CORE_ENTRY_BYTES <= megabytes * (1 << 20):
         count *= 2
+    if limits is not None and limits.depth is None:
+        reach = limits.nodes
+        if limits.seconds is not None:
+            by_time = round(CORE_RATE * limits.seconds)
+            reach = by_time if reach is None else min(reach, by_time)
+        if reach is not None:
+            while count > 1024 and count // 2 >= reach * STORED_SHARE:
+                count //= 2
     return count
 
 

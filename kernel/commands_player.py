@@ -126,7 +126,9 @@ def choose_move(kernel: Session, args: list[str], play: bool) -> str:
     outcome = kernel.outcome()
     if outcome is not None:
         raise CommandError(f"game over: {outcome}")
-    limits = limits_for(kernel.level, kernel.clocks, side, kernel.config.max_nodes)
+    limits = limits_for(
+        kernel.level, kernel.clocks, side, kernel.config.max_nodes, kernel.overhead.reserve
+    )
     game = kernel.game
     report = thinking_reporter(kernel)
     choice = kernel.player.choose(
@@ -136,10 +138,13 @@ def choose_move(kernel: Session, args: list[str], play: bool) -> str:
     if play:  # the whole command's time, as the controller's clock sees it
         kernel.clocks.spend(side, time.monotonic() - started)
     if choice.move is None:
+        kernel.overhead.note(time.monotonic() - started - choice.result.seconds)
         return "resign"
     name = get_move_name(position, choice.move)
     if play:
         kernel.play(choice.move)
+    # What this move cost beyond its search: the next budget keeps it back.
+    kernel.overhead.note(time.monotonic() - started - choice.result.seconds)
     return name
 
 

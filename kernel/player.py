@@ -25,7 +25,7 @@ from kernel.alphabeta import (
     mate_distance,
 )
 from kernel.alphabeta_core import CompiledSearcher, core_slots
-from kernel.clock import Clocks
+from kernel.clock import RESERVE, Clocks
 from kernel.compiled import COMPILED, CORE_LARGEST_SIZE
 from kernel.evaluation import DEFAULT_WEIGHTS, Weights
 from kernel.game import Game
@@ -55,14 +55,22 @@ class Choice:
     resigned: bool = False
 
 
-def limits_for(level: Level, clocks: Clocks, side: int, max_nodes: int) -> Limits:
-    """Work out the limits of one search from the level, the clock and the node cap."""
+def limits_for(
+    level: Level, clocks: Clocks, side: int, max_nodes: int, reserve: float = RESERVE
+) -> Limits:
+    """Work out the limits of one search from the level, the clock and the node cap.
+
+    `reserve`: the seconds a clock's budget keeps back for answering (Overhead.reserve). A
+    move of a byo-yomi period searches until its budget is spent (a period's time not used
+    is lost); other timed moves stop deepening at half their budget.
+    """
     fixed = level.depth > 0 or level.nodes > 0
-    seconds = clocks.budget(side)
+    seconds = clocks.budget(side, reserve)
+    soft_share: float | None = None if seconds is not None and clocks.in_period(side) else 0.5
     if seconds is None and not fixed and level.move_time > 0:
         seconds = level.move_time
     nodes = min(level.nodes, max_nodes) if level.nodes else max_nodes
-    return Limits(level.depth or None, nodes, seconds)
+    return Limits(level.depth or None, nodes, seconds, soft_share)
 
 
 def score_text(score: int) -> str:
@@ -142,7 +150,7 @@ class Player:
         game.position.order_pieces()
         searcher: Searcher
         if self.compiled and COMPILED and game.position.size <= CORE_LARGEST_SIZE:
-            slots = core_slots(self.hash_mb)
+            slots = core_slots(self.hash_mb, limits)
             searcher = CompiledSearcher(game, limits, slots, report, self.weights)
         else:
             table = TranspositionTable(self.hash_mb)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kernel.clock import Clocks
+from kernel.clock import Clocks, Overhead
 from kernel.config import EngineConfig
 from kernel.evaluation import Weights
 from kernel.game import Game, Outcome
@@ -35,6 +35,8 @@ class Session:
         self.level = Level(config.play_depth, config.play_nodes, config.move_time)
         #: The game clocks of `time_settings` and `time_left`.
         self.clocks = Clocks()
+        #: What answering a move costs beyond its search, measured move by move.
+        self.overhead = Overhead()
         self.player = Player(config.hash_mb, weights_of(config), config.compiled)
         #: Where events beside the exchanges go (the JSON log's `search`); set by main.py.
         self.log_event: Callable[[str, dict[str, Any]], None] = lambda name, fields: None

@@ -1,8 +1,9 @@
 """The clock's arithmetic (kernel/clock.py) and the limits of one search (kernel/player.py).
 
 Every budget is worked out by hand from the rule in clock.py's docstring: main time spread over
-25 moves (plus 80 % of a period's share when there is a period behind it), a period's time over
-its moves, never more than 80 % of what is left, less a 50 ms reserve, and at least 10 ms.
+25 moves (plus 80 % of a period's share when there is a period behind it), never more than 80 %
+of what is left; a period's time over its moves, all of it for its last; less the reserve (50 ms
+until the engine has measured what answering takes), and at least 10 ms.
 The handlers `time_settings` and `time_left` are held to the same numbers in process, and
 `genmove` to taking its own time off its own clock (and `reg_genmove` to taking none).
 """
@@ -78,9 +79,13 @@ def test_byo_yomi_spreads_the_period_over_its_moves() -> None:
     assert budget_after(settings) == pytest.approx(2.95, abs=EXACT)
     # time_left: 12 s for 4 moves is 3 s a move.
     assert budget_after(settings, SideClock(12.0, 4)) == pytest.approx(2.95, abs=EXACT)
-    # The last move of a period may use 80 % of what is left, no more.
-    assert budget_after(settings, SideClock(1.0, 1)) == pytest.approx(0.75, abs=EXACT)
+    # The last move of a period may use all that is left, less the reserve: time not used
+    # in a period is lost.
+    assert budget_after(settings, SideClock(1.0, 1)) == pytest.approx(0.95, abs=EXACT)
     assert budget_after(settings, SideClock(0.05, 1)) == pytest.approx(0.01, abs=EXACT)
+    clocks = Clocks(settings)
+    clocks.set_left(WHITE, 1.0, 1)
+    assert clocks.budget(WHITE, reserve=0.007) == pytest.approx(0.993, abs=EXACT)
 
 
 def test_time_left_in_main_time_counts_from_what_is_left() -> None:
@@ -97,16 +102,34 @@ def test_each_side_has_its_own_clock() -> None:
 
 
 def test_a_budget_plus_the_rule_never_exceeds_the_time_left() -> None:
-    """With the issue's allowance (10 % + 50 ms) on top, a move still fits in its clock
-    whenever the clock holds more than the allowance on the shortest budget."""
+    """In main time, with the issue's allowance (10 % + 50 ms) on top, a move still fits in its
+    clock whenever the clock holds more than the allowance on the shortest budget; in a period,
+    the budget and its reserve fit in what is left, whatever the reserve."""
     for main in (0.2, 0.5, 1.0, 2.0, 5.0, 30.0, 300.0):
         budget = budget_after(TimeSettings(main, 0.0, 0))
         assert budget is not None
         assert budget * 1.1 + 0.05 < main, main
     for left, stones in ((0.2, 1), (1.0, 1), (3.0, 2), (30.0, 10)):
-        budget = budget_after(TimeSettings(0.0, left, stones), SideClock(left, stones))
-        assert budget is not None
-        assert budget * 1.1 + 0.05 < left, (left, stones)
+        for reserve in (0.005, 0.02, 0.05):
+            clocks = Clocks(TimeSettings(0.0, left, stones))
+            clocks.set_left(WHITE, left, stones)
+            budget = clocks.budget(WHITE, reserve)
+            assert budget is not None
+            assert budget + reserve <= left / stones + EXACT, (left, stones, reserve)
+
+
+def test_a_period_is_searched_to_its_end_and_main_time_to_half_its_budget() -> None:
+    """A move of a period deepens until its budget is spent (its time is lost unless used);
+    a move of main time stops deepening at half its budget, saving time for later."""
+    period = Clocks(TimeSettings(0.0, 1.0, 1))
+    assert period.in_period(WHITE)
+    assert limits_for(Level(0, 0, 1.0), period, WHITE, MAX_NODES, 0.01).soft_share is None
+    main = Clocks(TimeSettings(60.0, 1.0, 1))
+    assert not main.in_period(WHITE)
+    assert limits_for(Level(0, 0, 1.0), main, WHITE, MAX_NODES, 0.01).soft_share == 0.5
+    main.spend(WHITE, 60.5)  # main time over: the period begins
+    assert main.in_period(WHITE)
+    assert not Clocks(TimeSettings(0.0, 1.0, 0)).in_period(WHITE)  # no limit at all
 
 
 # --- spend -------------------------------------------------------------------------------------

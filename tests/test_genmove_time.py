@@ -147,7 +147,7 @@ CLOCKS: list[tuple[list[str], float]] = [
     (["time_settings 2 0 0"], 2 / 25 - 0.05),  # 30 ms: main time over 25 moves, less 50 ms
     (["time_settings 60 0 0", "time_left white 1 0"], 0.01),  # the shortest budget
     (["time_settings 300 0 0", "time_left w 0.6 2"], min(0.6 / 2, 0.8 * 0.6) - 0.05),  # 250 ms
-    (["time_settings 0 1 1"], 0.8 * 1.0 - 0.05),  # the period's one move: 80 % of it
+    (["time_settings 0 1 1"], 1.0 - 0.005),  # the period's one move: all of it, less the reserve
     (["time_settings 0 1 0", "level depth 0 nodes 0 time 0.2"], 0.2),  # no limit: the level's
     (["time_settings 3 0 0", "level depth 64 nodes 0 time 1"], 3 / 25 - 0.05),  # clock > depth
     (["time_settings 3 0 0", "level depth 0 nodes 5000000 time 1"], 3 / 25 - 0.05),  # > nodes
@@ -215,6 +215,25 @@ def test_a_game_under_time_settings_5_0_0_never_runs_out(controller: Controller)
     result = controller.ask("result")
     assert result.split(" ")[0] in ("1-0", "0-1", "1/2-1/2"), result
     assert plies >= 4
+    controller.close()
+
+
+def test_a_period_of_one_move_is_used_and_never_overrun(controller: Controller) -> None:
+    """`time_settings 0 S 1` (S seconds a move): each move thinks most of S, and the answer
+    comes back within S, as the controller's own clock sees it (issue 36: at least 70 % on
+    average, never past S; the reserve is the engine's own overhead, measured)."""
+    seconds = 0.3
+    assert controller.ask("new_game 5") == ""
+    assert controller.ask(f"time_settings 0 {seconds} 1") == ""
+    walls: list[float] = []
+    for ply in range(6):
+        _, wall = controller.timed("genmove")
+        slack = SCHEDULING + controller.waited
+        assert wall <= seconds + slack, (ply, wall, slack)
+        walls.append(wall)
+        if controller.ask("result") != "*":
+            break
+    assert sum(walls) / len(walls) >= 0.7 * seconds, walls
     controller.close()
 
 

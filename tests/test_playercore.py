@@ -113,6 +113,26 @@ def test_seeded_game_positions_both_sides(
     check_all(cases)
 
 
+def test_positions_the_game_could_not_reach(kernel: Kernel) -> None:
+    """Valid positions whose side not to move stands in check (set_board takes them): the
+    searches know a check only from the move that gave it, and must agree even here."""
+    rng = random.Random(3610)
+    cases: list[tuple[str, Game, None]] = []
+    while len(cases) < 12 * SWEEP:
+        n = rng.choice((3, 4, 5))
+        problem = noise_game_position(rng, n, WHITE, rng.randint(n * n, 2 * n * n))
+        problem.side = BLACK  # white, not to move, may now stand in check
+        set_position(kernel, problem)
+        if kernel.execute("status", []).ok:
+            cases.append((board_text(problem), Game(kernel.game.position.copy()), None))
+    check_all(
+        [
+            (name, game, Limits(depth=1 + index % 3, nodes=2000))
+            for index, (name, game, _) in enumerate(cases)
+        ]
+    )
+
+
 def test_crowded_boards_and_mate_problems(kernel: Kernel) -> None:
     """Captures galore (quiescence, delta pruning, the guarded taker) and forced mates (mate
     scores, the check extension, evasions)."""

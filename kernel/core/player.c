@@ -342,14 +342,43 @@ static inline int fail(Player *p) {
 
 /* --- moves ---------------------------------------------------------------------------------- */
 
-/* Sort a list's moves by their keys, equal keys in the order they came (Python's sort). */
-static int compare_keys(const void *a, const void *b) {
-    const SortKey *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->place - y->place;
+/* Sort the first `count` sort keys by key, then by place (so: stably): by insertion when
+   few, else by merging runs of them bottom-up through a second array. */
+static int sort_keys(Player *p, int count) {
+    SortKey *keys = p->sort_keys;
+    if (count <= 16) {
+        for (int i = 1; i < count; i++) {
+            SortKey item = keys[i];
+            int j = i;
+            while (j > 0 && keys[j - 1].key > item.key) keys[j] = keys[j - 1], j--;
+            keys[j] = item;
+        }
+        return 0;
+    }
+    SortKey *other = malloc((size_t)count * sizeof(SortKey)), *from = keys, *to = other;
+    if (!other) return PyErr_NoMemory(), fail(p), -1;
+    for (int width = 1; width < count; width *= 2) {
+        for (int left = 0; left < count; left += 2 * width) {
+            int middle = left + width < count ? left + width : count;
+            int right = left + 2 * width < count ? left + 2 * width : count;
+            int i = left, j = middle, k = left;
+            while (i < middle && j < right) to[k++] = from[j].key < from[i].key ? from[j++] : from[i++];
+            while (i < middle) to[k++] = from[i++];
+            while (j < right) to[k++] = from[j++];
+        }
+        SortKey *swap = from;
+        from = to, to = swap;
+    }
+    if (from != keys) memcpy(keys, from, (size_t)count * sizeof(SortKey));
+    free(other);
+    return 0;
 }
 
-static int sort_by(Player *p, MoveList *list, int64_t (*key_of)(const Player *, const Move *)) {
+/* Sort a list's moves by their keys, equal keys in the order they came (Python's sort is
+   stable): an insertion sort of (key, move) pairs, since the lists that need sorting are short
+   (captures; the quiet moves that have a history, the rest staying last in their order). */
+static int sort_by(Player *p, MoveList *list, int64_t (*key_of)(const Player *, const Move *),
+                   int unkeyed_last) {
     int count = list->count;
     if (count < 2) return 0;
     if (count > p->sort_capacity) {
@@ -357,14 +386,27 @@ static int sort_by(Player *p, MoveList *list, int64_t (*key_of)(const Player *, 
         if (!keys) return PyErr_NoMemory(), fail(p), -1;
         p->sort_keys = keys, p->sort_capacity = count;
     }
-    for (int i = 0; i < count; i++) {
-        p->sort_keys[i].key = key_of(p, &list->moves[i]);
-        p->sort_keys[i].place = i;
-    }
-    qsort(p->sort_keys, (size_t)count, sizeof(SortKey), compare_keys);
     if (reserve(&p->scratch, count) < 0) return fail(p), -1;
-    for (int i = 0; i < count; i++) p->scratch.moves[i] = list->moves[p->sort_keys[i].place];
-    memcpy(list->moves, p->scratch.moves, (size_t)count * sizeof(Move));
+    /* With `unkeyed_last`, moves of key 0 (the greatest a key can be then) keep their order
+       after the others: only those with a key are sorted. */
+    int keyed = 0, rest = 0;
+    Move *moves = list->moves, *unkeyed = p->scratch.moves;
+    SortKey *keys = p->sort_keys;
+    for (int i = 0; i < count; i++) {
+        int64_t key = key_of(p, &moves[i]);
+        if (unkeyed_last && key == 0)
+            unkeyed[rest++] = moves[i];
+        else
+            keys[keyed].key = key, keys[keyed++].place = i;
+    }
+    if (sort_keys(p, keyed) < 0) return -1;
+    if (unkeyed_last && keyed == 0) return 0;
+    /* The sorted moves go to the scratch list after the unkeyed ones, then back in order. */
+    if (reserve(&p->scratch, rest + keyed) < 0) return fail(p), -1;
+    unkeyed = p->scratch.moves;
+    for (int i = 0; i < keyed; i++) unkeyed[rest + i] = moves[keys[i].place];
+    memcpy(moves, unkeyed + rest, (size_t)keyed * sizeof(Move));
+    memcpy(moves + keyed, unkeyed, (size_t)rest * sizeof(Move));
     return 0;
 }
 
@@ -372,6 +414,7 @@ static int64_t capture_order(const Player *p, const Move *m) {
     return abs(p->values[m->piece]) - 16 * abs(p->values[m->captured]);
 }
 
+/* Minus the history: a quiet move never cut with keys 0, and goes last. */
 static int64_t history_order(const Player *p, const Move *m) {
     return -p->history[(int64_t)code_index(m->piece) * p->board.area + m->target];
 }
@@ -514,7 +557,8 @@ static int ordered_moves(Player *p, const Context *context, int in_check, const 
     } else if (pseudo_legal(p) < 0) {
         return -1;
     }
-    if (sort_by(p, &p->captures, capture_order) < 0 || sort_by(p, &p->quiet, history_order) < 0)
+    if (sort_by(p, &p->captures, capture_order, 0) < 0 ||
+        sort_by(p, &p->quiet, history_order, 1) < 0)
         return -1;
     for (int i = 0; i < p->captures.count; i++)
         if (append(p, list, &p->captures.moves[i]) < 0) return -1;
@@ -613,6 +657,10 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check)
     }
     Context context;
     prepare(&p->board, &context);
+    /* Out of check as the search knows it (the move that led here checked or not), as
+       Python's is_legal then looks at pins alone; only a position the game could not reach
+       (its side not to move in check) tells the two apart. */
+    if (!in_check) context.in_check = 0;
     MoveList *list = &p->lists[ply];
     if (ordered_moves(p, &context, in_check, has_table_move ? &table_move : NULL, ply, list) < 0)
         return STOPPED;
@@ -660,7 +708,6 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check)
 static int quiescence(Player *p, int alpha, int beta, int ply, int in_check) {
     if (ply >= MAX_PLY) return evaluate(p);
     Context context;
-    prepare(&p->board, &context);
     MoveList *list = &p->lists[ply];
     int best_score;
     if (in_check) {
@@ -670,11 +717,15 @@ static int quiescence(Player *p, int alpha, int beta, int ply, int in_check) {
             return found ? evaluate(p) : -MATE + ply;
         }
         best_score = -MATE + ply;
+        prepare(&p->board, &context);
         if (evasions(p, &context, list) < 0) return STOPPED;
     } else {
         best_score = evaluate(p);
         if (best_score >= beta || ply >= p->root_depth + QUIESCENCE_PLIES) return best_score;
         if (best_score > alpha) alpha = best_score;
+        /* Looked at only now: most nodes here end on the score as it stands. */
+        prepare(&p->board, &context);
+        context.in_check = 0; /* as in pvs */
         if (captures(p, &context, list, alpha - best_score) < 0) return STOPPED;
     }
     for (int i = 0; i < list->count; i++) {
