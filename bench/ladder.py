@@ -1,6 +1,6 @@
 """The strength ladder and the evaluation experiments of issue 22, replayed with the arena.
 
-    python -m bench.ladder [--sizes 4 5] [--part ladder|tuning] [--only TEXT] [--table] [--docs]
+    python -m bench.ladder [--sizes 4 5] [--part ladder|tuning|compiled] [--only TEXT] [--table] [--docs]
     make ladder ARGS="..."
 
 Every match is one `python -m arena` run whose files stay in docs/ladder/: `NAME.txt` (the
@@ -42,6 +42,8 @@ RANDOM_PLIES = 4
 RUNG_SPRT = Sprt(0, 30, 0.05, 0.05)
 #: The SPRT of a change of the evaluation: does it gain 40 Elo, or nothing?
 TUNING_SPRT = Sprt(0, 40, 0.05, 0.05)
+#: Seconds a timed move may run past its clock before it is lost (the arena's default 0.25).
+TIME_MARGIN = 0.5
 #: Nodes a move in the evaluation experiments: fast, load-proof and the same for both sides.
 TUNING_NODES = 2000
 
@@ -104,6 +106,13 @@ ORDERING: dict[int, tuple[tuple[Level, Level], ...]] = {
     ),
     5: ((NODES_1, GREEDY), (DEPTH[1], NODES_1)),
 }
+#: The compiled player against the same search in Python (levels/python.toml), at the same
+#: time a move (issue 36): does it gain 300 Elo (H1), or no more than 150 (H0)?
+PYTHON_TIME = engine(
+    "0.3 s a move, Python", "python-time0.3", "move-time", "0.3", "levels/python.toml"
+)
+COMPILED_SPRT = Sprt(150, 300, 0.05, 0.05)
+
 #: The issue's goals: the engine at 0.1 s a move against the two baselines.
 GOALS = ((TIME["0.1"], GREEDY, 200), (TIME["0.1"], RANDOM, 100))
 
@@ -140,6 +149,10 @@ class Match:
         line += ["--size", str(self.size), "--games", str(games)]
         line += ["--random-plies", str(RANDOM_PLIES), "--progress", "off"]
         line += ["--concurrency", str(1 if self.timed else concurrency)]
+        if self.timed:
+            # A move of a period thinks until its budget is spent; on this shared machine a
+            # process may wait that long again for a CPU, which is no fault of the engine.
+            line += ["--time-margin", str(TIME_MARGIN)]
         line += ["--records", str(records), "--json", str(folder / f"{self.name}.json")]
         if sprt and self.sprt is not None:
             test = self.sprt
@@ -188,8 +201,14 @@ def tuning_matches(size: int) -> Iterator[Match]:
         yield Match(size, level, base, most=400, sprt=TUNING_SPRT)
 
 
+def compiled_matches(size: int) -> Iterator[Match]:
+    """The compiled player against the Python one, both at 0.3 s a move, on 5³."""
+    if size == 5:
+        yield Match(size, TIME["0.3"], PYTHON_TIME, most=100, least=10, sprt=COMPILED_SPRT)
+
+
 #: The parts of the measurement, each a function of the size giving its matches.
-PARTS = {"ladder": ladder_matches, "tuning": tuning_matches}
+PARTS = {"ladder": ladder_matches, "tuning": tuning_matches, "compiled": compiled_matches}
 
 
 def every_match(sizes: Sequence[int], parts: Sequence[str]) -> Iterator[Match]:
