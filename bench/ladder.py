@@ -1,6 +1,7 @@
 """The strength ladder and the evaluation experiments of issue 22, replayed with the arena.
 
-    python -m bench.ladder [--sizes 4 5] [--part ladder|tuning|compiled] [--only TEXT] [--table] [--docs]
+    python -m bench.ladder [--sizes 4 5] [--part ladder|tuning|compiled] [--only TEXT]
+                           [--table] [--docs]
     make ladder ARGS="..."
 
 Every match is one `python -m arena` run whose files stay in docs/ladder/: `NAME.txt` (the
