@@ -42,6 +42,7 @@
 #define MAX_PLY 100
 #define QUIESCENCE_PLIES 8
 #define DELTA_MARGIN 200
+#define FUTILITY_MARGIN 200
 #define FIFTY_MOVE_PLIES 100
 enum { EXACT = 0, LOWER = 1, UPPER = 2 };
 /* Positions between two looks at the clock, and between two looks at a stop request. */
@@ -667,10 +668,13 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check)
     int original_alpha = alpha, best_score = -INFINITY_SCORE, searched = 0;
     Move best_move;
     int has_best = 0;
+    int futile = depth == 1 && !in_check && -MATE_THRESHOLD < alpha && alpha < MATE_THRESHOLD &&
+                 evaluate(p) + FUTILITY_MARGIN <= alpha;
     for (int i = 0; i < list->count; i++) {
         Move m = list->moves[i];
         if (!in_check && !is_legal(&p->board, &context, &m)) continue;
         int check = gives_check(&p->board, &context, &m);
+        if (futile && searched && m.captured == EMPTY && !check) continue;
         make(p, &m);
         int score;
         if (searched == 0) {
