@@ -307,8 +307,7 @@ class Searcher:
             depth == 1
             and not in_check
             and -MATE_THRESHOLD < alpha < MATE_THRESHOLD
-            and evaluate(position, self.tables, self.material, self.army) + FUTILITY_MARGIN
-            <= alpha
+            and evaluate(position, self.tables, self.material, self.army) + FUTILITY_MARGIN <= alpha
         )
         for move in self.ordered_moves(in_check, table_move, ply):
             if not in_check and not self.is_legal(move, pins):
