@@ -1,14 +1,15 @@
 /* The player's search of kernel/alphabeta.py, compiled, with the evaluation of
    kernel/evaluation.py: the same principal variation search, move by move.
 
-   kernel/alphabeta.py is the search to read first; this file runs it 30 to 60 times faster
+   kernel/alphabeta.py is the search to read first; this file runs it 20 to 40 times faster
    (bench/play.py), and CompiledSearcher (kernel/alphabeta_core.py) hands it each iteration's
    root when it was built. tests/test_playercore.py holds the two to each other: at a fixed
    depth the same move, the same score and the same count of positions.
 
    The same as in Python, so that the two visit the same tree: the iterations are Python's
    (Searcher.search); each root, the principal variation search under it, the quiescence, the
-   table and its replacement, the killers and the history, the check extension, mate scores,
+   table and its replacement, the killers and the history, the check extension, futility
+   pruning at the frontier, mate scores,
    repetitions (the game's and the path's) and the fifty-move rule; the moves tried in the
    same order, which means the pieces kept in the order of Python's dicts (a piece that
    moves, or comes back, goes last: see `take` and `put`), the steps in the order of
