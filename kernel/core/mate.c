@@ -34,9 +34,9 @@
    handler also gets its turn): the search then unwinds, and the exception reaches the
    caller. */
 
-#include "core.h"
-
 #include <structmember.h>
+
+#include "core.h"
 
 /* As in kernel/proofnumber.py. */
 #define INFINITE ((uint64_t)1 << 32)
@@ -325,7 +325,8 @@ static int mates_in_one(Core *core, int ply) {
                 if (there == WALL || (there != EMPTY && SIDE_OF(there) == side)) break;
                 if (uncovers || could_attack(kind, x, y, z)) {
                     Move m = {origin, target, piece, there, QUIET};
-                    if (gives_check(&core->board, &context, &m) && is_legal(&core->board, &context, &m)) {
+                    if (gives_check(&core->board, &context, &m) &&
+                        is_legal(&core->board, &context, &m)) {
                         asked++;
                         found = mates(core, &m, replies);
                         if (found) break;
@@ -372,7 +373,8 @@ static int every_defence_mated_in_one(Core *core, int ply) {
     if (king >= 0 && core->has_killer[1] && core->killers[1].origin == king) {
         int d = core->board.rays[between(&core->board, king, core->killers[1].target)] - 1;
         killer = core->killers[1].target;
-        if (d >= 0 && king + core->board.steps[d] == killer && king_step_lands(&core->board, killer, side) &&
+        if (d >= 0 && king + core->board.steps[d] == killer &&
+            king_step_lands(&core->board, killer, side) &&
             !attacked(&core->board, killer, 1 - side, king)) {
             Move m = {king, killer, core->board.cells[king], core->board.cells[killer], QUIET};
             defended = 1;
@@ -426,8 +428,8 @@ static int classify(Core *core, int ply, const uint8_t *order, int kinds) {
         Move *m = &moves[i];
         m->kind = !is_legal(&core->board, &context, m)     ? ILLEGAL
                   : gives_check(&core->board, &context, m) ? CHECK
-                  : m->captured != EMPTY           ? CAPTURE
-                                                   : QUIET;
+                  : m->captured != EMPTY                   ? CAPTURE
+                                                           : QUIET;
     }
     int kept = 0;
     for (int k = 0; k < kinds; k++)

@@ -6,10 +6,16 @@
 #include "core.h"
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_core",
+    PyModuleDef_HEAD_INIT,
+    "_core",
     "The compiled core: kernel/proofnumber.py's df-pn (MateCore) and kernel/alphabeta.py's\n"
     "search (PlayerCore), on one board.",
-    -1, NULL, NULL, NULL, NULL, NULL,
+    -1,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 static int add_type(PyObject *module, PyTypeObject *type, const char *name) {

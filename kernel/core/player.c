@@ -364,7 +364,8 @@ static int sort_keys(Player *p, int count) {
             int middle = left + width < count ? left + width : count;
             int right = left + 2 * width < count ? left + 2 * width : count;
             int i = left, j = middle, k = left;
-            while (i < middle && j < right) to[k++] = from[j].key < from[i].key ? from[j++] : from[i++];
+            while (i < middle && j < right)
+                to[k++] = from[j].key < from[i].key ? from[j++] : from[i++];
             while (i < middle) to[k++] = from[i++];
             while (j < right) to[k++] = from[j++];
         }
@@ -597,8 +598,7 @@ static void remember_cut(Player *p, const Move *m, int ply, int depth) {
         killers[0] = *m;
         if (p->killer_count[ply] < 2) p->killer_count[ply]++;
     }
-    p->history[(int64_t)code_index(m->piece) * p->board.area + m->target] +=
-        (int64_t)depth * depth;
+    p->history[(int64_t)code_index(m->piece) * p->board.area + m->target] += (int64_t)depth * depth;
 }
 
 /* --- the table ---------------------------------------------------------------------------- */
@@ -693,7 +693,8 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check)
             if (score > alpha) {
                 alpha = score;
                 p->pv[ply][0] = m;
-                memcpy(&p->pv[ply][1], p->pv[ply + 1], (size_t)p->pv_length[ply + 1] * sizeof(Move));
+                memcpy(&p->pv[ply][1], p->pv[ply + 1],
+                       (size_t)p->pv_length[ply + 1] * sizeof(Move));
                 p->pv_length[ply] = p->pv_length[ply + 1] + 1;
                 if (score >= beta) {
                     if (m.captured == EMPTY) remember_cut(p, &m, ply, depth);
@@ -805,12 +806,10 @@ static void player_dealloc(Player *self) {
 static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     int size, side, quiet_plies;
     long long slots, key, black_to_move;
-    PyObject *pieces, *salts, *letters, *values, *average, *weights, *steps, *game, *limits,
-        *poll;
-    static char *names[] = {"size",    "slots",   "pieces", "side",   "key",
-                            "black_to_move",      "salts",  "letters", "values",
-                            "average", "weights", "steps",  "game",   "quiet_plies",
-                            "limits",  "poll",    NULL};
+    PyObject *pieces, *salts, *letters, *values, *average, *weights, *steps, *game, *limits, *poll;
+    static char *names[] = {"size",  "slots",       "pieces", "side",    "key",     "black_to_move",
+                            "salts", "letters",     "values", "average", "weights", "steps",
+                            "game",  "quiet_plies", "limits", "poll",    NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iLO!iLLOUOOOOO!iOO", names, &size, &slots,
                                      &PyList_Type, &pieces, &side, &key, &black_to_move, &salts,
                                      &letters, &values, &average, &weights, &steps, &PyDict_Type,
