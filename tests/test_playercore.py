@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
 
 import pytest
 
@@ -28,7 +29,7 @@ from kernel.player import Player
 from kernel.position import Position
 from kernel.rules import Analysis
 from kernel.start import start_position
-from tests.conftest import set_position
+from tests.conftest import Engine, read_json_log, set_position
 from tests.positions import game_position, mate_problem, noise_game_position
 from tests.reference import BLACK, WHITE, Side, board_text
 from tests.reference import Position as Problem
@@ -96,20 +97,22 @@ def check_all(cases: list[tuple[str, Game, Limits]]) -> None:
     assert not found, f"{len(found)} of {len(cases)} differ:\n" + "\n".join(found[:5])
 
 
-@pytest.mark.parametrize(("seed", "sizes"), [(3601, (3, 4, 5)), (3602, (6, 7, 8, 9))])
+@pytest.mark.parametrize(
+    ("seed", "sizes", "count"), [(3601, (3, 4, 5), 100), (3602, (6, 7, 8, 9), 60)]
+)
 def test_seeded_game_positions_both_sides(
-    kernel: Kernel, seed: int, sizes: tuple[int, ...]
+    kernel: Kernel, seed: int, sizes: tuple[int, ...], count: int
 ) -> None:
-    """Random game positions of both sides: a fixed depth, each cut by a node limit."""
+    """Random game positions of both sides: each depth from 1 to 4, cut by a node limit."""
     rng = random.Random(seed)
     cases = []
-    for i in range(30 * SWEEP):
+    for i in range(count * SWEEP):
         n = sizes[i % len(sizes)]
         side: Side = WHITE if i % 2 else BLACK
         problem = game_position(rng, n, side)
         game = Game(game_of(kernel, problem).position.copy())
-        depth = 1 + i % 4
-        cases.append((board_text(problem), game, Limits(depth=depth, nodes=1500)))
+        depth = 1 + i // len(sizes) % 4
+        cases.append((board_text(problem), game, Limits(depth=depth, nodes=4000)))
     check_all(cases)
 
 
@@ -169,7 +172,7 @@ def test_depth_5_on_small_boards(kernel: Kernel) -> None:
     """Depth 5 on the 3-cube, where a whole search is still cheap in Python."""
     rng = random.Random(3604)
     cases = [("start 3", Game(start_position(3)), Limits(depth=5))]
-    for i in range(4 * SWEEP):
+    for i in range(12 * SWEEP):
         problem = game_position(rng, 3, WHITE if i % 2 else BLACK)
         cases.append(
             (
@@ -276,6 +279,29 @@ def test_a_64_cube() -> None:
         position.cells[position.geometry.row_start(y, z) + x] = letter
     position = Position(size, position.cells)
     check_all([("64-cube", Game(position), Limits(depth=2, nodes=3000))])
+
+
+def test_the_config_chooses_through_the_process(tmp_path: Path) -> None:
+    """`[search] compiled = false` plays the Python search in the real engine: at a fixed
+    depth both engines log the same search (move, score, principal variation, positions),
+    and so does a second position after a move played."""
+    config = tmp_path / "python.toml"
+    config.write_text("[search]\ncompiled = false\n", encoding="utf-8")
+    searches = []
+    for name, options in (("compiled", ()), ("python", ("--config", str(config)))):
+        log_dir = tmp_path / name
+        engine = Engine(log_dir, *options)
+        try:
+            for line in ("new_game 4", "level depth 3", "genmove", "reg_genmove"):
+                assert engine.ask(line).startswith(b"="), line
+            assert engine.ask("quit") == b"= \n\n"
+        finally:
+            engine.kill()
+        found = [event for event in read_json_log(log_dir) if event["event"] == "search"]
+        searches.append(
+            [{key: event[key] for key in ("move", "score_cp", "pv", "nodes")} for event in found]
+        )
+    assert len(searches[0]) == 2 and searches[0] == searches[1]
 
 
 def test_larger_boards_are_searched_in_python() -> None:
