@@ -14,6 +14,7 @@ PYTHON := $(shell $(SYSTEM_PYTHON) -c 'import sys, venv, pip; sys.exit(sys.versi
 endif
 # The compiled core (kernel/core): one extension, kernel._core, built by the install.
 CORE_SOURCES := $(wildcard kernel/core/*.c)
+CORE_STAMP := .venv/.core
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -119,7 +120,7 @@ gui: $(STAMP) bytecode
 	$(BIN)/python -m gui.server --port $(PORT)
 
 # Quick when nothing changed: only sources newer than their bytecode are compiled again.
-bytecode: $(STAMP)
+bytecode: $(STAMP) $(CORE_STAMP)
 	@$(BIN)/python -m compileall -q $(SOURCES) >&2
 
 # Reinstall whenever the project's metadata or the compiled search's source changes (the
@@ -128,13 +129,33 @@ bytecode: $(STAMP)
 # would, several times faster. The environment starts without pip (ensurepip alone took 8 s
 # here) and gets uv from the interpreter's own pip; where that pip is missing or too old for
 # --python, from pip installed into the environment after all.
-$(STAMP): pyproject.toml $(CORE_SOURCES) kernel/core/core.h
+$(STAMP): pyproject.toml
 	@echo "cubemate: setting up $(VENV) ..." >&2
 	@test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV) >&2
 	@test -x $(BIN)/uv || $(PYTHON) -m pip --python $(BIN)/python $(GET_UV) >/dev/null 2>&1 \
 		|| { $(BIN)/python -m ensurepip --default-pip >&2 && $(BIN)/python -m pip $(GET_UV) >&2; }
 	@$(INSTALL) -e '.[test,dask]' >&2
 	@touch $(STAMP)
+
+# The compiled core, built again in place whenever its C is newer than the core built: the
+# editable install builds it once, and uv's cache would keep that build. The old one is
+# removed first, so that a core that no longer compiles is never left standing: with a C
+# compiler that must not happen (the build's log is shown and make stops); without one the
+# searches run in Python.
+$(CORE_STAMP): $(STAMP) $(CORE_SOURCES) kernel/core/core.h
+	@case "$$(ls -t kernel/_core.*.so $(CORE_SOURCES) kernel/core/core.h 2>/dev/null | head -1)" \
+	in kernel/_core.*) touch $@; exit 0;; esac; \
+	rm -f kernel/_core.*.so build/lib.*/kernel/_core.*.so; \
+	$(BIN)/python -c 'from setuptools import setup; setup()' build_ext --inplace \
+		>$(VENV)/core-build.log 2>&1; \
+	if ! $(BIN)/python -c 'import kernel._core' 2>/dev/null; then \
+		if command -v "$${CC:-cc}" >/dev/null 2>&1; then \
+			cat $(VENV)/core-build.log >&2; \
+			echo "cubemate: the compiled core (kernel/core) did not build: see above" >&2; exit 1; \
+		fi; \
+		echo "cubemate: no C compiler: every search runs in Python" >&2; \
+	fi; \
+	touch $@
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis *.egg-info build

@@ -45,8 +45,10 @@ RUNG_SPRT = Sprt(0, 30, 0.05, 0.05)
 TUNING_SPRT = Sprt(0, 40, 0.05, 0.05)
 #: Seconds a timed move may run past its clock before it is lost (the arena's default 0.25).
 TIME_MARGIN = 0.5
-#: Nodes a move in the evaluation experiments: fast, load-proof and the same for both sides.
-TUNING_NODES = 2000
+#: Nodes a move in the evaluation experiments, by size: fast, load-proof and the same for both
+#: sides (4³ at 2,000 was the Python player's; 5³ at 20,000 is the compiled one's, a move in
+#: about 15 ms).
+TUNING_NODES = {4: 2000, 5: 20000}
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,19 +186,22 @@ def ladder_matches(size: int) -> Iterator[Match]:
 
 #: The evaluation experiments: a variant's config (levels/) against the defaults.
 VARIANTS = ("knight-0.8", "exposure-0", "exposure-24", "placement-16")
+#: More experiments on 5³ only, for the endings the compiled player draws by the fifty-move
+#: rule with a winning army against a bare king (docs/arena.md).
+VARIANTS_5 = ("cornering-30", "king-reach-12")
 
 
-#: The sizes the experiments are played on: 4³, where a game at 2,000 nodes takes seconds.
-TUNING_SIZES = (4,)
+#: The sizes the experiments are played on: where a game at their node count takes seconds.
+TUNING_SIZES = tuple(TUNING_NODES)
 
 
 def tuning_matches(size: int) -> Iterator[Match]:
     """Each variant against the default evaluation, both at a fixed node count."""
     if size not in TUNING_SIZES:
         return
-    nodes = str(TUNING_NODES)
+    nodes = str(TUNING_NODES[size])
     base = engine("default", f"default-nodes{nodes}", "nodes", nodes)
-    for variant in VARIANTS:
+    for variant in VARIANTS + (VARIANTS_5 if size == 5 else ()):
         config = f"levels/{variant}.toml"
         level = engine(variant, f"{variant}-nodes{nodes}", "nodes", nodes, config)
         yield Match(size, level, base, most=400, sprt=TUNING_SPRT)

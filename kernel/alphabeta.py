@@ -15,16 +15,12 @@ for move ordering. Around it:
 - mate scores that count the plies to the mate, draws by repetition (a position that stood
   before on the path or in the game) and by the fifty-move rule inside the tree.
 
-- futility pruning at the frontier: one ply from the leaves, where the position stands so far
-  below alpha that no quiet move could lift it (`FUTILITY_MARGIN`), the quiet moves that do
-  not check are not searched (after the first move, so that a position with moves is never
-  taken for a stalemate).
-
-No null-move pruning and no late-move reductions: each can hide a mate within the nominal
-depth (null move in zugzwang, a reduction by cutting a quiet mating move short), and the
-player must never miss a mate that `mate_in` finds at the same depth. Futility pruning cannot:
-the last move of a mate checks, and is never pruned, and a window near a mate score turns it
-off. Depth is bought with move ordering and speed instead.
+No null-move pruning, no late-move reductions and no futility pruning: null move and late-move
+reductions can hide a mate within the nominal depth (null move in zugzwang, a reduction by
+cutting a quiet mating move short), and the player must never miss a mate that `mate_in`
+finds at the same depth. Futility pruning at the frontier cannot (a mate's last move checks),
+but its SPRT found no gain (docs/ladder/5-futility-nodes20000-vs-before-nodes20000.log).
+Depth is bought with move ordering and speed instead.
 
 The search plays and takes back moves on the game's own position, which it gives back as it
 found it, also when it is stopped by its clock, its node limit or a request to stop.
@@ -61,9 +57,6 @@ MAX_PLY = 100
 QUIESCENCE_PLIES = 8
 #: Centipawns a capture may gain beyond its victim's value (placement, a discovered attack).
 DELTA_MARGIN = 200
-#: Centipawns a quiet move one ply from the leaves may gain (its placement, what the captures
-#: after it win back): a node this far below alpha tries only captures and checks.
-FUTILITY_MARGIN = 200
 #: Kinds of bound a table entry holds.
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -303,18 +296,10 @@ class Searcher:
         best_move: SearchMove | None = None
         searched = 0
         pins: dict[int, range | None] = {}
-        futile = (
-            depth == 1
-            and not in_check
-            and -MATE_THRESHOLD < alpha < MATE_THRESHOLD
-            and evaluate(position, self.tables, self.material, self.army) + FUTILITY_MARGIN <= alpha
-        )
         for move in self.ordered_moves(in_check, table_move, ply):
             if not in_check and not self.is_legal(move, pins):
                 continue
             check = gives_check(position, move)
-            if futile and searched and move[3] == EMPTY and not check:
-                continue  # a quiet move cannot lift this node to alpha
             self.make(move)
             try:
                 if searched == 0:

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <structmember.h>
 
 /* What a cell holds: nothing, the wall, or a piece (side << 3 | kind). */
 #define EMPTY 0

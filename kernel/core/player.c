@@ -8,8 +8,7 @@
 
    The same as in Python, so that the two visit the same tree: the iterations are Python's
    (Searcher.search); each root, the principal variation search under it, the quiescence, the
-   table and its replacement, the killers and the history, the check extension, futility
-   pruning at the frontier, mate scores,
+   table and its replacement, the killers and the history, the check extension, mate scores,
    repetitions (the game's and the path's) and the fifty-move rule; the moves tried in the
    same order, which means the pieces kept in the order of Python's dicts (a piece that
    moves, or comes back, goes last: see `take` and `put`), the steps in the order of
@@ -43,7 +42,6 @@
 #define MAX_PLY 100
 #define QUIESCENCE_PLIES 8
 #define DELTA_MARGIN 200
-#define FUTILITY_MARGIN 200
 #define FIFTY_MOVE_PLIES 100
 enum { EXACT = 0, LOWER = 1, UPPER = 2 };
 /* Positions between two looks at the clock, and between two looks at a stop request. */
@@ -669,13 +667,10 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check)
     int original_alpha = alpha, best_score = -INFINITY_SCORE, searched = 0;
     Move best_move;
     int has_best = 0;
-    int futile = depth == 1 && !in_check && -MATE_THRESHOLD < alpha && alpha < MATE_THRESHOLD &&
-                 evaluate(p) + FUTILITY_MARGIN <= alpha;
     for (int i = 0; i < list->count; i++) {
         Move m = list->moves[i];
         if (!in_check && !is_legal(&p->board, &context, &m)) continue;
         int check = gives_check(&p->board, &context, &m);
-        if (futile && searched && m.captured == EMPTY && !check) continue;
         make(p, &m);
         int score;
         if (searched == 0) {
@@ -1041,8 +1036,6 @@ static PyMethodDef player_methods[] = {
      "evaluate() -> int: the evaluation of the position set up, for the side to move."},
     {NULL, NULL, 0, NULL},
 };
-
-#include <structmember.h>
 
 static PyMemberDef player_members[] = {
     {"nodes", T_ULONGLONG, offsetof(Player, nodes), READONLY, "Positions counted so far."},
