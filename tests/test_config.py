@@ -102,6 +102,13 @@ BAD_CONFIGS: list[tuple[str, str]] = [
     ("[evaluation]\nplacement = 1001\n", "evaluation.placement"),
     ("[engine]\nboard_size = 65\n", "engine.board_size"),
     ("[engine]\nmax_board_size = 1000\n", "engine.max_board_size"),
+    # Past every bound the engine can use (issue 38): 10**20 positions failed every search.
+    ("[engine]\nmax_board_size = 201\n", "engine.max_board_size"),
+    ("[search]\nmax_nodes = 100000000000000000000\n", "search.max_nodes"),
+    ("[search]\nmax_nodes = 1000000000001\n", "search.max_nodes"),
+    ("[play]\nnodes = 100000000000000000000\n", "play.nodes"),
+    ("[play]\nresign_cp = 1000001\n", "play.resign_cp"),
+    ("[protocol]\nmax_line_bytes = 16777217\n", "protocol.max_line_bytes"),
     ("[engine]\nmax_board_size = 1\nboard_size = 1\n", "engine.max_board_size"),
     ("[protocol]\nmax_line_bytes = 100\n", "protocol.max_line_bytes"),
     ("[protocol]\nmax_line_bytes = -1\n", "protocol.max_line_bytes"),
