@@ -31,7 +31,8 @@ def cmd_loadgame(kernel: Session, args: list[str]) -> str:
     left out or `end`), then optionally GAME, which record of the file (1 for the first).
     Fails: the file cannot be read, is not text, is too large or is not a record; the record
     asked for is not there; its size is outside the accepted range; its start position or a
-    move is refused (the ply, the line and the reason are named). Nothing changes then.
+    move is refused (the ply, the line and the reason are named); SIGUSR1 stopped the read.
+    Nothing changes then.
     Returns: nothing.
     """
     from kernel.replay import ReplayError, file_name, load_game  # imported when first used

@@ -156,7 +156,7 @@ def shuffle_record(size_bytes: int) -> str:
 
 
 def test_a_long_replay_is_stopped_by_sigusr1(log_dir: Path, tmp_path: Path) -> None:
-    """loadgame of a record of 200,000 plies (5 s to replay) stops at SIGUSR1 as a search
+    """loadgame of a record of 226,600 plies (5 s to replay) stops at SIGUSR1 as a search
     does, changing nothing; before, nothing stopped it."""
     path = tmp_path / "long.txt"
     path.write_text(shuffle_record(4 << 20))
