@@ -10,7 +10,7 @@ from typing import Any
 from kernel.search import MAX_MATE_MOVES
 
 #: The largest board size a config may allow. A board of size n is a padded array of
-#: (n + 4)³ cells, held at 12 bytes a cell (a list of cells, a table of compact indices);
+#: (n + 4)³ cells, held at 12 bytes a cell (a list of cells, an array of compact indices);
 #: setting one up or writing its record holds a second for a moment. At n = 200 the engine
 #: then peaks at 290 MB; at 256 it took 570 MB, more than a search may (configuration.md).
 LARGEST_SUPPORTED_SIZE = 200

@@ -7,6 +7,7 @@ index offsets in the padded array once per board size.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import product
 from typing import NamedTuple
@@ -113,9 +114,8 @@ class Offsets(NamedTuple):
     #: compact[target] - compact[origin] -> the pieces that attack across it, and their path.
     attacks: dict[int, Attack]
     #: The compact index of each memory index: x + C*y + C*C*z, C from compact_width_for.
-    #: An array of C ints, not a tuple: 4 bytes a cell rather than 36 (a pointer and an int
-    #: object), 70 MB rather than 630 MB at n = 256, and no slower to index.
-    compact: array[int]
+    #: A tuple up to TUPLE_SIZE, an array of C ints above (compact_indices).
+    compact: Sequence[int]
     #: letter -> compact difference -> the unit step of the path (0 for a leap): the attack
     #: table split by letter, so that "does this piece attack that cell" is one look-up.
     reach: dict[str, dict[int, int]]
@@ -197,7 +197,13 @@ def offsets_for(size: int) -> Offsets:
     )
 
 
-def compact_indices(size: int, memory_width: int) -> array[int]:
+#: The largest size whose compact indices are a tuple. A tuple holds an int object per cell,
+#: 36 bytes a cell (11 MB at n = 64, but 630 MB at 256); an array holds 4 bytes a cell, but
+#: makes an int object at each look-up, which costs perft 5 to 8 % on small boards.
+TUPLE_SIZE = 64
+
+
+def compact_indices(size: int, memory_width: int) -> Sequence[int]:
     """List the compact index of every memory index, so that a hot loop looks it up."""
     compact_width = compact_width_for(size)
     compact = array("i")
@@ -206,4 +212,4 @@ def compact_indices(size: int, memory_width: int) -> array[int]:
         for y in range(memory_width):
             start = compact_width * (y + compact_width * z)
             compact.extend(range(start, start + memory_width))
-    return compact
+    return tuple(compact) if size <= TUPLE_SIZE else compact
