@@ -161,3 +161,7 @@ def handlers(at_terminal: bool) -> Iterator[None]:
     finally:
         for signum, original in previous.items():
             signal.signal(signum, original)
+        # The ending is this engine's: whatever runs next in the process (a test that ran
+        # main in-process, then asks the handlers itself) starts from a process not ending.
+        COMMAND.ending = False
+        COMMAND.pending_end = None

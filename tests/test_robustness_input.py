@@ -19,6 +19,7 @@ import pytest
 from kernel.board import empty_cells
 from kernel.config import LARGEST_SUPPORTED_SIZE, EngineConfig, notation_length
 from kernel.directions import CACHED_SIZES, offsets_for
+from kernel.interrupt import COMMAND, EndingSignal, handlers, on_ending
 from kernel.position import Position
 from kernel.record import MAX_HEADERS, MAX_VALUE_CHARS
 from kernel.replay import MAX_RECORD_BYTES, file_name
@@ -313,3 +314,16 @@ def test_a_file_swapped_for_a_fifo_is_refused(
         assert engine.ask("name") == b"= cubemate\n\n"
     finally:
         engine.discard()
+
+
+# --- the signal state of the process -------------------------------------------------------
+
+
+def test_an_ending_is_forgotten_once_the_handlers_are_gone() -> None:
+    """An engine ended by a signal leaves the process not ending once its handlers are put
+    back (main run in-process by a test left it ending, and test_interrupt's handler tests,
+    run after it in the same worker, failed)."""
+    with pytest.raises(EndingSignal), handlers(at_terminal=False):
+        on_ending(signal.SIGTERM, None)
+    assert not COMMAND.ending
+    assert COMMAND.pending_end is None
