@@ -178,11 +178,7 @@ def parse_block(block: Iterable[Line]) -> GameRecord:
         first_line = first_line or number
         move_line = MOVE_LINE.fullmatch(line)
         if move_line is None:
-            if moves:
-                if HEADER.fullmatch(line) is None:
-                    raise RecordError(
-                        f"line {number}: expected 'Key: value' or a move line: {shorten(line)}"
-                    )
+            if moves and HEADER.fullmatch(line) is not None:
                 raise RecordError(f"line {number}: header after the moves: {shorten(line)}")
             read_header(line, number, headers)
             continue
