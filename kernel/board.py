@@ -20,10 +20,10 @@ memory looks like this, `+` wall and `#` board:
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
-from kernel.directions import WALL_THICKNESS, memory_width_for
+from kernel.directions import CACHED_SIZES, WALL_THICKNESS, memory_width_for
 
 #: What a cell holds besides a piece letter: nothing, or the wall around the board.
 EMPTY = "#"
@@ -114,7 +114,8 @@ def padded_cells(size: int, rows: list[str]) -> str:
     return gaps.outside + gaps.layer.join(layers) + gaps.outside
 
 
-@cache
+@lru_cache(maxsize=CACHED_SIZES)
 def empty_cells(size: int) -> str:
-    """The padded array of an empty board, built once per size."""
+    """The padded array of an empty board, built once while its size is in use (n³ bytes:
+    17 MB at n = 256, so only a few sizes are kept)."""
     return padded_cells(size, [EMPTY * size] * (size * size))

@@ -11,6 +11,7 @@ from kernel.arguments import (
     read_size,
 )
 from kernel.game import UNDECIDED
+from kernel.interrupt import ReadStopped
 from kernel.move_reading import IllegalMove, read_move
 from kernel.notation import (
     NotationError,
@@ -30,10 +31,11 @@ def cmd_loadgame(kernel: Session, args: list[str]) -> str:
     left out or `end`), then optionally GAME, which record of the file (1 for the first).
     Fails: the file cannot be read, is not text, is too large or is not a record; the record
     asked for is not there; its size is outside the accepted range; its start position or a
-    move is refused (the ply, the line and the reason are named). Nothing changes then.
+    move is refused (the ply, the line and the reason are named); SIGUSR1 stopped the read.
+    Nothing changes then.
     Returns: nothing.
     """
-    from kernel.replay import ReplayError, load_game  # imported when first used
+    from kernel.replay import ReplayError, file_name, load_game  # imported when first used
 
     ply = None if len(args) < 2 or args[1] == "end" else read_count(args[1], "PLY", 0)
     game_number = 1 if len(args) < 3 else read_count(args[2], "GAME", 1)
@@ -41,6 +43,8 @@ def cmd_loadgame(kernel: Session, args: list[str]) -> str:
         game = load_game(args[0], ply, game_number, kernel.config)
     except ReplayError as error:
         raise CommandError(str(error)) from None
+    except ReadStopped as error:
+        raise CommandError(f"loadgame of {file_name(args[0])} {error}") from None
     kernel.set_game(game)
     return ""
 

@@ -9,8 +9,20 @@ from typing import Any
 
 from kernel.search import MAX_MATE_MOVES
 
-#: Board sizes the engine can hold at all; beyond this the padded array outgrows memory.
-LARGEST_SUPPORTED_SIZE = 256
+#: The largest board size a config may allow. A board of size n is a padded array of
+#: (n + 4)³ cells, held at 12 bytes a cell (a list of cells, an array of compact indices);
+#: setting one up or writing its record holds a second for a moment. At n = 200 the engine
+#: then peaks at 290 MB; at 256 it took 570 MB, more than a search may (configuration.md).
+LARGEST_SUPPORTED_SIZE = 200
+#: The most positions a search may be allowed (search.max_nodes, play.nodes): nine hours of
+#: the compiled mate search, far more than any answer needs, and within its 64-bit counts
+#: (10**20 was taken, and every search then failed on it).
+MAX_NODES = 10**12
+#: The longest line a config may allow: the largest board's notation (8 MB at n = 200) with
+#: room for white space; a line is held a few times over while it is read and split.
+MAX_LINE_BYTES = 1 << 24
+#: The largest resign threshold: a mate's score; a larger one would resign no sooner.
+MAX_RESIGN_CP = 1_000_000
 
 
 class ConfigError(Exception):
@@ -137,8 +149,8 @@ def check_config(config: EngineConfig) -> None:
             f"protocol.comments: {config.comments!r} is not one of "
             + ", ".join(repr(mode) for mode in COMMENT_MODES)
         )
-    if config.max_nodes < 1:
-        raise ConfigError(f"search.max_nodes: {config.max_nodes} must be 1 or more")
+    if not 1 <= config.max_nodes <= MAX_NODES:
+        raise ConfigError(f"search.max_nodes: {config.max_nodes} is outside 1 ... {MAX_NODES}")
     if not 1 <= config.max_mate_moves <= MAX_MATE_MOVES:
         raise ConfigError(
             f"search.max_mate_moves: {config.max_mate_moves} is outside 1 ... {MAX_MATE_MOVES}"
@@ -146,6 +158,10 @@ def check_config(config: EngineConfig) -> None:
     check_play(config)
     # The largest board must fit on one line, with room for the command and its size.
     needed = notation_length(config.max_board_size) + 64
+    if config.max_line_bytes > MAX_LINE_BYTES:
+        raise ConfigError(
+            f"protocol.max_line_bytes: {config.max_line_bytes} is more than {MAX_LINE_BYTES}"
+        )
     if config.max_line_bytes < needed:
         raise ConfigError(
             f"protocol.max_line_bytes: {config.max_line_bytes} is too small for boards of "
@@ -166,12 +182,16 @@ def check_play(config: EngineConfig) -> None:
     """Raise ConfigError naming the first impossible value of the [play] table."""
     if not 0 <= config.play_depth <= MAX_PLAY_DEPTH:
         raise ConfigError(f"play.depth: {config.play_depth} is outside 0 ... {MAX_PLAY_DEPTH}")
-    if config.play_nodes < 0:
-        raise ConfigError(f"play.nodes: {config.play_nodes} must be 0 (no limit) or more")
+    if not 0 <= config.play_nodes <= MAX_NODES:
+        raise ConfigError(
+            f"play.nodes: {config.play_nodes} is outside 0 (no limit) ... {MAX_NODES}"
+        )
     if not 0 <= config.move_time <= MAX_MOVE_TIME:  # also false for NaN
         raise ConfigError(f"play.move_time: {config.move_time} is outside 0 ... {MAX_MOVE_TIME:g}")
-    if config.resign_cp < 0:
-        raise ConfigError(f"play.resign_cp: {config.resign_cp} must be 0 (never) or more")
+    if not 0 <= config.resign_cp <= MAX_RESIGN_CP:
+        raise ConfigError(
+            f"play.resign_cp: {config.resign_cp} is outside 0 (never) ... {MAX_RESIGN_CP}"
+        )
     if not 1 <= config.hash_mb <= MAX_HASH_MB:
         raise ConfigError(f"play.hash_mb: {config.hash_mb} is outside 1 ... {MAX_HASH_MB}")
     for name in ("queen", "rook", "bishop", "knight"):

@@ -6,7 +6,9 @@ index offsets in the padded array once per board size.
 
 from __future__ import annotations
 
-from functools import cache
+from array import array
+from collections.abc import Sequence
+from functools import lru_cache
 from itertools import product
 from typing import NamedTuple
 
@@ -112,7 +114,8 @@ class Offsets(NamedTuple):
     #: compact[target] - compact[origin] -> the pieces that attack across it, and their path.
     attacks: dict[int, Attack]
     #: The compact index of each memory index: x + C*y + C*C*z, C from compact_width_for.
-    compact: tuple[int, ...]
+    #: A tuple up to TUPLE_SIZE, an array of C ints above (compact_indices).
+    compact: Sequence[int]
     #: letter -> compact difference -> the unit step of the path (0 for a leap): the attack
     #: table split by letter, so that "does this piece attack that cell" is one look-up.
     reach: dict[str, dict[int, int]]
@@ -142,9 +145,14 @@ def attack_table(size: int, memory_width: int) -> dict[int, Attack]:
     return table
 
 
-@cache
+#: How many sizes' tables are kept: a few, so that `boardsize` through every size up to the
+#: largest does not keep the tables of each (70 MB for n = 256).
+CACHED_SIZES = 2
+
+
+@lru_cache(maxsize=CACHED_SIZES)
 def offsets_for(size: int) -> Offsets:
-    """Build the offset tables for a board of this size (once per size)."""
+    """Build the offset tables for a board of this size (once while it is in use)."""
     memory_width = memory_width_for(size)
 
     def table(steps: tuple[Step, ...]) -> tuple[int, ...]:
@@ -189,10 +197,19 @@ def offsets_for(size: int) -> Offsets:
     )
 
 
-def compact_indices(size: int, memory_width: int) -> tuple[int, ...]:
+#: The largest size whose compact indices are a tuple. A tuple holds an int object per cell,
+#: 36 bytes a cell (11 MB at n = 64, but 630 MB at 256); an array holds 4 bytes a cell, but
+#: makes an int object at each look-up, which costs perft 5 to 8 % on small boards.
+TUPLE_SIZE = 64
+
+
+def compact_indices(size: int, memory_width: int) -> Sequence[int]:
     """List the compact index of every memory index, so that a hot loop looks it up."""
     compact_width = compact_width_for(size)
-    span = range(memory_width)
-    return tuple(
-        x + compact_width * (y + compact_width * z) for z in span for y in span for x in span
-    )
+    compact = array("i")
+    # A row of memory is a run of consecutive compact indices: one extend per row, in C.
+    for z in range(memory_width):
+        for y in range(memory_width):
+            start = compact_width * (y + compact_width * z)
+            compact.extend(range(start, start + memory_width))
+    return tuple(compact) if size <= TUPLE_SIZE else compact

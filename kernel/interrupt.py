@@ -5,7 +5,9 @@ engine. Its handler raises nothing: an exception thrown at whatever bytecode the
 on could leave the kernel half way through changing its position. It only sets a flag, which
 the search looks at each time it counts positions (search.Budget.spend) and answers by raising
 SearchStopped there, where nothing is half done; the command is then refused and changes
-nothing. A stop asked for while no command runs is forgotten, so it never stops the next one.
+nothing. A long read (`loadgame` of a large record) looks at it as well, now and then, and
+raises ReadStopped. A stop asked for while no command runs is forgotten, so it never stops
+the next one.
 
 SIGTERM, SIGHUP and SIGINT (on a pipe, or at a terminal prompt) end the engine. While no
 command runs, the handler raises EndingSignal, a BaseException, so that no `except Exception`
@@ -36,6 +38,18 @@ class SearchStopped(Exception):
     def __init__(self, nodes: int) -> None:
         super().__init__(f"search stopped after {nodes} positions")
         self.nodes = nodes
+
+
+class ReadStopped(Exception):
+    """A long read (a record file, the moves of a game) was asked to stop, as a search is;
+    the message says where it was."""
+
+
+def stop_read_if_asked(where: str) -> None:
+    """Raise ReadStopped if the running command was asked to stop: a read that can take
+    seconds calls this now and then, as a search counts its positions."""
+    if COMMAND.stop_requested:
+        raise ReadStopped(f"stopped {where}")
 
 
 class EndingSignal(BaseException):
@@ -147,3 +161,7 @@ def handlers(at_terminal: bool) -> Iterator[None]:
     finally:
         for signum, original in previous.items():
             signal.signal(signum, original)
+        # The ending is this engine's: whatever runs next in the process (a test that ran
+        # main in-process, then asks the handlers itself) starts from a process not ending.
+        COMMAND.ending = False
+        COMMAND.pending_end = None

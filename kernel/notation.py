@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from math import isqrt
 from typing import NamedTuple
 
 # The cell letters and side names are re-exported: callers that read and write text find them here.
@@ -93,10 +94,17 @@ def parse_board(text: str, max_size: int, comments: str = COMMENTS_LINE_START) -
         rows = canonical_rows(text, first_row_size)
         if rows is not None:
             return BoardText(first_row_size, rows)
+    check_bracket_count(text, max_size)
     try:
-        rows, groups = _read_loose(text)
+        rows, groups = _read_loose(text, max_size * max_size)
     except UnclosedBracket as error:
         raise NotationError(f"{error}{_cut_hint(written, comments)}") from None
+    except TooManyRows as error:
+        if declared is None:
+            raise
+        raise NotationError(
+            f"expected {declared * declared} rows of {declared} cells, got more than {error.most}"
+        ) from None
     size = declared if declared is not None else _infer_size(rows, max_size)
     check_size(size, max_size)
     _check_shape(rows, groups, size, declared is not None)
@@ -141,6 +149,28 @@ def canonical_rows(text: str, size: int) -> list[str] | None:
     return rows
 
 
+def most_brackets(max_size: int) -> int:
+    """Return the most bracket pairs a board of size up to max_size is written with: one round
+    each row, each layer and the whole board."""
+    return max_size * max_size + max_size + 1
+
+
+def check_bracket_count(text: str, max_size: int) -> None:
+    """Refuse, at C speed, text with more opening brackets than any board holds.
+
+    The reader below takes a few hundred nanoseconds a bracket in Python: a line of nothing but
+    brackets (a million of them fit under the line limit) would cost it seconds and hundreds
+    of megabytes; counted first, it costs a millisecond.
+    """
+    opened = text.count("[")
+    most = most_brackets(max_size)
+    if opened > most:
+        raise NotationError(
+            f"{opened} '[' are more than any board holds (at most {most} for size {max_size}:"
+            " a pair round each row, each layer and the whole board)"
+        )
+
+
 def check_size(size: int, max_size: int) -> None:
     """Refuse a board size outside 2 ... max_size."""
     if not 2 <= size <= max_size:
@@ -149,6 +179,14 @@ def check_size(size: int, max_size: int) -> None:
 
 class UnclosedBracket(NotationError):
     """The text ends inside an open bracket (perhaps cut short on its way)."""
+
+
+class TooManyRows(NotationError):
+    """More rows than a board of the largest size has; `most` is that many."""
+
+    def __init__(self, message: str, most: int) -> None:
+        super().__init__(message)
+        self.most = most
 
 
 class Group(NamedTuple):
@@ -170,11 +208,13 @@ class _Open(NamedTuple):
     holds_layers: list[bool]
 
 
-def _read_loose(text: str) -> tuple[list[str], list[Group]]:
+def _read_loose(text: str, most_rows: int) -> tuple[list[str], list[Group]]:
     """Split free-form text into rows, and list its bracket groups of more than one row.
 
     Where commas separate the rows, white space inside a row is dropped; elsewhere it
-    separates rows, as in `### n## #rr` or `[[Bq] [##]]`.
+    separates rows, as in `### n## #rr` or `[[Bq] [##]]`. Past `most_rows` rows, the most a
+    board may have, the text is refused at once: the rows are read in Python, and a line of
+    a million one-letter rows would take a second.
     """
     rows: list[str] = []
     groups: list[Group] = []
@@ -198,6 +238,12 @@ def _read_loose(text: str) -> tuple[list[str], list[Group]]:
         else:
             row = "".join(token.split()) if spaced else token
             _check_letters(row, len(rows) + 1)
+            if len(rows) == most_rows:
+                raise TooManyRows(
+                    f"more than {most_rows} rows at column {match.start() + 1}"
+                    f" (a board of size up to {isqrt(most_rows)} has at most {most_rows})",
+                    most_rows,
+                )
             rows.append(row)
     if opened:
         raise UnclosedBracket(f"unbalanced brackets: {len(opened)} '[' not closed")
@@ -218,8 +264,14 @@ def _cut_hint(text: str, comments: str) -> str:
     return " ('#' may have been stripped as a GTP comment on the way; write '.' for empty cells)"
 
 
+#: The letters a row may hold, as a set: a row's letters are checked against it at C speed.
+_CELL_LETTER_SET = frozenset(CELL_LETTERS)
+
+
 def _check_letters(row: str, number: int) -> None:
     """Refuse a row holding anything but piece letters and empty cells."""
+    if _CELL_LETTER_SET.issuperset(row):
+        return
     for letter in row:
         if letter not in CELL_LETTERS:
             raise NotationError(

@@ -21,8 +21,11 @@ This module reads and writes the text only; replaying the moves is the command l
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+
+from kernel.interrupt import stop_read_if_asked
+from kernel.protocol import shorten
 
 #: The headers every record has, in the order they are written.
 REQUIRED = ("Size", "Start", "Result")
@@ -99,45 +102,85 @@ def parse_records(text: str) -> list[GameRecord]:
     return [parse_block(block) for block in record_blocks(text)]
 
 
-def record_blocks(text: str) -> Iterator[list[tuple[int, str]]]:
+#: What ends a line, as str.splitlines has it: a record's lines are numbered as an editor
+#: (and splitlines) numbers them.
+_LINE_ENDS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_LINE = re.compile(f"([^{_LINE_ENDS}]*)(\r\n|[{_LINE_ENDS}])?")
+
+#: How often, in lines, a long read looks whether it was asked to stop (kernel/interrupt.py).
+STOP_EVERY = 4096
+
+#: One line of a record file: its number from 1 and its text, stripped.
+Line = tuple[int, str]
+
+
+def record_lines(text: str) -> Iterator[Line]:
+    """Yield each line of a text but its comments, with its number, stripped.
+
+    One line at a time, not `splitlines`: a file of millions of short lines would take a
+    list of millions of strings (220 MB for 16 MiB), where one record is all that is wanted.
+    """
+    number = 0
+    for found in _LINE.finditer(text):
+        line, end = found.groups()
+        if not line and end is None:
+            continue  # the empty match at the end of the text
+        number += 1
+        if not number % STOP_EVERY:
+            stop_read_if_asked(f"at line {number}")
+        line = line.strip()
+        if not line.startswith("#"):
+            yield number, line
+
+
+def record_blocks(text: str) -> Iterator[Iterator[Line]]:
     """Yield the lines of each record, with their line numbers, comments and blanks left out.
 
     Records are cut apart without being read, so that one record of a large file is found
-    without reading the others (and a broken record does not hide the good ones).
+    without reading the others (and a broken record does not hide the good ones). Each
+    record's lines come one at a time, as its reader asks for them: a reader that refuses
+    a record at its first lines has not paid for the rest. A record left half read is
+    passed over when the next is asked for.
     """
-    block: list[tuple[int, str]] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if line.startswith("#"):
-            continue
+    lines = record_lines(text)
+    for number, line in lines:
+        if line:
+            block = _block_lines((number, line), lines)
+            yield block
+            for _ in block:
+                pass  # what its reader left of it
+
+
+def _block_lines(first: Line, lines: Iterator[Line]) -> Iterator[Line]:
+    """Yield the first line of a record, then its others up to the next blank line."""
+    yield first
+    for number, line in lines:
         if not line:
-            if block:
-                yield block
-                block = []
-            continue
-        block.append((number, line))
-    if block:
-        yield block
+            return
+        yield number, line
 
 
-def parse_block(block: list[tuple[int, str]]) -> GameRecord:
+#: The most headers a record may have, the three required among them, and the longest key
+#: and value of one (Start aside, which holds a board: replay.py bounds it by the largest).
+#: The arena writes nine, none longer than 400 characters; printgame writes back what it read.
+MAX_HEADERS = 64
+MAX_KEY_CHARS = 64
+MAX_VALUE_CHARS = 4096
+
+
+def parse_block(block: Iterable[Line]) -> GameRecord:
     """Read the lines of one record, each with its line number."""
     headers: dict[str, str] = {}
     moves: list[str] = []
     move_lines: list[int] = []
-    first_line = block[0][0]
+    first_line = 0
     for number, line in block:
+        first_line = first_line or number
         move_line = MOVE_LINE.fullmatch(line)
         if move_line is None:
-            header = HEADER.fullmatch(line)
-            if header is None:
-                raise RecordError(f"line {number}: expected 'Key: value' or a move line: {line!r}")
-            if moves:
-                raise RecordError(f"line {number}: header after the moves: {line!r}")
-            key, value = header.groups()
-            if key in headers:
-                raise RecordError(f"line {number}: header {key} given twice")
-            headers[key] = value.strip()
+            if moves and HEADER.fullmatch(line) is not None:
+                raise RecordError(f"line {number}: header after the moves: {shorten(line)}")
+            read_header(line, number, headers)
             continue
         if not moves:
             check_headers(headers, first_line)
@@ -146,12 +189,41 @@ def parse_block(block: list[tuple[int, str]]) -> GameRecord:
     check_headers(headers, first_line)
     size_text = headers.pop("Size")
     if not size_text.isdigit() or len(size_text) > MAX_DIGITS:
-        raise RecordError(f"line {first_line}: Size must be a whole number, got {size_text!r}")
+        raise RecordError(
+            f"line {first_line}: Size must be a whole number, got {shorten(size_text)}"
+        )
     start = headers.pop("Start")
     result = headers.pop("Result")
     if RESULT.fullmatch(result) is None:
-        raise RecordError(f"line {first_line}: Result must be *, 1-0, 0-1 or 1/2-1/2: {result!r}")
+        raise RecordError(
+            f"line {first_line}: Result must be *, 1-0, 0-1 or 1/2-1/2: {shorten(result)}"
+        )
     return GameRecord(int(size_text), start, result, moves, headers, first_line, move_lines)
+
+
+def read_header(line: str, number: int, headers: dict[str, str]) -> None:
+    """Add one header line to a record's headers, refusing a malformed, repeated or
+    oversized one, or one too many."""
+    header = HEADER.fullmatch(line)
+    if header is None:
+        raise RecordError(f"line {number}: expected 'Key: value' or a move line: {shorten(line)}")
+    key, value = header.groups()
+    if len(key) > MAX_KEY_CHARS:
+        raise RecordError(
+            f"line {number}: the header {shorten(key)} has a key of {len(key)} characters;"
+            f" the most is {MAX_KEY_CHARS}"
+        )
+    if key in headers:
+        raise RecordError(f"line {number}: header {key} given twice")
+    if len(headers) == MAX_HEADERS:
+        raise RecordError(f"line {number}: more than {MAX_HEADERS} headers")
+    value = value.strip()
+    if key != "Start" and len(value) > MAX_VALUE_CHARS:
+        raise RecordError(
+            f"line {number}: header {key} is {len(value)} characters long;"
+            f" the most is {MAX_VALUE_CHARS}"
+        )
+    headers[key] = value
 
 
 def check_headers(headers: dict[str, str], line: int) -> None:

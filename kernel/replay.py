@@ -8,11 +8,13 @@ leaves the engine's game as it was.
 from __future__ import annotations
 
 import os
+import stat
 from datetime import UTC, datetime
 
 from kernel.board import SIDE_NAMES
 from kernel.config import EngineConfig
 from kernel.game import UNDECIDED, Game, Outcome
+from kernel.interrupt import stop_read_if_asked
 from kernel.move_reading import IllegalMove, read_move
 from kernel.notation import (
     SIDE_WORDS,
@@ -64,19 +66,22 @@ def game_record(game: Game, outcome: Outcome | None, empty: str) -> str:
 
 
 def read_record_file(path: str) -> str:
-    """Read a record file as text, refusing what is not a regular UTF-8 file of bounded size."""
+    """Read a record file as text, refusing what is not a regular UTF-8 file of bounded size.
+
+    The path is looked at first, so that a folder or a device is refused by name without being
+    opened; but what it names may change before the open (a file swapped for a FIFO, whose
+    open would wait for a writer for ever). So it is opened without blocking, and the
+    descriptor opened is what is checked and read.
+    """
     name = file_name(path)
     try:
-        status = os.stat(path)
-        if not os.path.isfile(path):
-            kind = "a directory" if os.path.isdir(path) else "not a regular file"
-            raise ReplayError(f"{name} is {kind}")
-        if status.st_size > MAX_RECORD_BYTES:
-            raise ReplayError(
-                f"{name} is too large ({status.st_size} bytes; the most is {MAX_RECORD_BYTES})"
-            )
-        with open(path, "rb") as file:
-            data = file.read(MAX_RECORD_BYTES + 1)
+        check_record_file(name, os.stat(path))
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        try:
+            check_record_file(name, os.fstat(descriptor))
+            data = read_at_most(descriptor, MAX_RECORD_BYTES + 1)
+        finally:
+            os.close(descriptor)
     except OSError as error:
         raise ReplayError(f"cannot read {name}: {error.strerror or error}") from None
     if len(data) > MAX_RECORD_BYTES:
@@ -92,6 +97,30 @@ def read_record_file(path: str) -> str:
         ) from None
 
 
+def check_record_file(name: str, status: os.stat_result) -> None:
+    """Refuse what is not a regular file of at most MAX_RECORD_BYTES."""
+    if not stat.S_ISREG(status.st_mode):
+        kind = "a directory" if stat.S_ISDIR(status.st_mode) else "not a regular file"
+        raise ReplayError(f"{name} is {kind}")
+    if status.st_size > MAX_RECORD_BYTES:
+        raise ReplayError(
+            f"{name} is too large ({status.st_size} bytes; the most is {MAX_RECORD_BYTES})"
+        )
+
+
+def read_at_most(descriptor: int, most: int) -> bytes:
+    """Read a descriptor to its end, but never more than `most` bytes."""
+    parts: list[bytes] = []
+    left = most
+    while left > 0:
+        part = os.read(descriptor, min(left, 1 << 20))
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
 def load_game(path: str, ply: int | None, number: int, config: EngineConfig) -> Game:
     """Replay game `number` (from 1) of a record file, its first `ply` moves (all if None)."""
     name = file_name(path)
@@ -101,7 +130,10 @@ def load_game(path: str, ply: int | None, number: int, config: EngineConfig) -> 
         raise ReplayError(f"{where} has only {len(record.moves)} plies, not {ply}")
     game = Game(start_of(record, where, config))
     game.headers = dict(record.headers)
-    for index, text in enumerate(record.moves[:ply]):
+    moves = record.moves[:ply]
+    for index, text in enumerate(moves):
+        # A record of a million plies takes a minute to replay: it can be stopped.
+        stop_read_if_asked(f"at ply {index + 1} of {len(moves)}")
         at = f"{where}, ply {index + 1} (line {record.move_lines[index]})"
         analysis = Analysis(game.position)
         if not analysis.has_legal_move():
@@ -133,6 +165,12 @@ def start_of(record: GameRecord, where: str, config: EngineConfig) -> Position:
     at = f"{where} (line {record.line})"
     if not 2 <= record.size <= config.max_board_size:
         raise ReplayError(f"{at}: size {record.size} is outside 2 ... {config.max_board_size}")
+    if len(record.start) > config.max_line_bytes:
+        # The longest line set_board reads, which the config makes hold the largest board.
+        raise ReplayError(
+            f"{at}: Start is {len(record.start)} characters long; the most is"
+            f" {config.max_line_bytes} (protocol.max_line_bytes)"
+        )
     board, _, side_word = record.start.rstrip().rpartition(" ")
     if side_word not in SIDE_WORDS:
         board, side_word = record.start, "w"

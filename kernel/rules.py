@@ -285,7 +285,9 @@ class Analysis:
                     if origin != king and (origin not in pins or target in pins[origin]):
                         yield Move(cells[origin], origin, target, piece)
             return
-        for origin, letter in position.pieces[self.side].items():
+        # A copy of the pieces: a caller may play and take back each move before asking for
+        # the next (perft does), which moves the piece to the end of its side's dict.
+        for origin, letter in tuple(position.pieces[self.side].items()):
             if origin == king:
                 continue  # its moves came first, from king_moves
             line = pins.get(origin)
@@ -417,7 +419,11 @@ class Analysis:
                 yield Move(letter, origin, target, cells[target])
 
     def legal_moves(self) -> Iterator[Move]:
-        """Yield every legal move of the side to move, the king's first."""
+        """Yield every legal move of the side to move, the king's first.
+
+        A caller may play each move and take it back before asking for the next: the moves
+        still come as from the position the analysis was made of.
+        """
         yield from self.king_moves()
         yield from self.piece_moves()
 

@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from kernel.config import ConfigError, EngineConfig, config_from_document, load_config
+from kernel.config import (
+    LARGEST_SUPPORTED_SIZE,
+    MAX_LINE_BYTES,
+    MAX_NODES,
+    MAX_RESIGN_CP,
+    ConfigError,
+    EngineConfig,
+    config_from_document,
+    load_config,
+)
 from tests.conftest import MAIN, REPO, TIMEOUT, engine_command, read_json_log
 
 SHIPPED = REPO / "engine_config.toml"
@@ -102,6 +111,13 @@ BAD_CONFIGS: list[tuple[str, str]] = [
     ("[evaluation]\nplacement = 1001\n", "evaluation.placement"),
     ("[engine]\nboard_size = 65\n", "engine.board_size"),
     ("[engine]\nmax_board_size = 1000\n", "engine.max_board_size"),
+    # Past every bound the engine can use (issue 38): 10**20 positions failed every search.
+    ("[engine]\nmax_board_size = 201\n", "engine.max_board_size"),
+    ("[search]\nmax_nodes = 100000000000000000000\n", "search.max_nodes"),
+    ("[search]\nmax_nodes = 1000000000001\n", "search.max_nodes"),
+    ("[play]\nnodes = 100000000000000000000\n", "play.nodes"),
+    ("[play]\nresign_cp = 1000001\n", "play.resign_cp"),
+    ("[protocol]\nmax_line_bytes = 16777217\n", "protocol.max_line_bytes"),
     ("[engine]\nmax_board_size = 1\nboard_size = 1\n", "engine.max_board_size"),
     ("[protocol]\nmax_line_bytes = 100\n", "protocol.max_line_bytes"),
     ("[protocol]\nmax_line_bytes = -1\n", "protocol.max_line_bytes"),
@@ -111,6 +127,22 @@ BAD_CONFIGS: list[tuple[str, str]] = [
     ("[log]\njson_file = 'a/b.jsonl'\n", "log"),
     ("[engine\nname = 'x'\n", "TOML"),
 ]
+
+
+def test_the_upper_bounds_are_taken() -> None:
+    """Each integer key at its upper bound is a config the engine starts with."""
+    document = {
+        "engine": {"max_board_size": LARGEST_SUPPORTED_SIZE},
+        "protocol": {"max_line_bytes": MAX_LINE_BYTES},
+        "search": {"max_nodes": MAX_NODES, "max_mate_moves": 100},
+        "play": {"nodes": MAX_NODES, "resign_cp": MAX_RESIGN_CP, "depth": 64, "hash_mb": 4096},
+    }
+    config = config_from_document(document)
+    assert (config.max_nodes, config.play_nodes, config.resign_cp) == (
+        MAX_NODES,
+        MAX_NODES,
+        MAX_RESIGN_CP,
+    )
 
 
 @pytest.mark.parametrize(("text", "key"), BAD_CONFIGS)

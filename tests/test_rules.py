@@ -6,12 +6,14 @@ brute-force reference and the kernel must give it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pytest
 
 from tests.cases import REFERENCE_CASES, ReferenceCase
+from tests.conftest import REPO, Engine
 from tests.reference import (
     analyse,
     board_from_cells,
@@ -410,3 +412,63 @@ def test_kernel_checkmate_without_white_king_is_an_error() -> None:
     reply = kernel.execute("checkmate", [])
     assert not reply.ok
     assert reply.text == "no white king on the board"
+
+
+# --- the shortest games of the 3-cube (rules.md, "The start position") --------------------
+
+#: Games of the 3-cube that end in mate, per ply, up to three plies: rules.md gives these.
+MATES_BY_PLY = {1: 0, 2: 10, 3: 50}
+#: One of the ten shortest: white's knight leaves b3(I), and black's rook drops onto c1(I).
+SHORTEST_GAME = ("Nb3(I)-a1(I)", "rc1(III)-c1(I)")
+
+
+def count_mates(most_plies: int) -> dict[int, list[tuple[str, ...]]]:
+    """Play every game of the 3-cube from its start through the kernel's commands, up to
+    `most_plies`, and list those that end in mate by their length."""
+    from kernel.config import EngineConfig
+    from kernel.kernel import Kernel
+
+    kernel = Kernel(EngineConfig())
+    assert kernel.execute("new_game", ["3"]).ok
+    mates: dict[int, list[tuple[str, ...]]] = {ply: [] for ply in range(1, most_plies + 1)}
+
+    def walk(path: tuple[str, ...]) -> None:
+        result = kernel.execute("result", []).text
+        if result.endswith("(checkmate)"):
+            mates[len(path)].append(path)
+        if result != "*" or len(path) == most_plies:
+            return
+        for move in kernel.execute("legal_moves", []).text.split():
+            assert kernel.execute("play", [move]).ok, move
+            walk((*path, move))
+            assert kernel.execute("undo", []).ok
+
+    walk(())
+    return mates
+
+
+def test_the_shortest_games_of_the_3_cube() -> None:
+    """Every game of the 3-cube up to three plies, counted: the shortest mates come after two
+    plies, ten of them, and fifty after three, as rules.md says (it said three plies were the
+    shortest, twenty of them)."""
+    mates = count_mates(3)
+    assert {ply: len(games) for ply, games in mates.items()} == MATES_BY_PLY
+    assert SHORTEST_GAME in mates[2]
+    assert ("Ra3(I)-a3(II)", "nb1(III)-c3(III)", "Ra3(II)-a3(III)") in mates[3]
+    said = " ".join((REPO / "docs" / "rules.md").read_text(encoding="utf-8").split())
+    claim = re.search(
+        r"found (\d+) games that end in mate after two plies .*?, (\d+) after three", said
+    )
+    assert claim is not None, "rules.md no longer counts the shortest games"
+    assert (int(claim[1]), int(claim[2])) == (MATES_BY_PLY[2], MATES_BY_PLY[3])
+    assert "and none after one" in said
+    assert f"`1. {SHORTEST_GAME[0]} {SHORTEST_GAME[1]}`, checkmate" in said
+
+
+def test_the_shortest_game_through_the_engine(engine: Engine) -> None:
+    """The two-ply mate of rules.md, played in the engine process."""
+    assert engine.ask("new_game 3") == b"= \n\n"
+    for move in SHORTEST_GAME:
+        assert engine.ask(f"play {move}") == b"= \n\n", move
+    assert engine.ask("result") == b"= 0-1 (checkmate)\n\n"
+    assert engine.ask("checkmate") == b"= true\n\n"
