@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from arena.game import PlayerDisagrees
 from arena.match import DaskRunner, LocalRunner, MatchSettings, Runner, run_games
 from arena.options import ArenaError, parse_arguments, settings_from
 from arena.preflight import PreflightError, preflight
@@ -85,7 +86,7 @@ def execute(arguments: argparse.Namespace, match: Scoreboard, stack: contextlib.
         resume(settings, arguments.records, match)
     if arguments.dask is None:
         try:
-            preflight(settings)
+            preflight(settings, match.progress.say)
         except PreflightError as error:
             raise ArenaError(str(error)) from None
     if arguments.records is not None:
@@ -152,6 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         end, code = INTERRUPTED, 130
     except RefereeError as error:
         end, code = f"stopped, the referee failed: {error}", 1
+    except PlayerDisagrees as error:
+        end, code = f"stopped: {error}", 1
     try:
         sys.stdout.write(match.report(end))
         sys.stdout.flush()

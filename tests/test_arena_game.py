@@ -34,7 +34,7 @@ from arena.openings import (
 from arena.players import Limits, PlayerSpec, parse_player
 from arena.records import RecordsError, cut_torn_tail, load_finished, white_points
 from arena.referee import GOING_ON, Position, Referee, parse_position
-from arena.speaker import Reply, Speaker
+from arena.speaker import Launch, Reply, Speaker
 from arena.table import Setup
 from arena.tally import Tally
 from client.stop import StopFlag
@@ -181,14 +181,18 @@ def test_limits_reach_the_engine_every_game() -> None:
             return super().ask(line, timeout)
 
     class ListeningTable(InProcessTable):
-        def start(self, command: tuple[str, ...]) -> Speaker:
-            return Listening(list(command)) if "--listen" in command else super().start(command)
+        def start(self, launch: Launch) -> Speaker:
+            if "--listen" in launch.command:
+                return Listening(list(launch.command))
+            return super().start(launch)
 
     limits = Limits(TimeControl(0, 5, 1), depth=2)
     listened = PlayerSpec("fake", command=("--listen",), limits=limits)
     outcome = play(settings(listened, fake(), cap=4).task(1), ListeningTable(SETUP))
     assert outcome.result == "1/2-1/2 (move cap of 4 plies)"
-    assert lines[:4] == ["new_game 3", "time_settings 0 5 1", "level depth 2",
+    lines[:] = [line for line in lines if not line.startswith("known_command ")]
+    # The position is checked after set-up: the fake knows get_board.
+    assert lines[:5] == ["new_game 3", "time_settings 0 5 1", "level depth 2", "get_board",
                          "time_left white 5.000 1"]  # fmt: skip
     genmoves = [index for index, line in enumerate(lines) if line.startswith("genmove")]
     assert len(genmoves) == 2
