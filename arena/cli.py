@@ -24,8 +24,8 @@ from arena.preflight import PreflightError, preflight
 from arena.records import (
     RecordsError,
     cut_torn_tail,
-    load_finished,
     open_records,
+    read_resumable,
     refuse_used,
 )
 from arena.referee import RefereeError
@@ -54,19 +54,20 @@ def check_writable(path: Path, what: str) -> None:
 
 
 def resume(settings: MatchSettings, path: Path, match: Scoreboard) -> None:
-    """Count the games an earlier run of this match wrote to the records file."""
-    if path.exists():
-        try:
-            cut = cut_torn_tail(path)
-        except OSError as error:
-            raise ArenaError(f"--resume: cannot read {path}: {error.strerror}") from None
-        if cut is not None:
-            match.progress.say(f"{cut}; that game is played again")
+    """Count the games an earlier run of this match wrote to the records file; cut a record
+    left unfinished at its end only once the whole file is known to be this match's."""
     try:
-        finished = load_finished(path, settings.fingerprint(), settings.games)
+        found = read_resumable(path, settings.fingerprint(), settings.games, settings.size)
     except RecordsError as error:
         raise ArenaError(str(error)) from None
-    for game in finished:
+    try:
+        cut = cut_torn_tail(path, found)
+    except OSError as error:
+        raise ArenaError(f"--resume: cannot cut the unfinished record of {path}: "
+                         f"{error.strerror}") from None  # fmt: skip
+    if cut is not None:
+        match.progress.say(f"{cut}; that game is played again")
+    for game in found.finished:
         match.tally.add(game.number, game.white_points, game.result)
 
 

@@ -317,7 +317,9 @@ def test_a_refusal_through_the_process_is_one_line(tmp_path: Path) -> None:
 )  # fmt: skip
 def test_a_player_that_cannot_play_is_refused(tmp_path: Path, player: str, message: str) -> None:
     records_file = tmp_path / "games.txt"
-    line = refused(arena(FAKE, player, "--records", str(records_file), log_dir=tmp_path))
+    # What the garbage player writes is skipped as a greeting: --timeout bounds the wait.
+    line = refused(arena(FAKE, player, "--records", str(records_file), "--timeout", "2",
+                         log_dir=tmp_path))  # fmt: skip
     assert line.startswith(f"arena: {message}")
     assert not records_file.exists()
 

@@ -32,7 +32,13 @@ from arena.openings import (
     read_openings,
 )
 from arena.players import Limits, PlayerSpec, parse_player
-from arena.records import RecordsError, cut_torn_tail, load_finished, white_points
+from arena.records import (
+    RecordsError,
+    Resumable,
+    cut_torn_tail,
+    read_resumable,
+    white_points,
+)
 from arena.referee import GOING_ON, Position, Referee, parse_position
 from arena.speaker import Launch, Reply, Speaker
 from arena.table import Setup
@@ -384,33 +390,56 @@ def test_records_resume_only_this_match(tmp_path: Path) -> None:
     path = tmp_path / "games.txt"
     outcomes = [play(match.task(number)) for number in (1, 2, 3)]
     path.write_text("".join(outcome.record for outcome in outcomes))
-    finished = load_finished(path, match.fingerprint(), 10)
+    finished = read_resumable(path, match.fingerprint(), 10, 3).finished
     assert [(game.number, game.white_points) for game in finished] == [(1, 0.0), (2, 1.0),
                                                                         (3, 0.0)]  # fmt: skip
     with pytest.raises(RecordsError, match=r"record 1 of .* is from another match"):
-        load_finished(path, settings(fake(), fake()).fingerprint(), 10)
+        read_resumable(path, settings(fake(), fake()).fingerprint(), 10, 3)
     with pytest.raises(RecordsError, match=r"record 3 of .* is game 3, beyond --games 2"):
-        load_finished(path, match.fingerprint(), 2)
+        read_resumable(path, match.fingerprint(), 2, 3)
     path.write_text(outcomes[0].record + outcomes[0].record)
     with pytest.raises(RecordsError, match=r"record 2 .*: game 1 is recorded twice"):
-        load_finished(path, match.fingerprint(), 10)
+        read_resumable(path, match.fingerprint(), 10, 3)
     path.write_text(re.sub("Result: .*", "Result: *", outcomes[0].record))
     with pytest.raises(RecordsError, match="has no final result"):
-        load_finished(path, match.fingerprint(), 10)
+        read_resumable(path, match.fingerprint(), 10, 3)
     path.write_text("Size: 3\nthis is not a record\n\n")
     with pytest.raises(RecordsError, match="is not a records file: line 2"):
-        load_finished(path, match.fingerprint(), 10)
-    assert load_finished(tmp_path / "none.txt", match.fingerprint(), 10) == []
+        read_resumable(path, match.fingerprint(), 10, 3)
+    assert read_resumable(tmp_path / "none.txt", match.fingerprint(), 10, 3).finished == []
 
 
 def test_a_record_cut_short_is_cut_off(tmp_path: Path) -> None:
-    outcome = play(settings(fake(), fake(), cap=8).task(1))
+    match = settings(fake(), fake(), cap=8)
+    outcome = play(match.task(1))
     path = tmp_path / "games.txt"
-    path.write_text(outcome.record + outcome.record[:40])
-    message = cut_torn_tail(path)
-    assert message is not None and "cut 2 line(s)" in message
-    assert path.read_text() == outcome.record
-    assert cut_torn_tail(path) is None
+
+    def resumable() -> Resumable:
+        return read_resumable(path, match.fingerprint(), 10, 3)
+
+    for cut in (1, 7, 8, 40, len(outcome.record) - 2):
+        path.write_text(outcome.record + outcome.record[:cut])
+        message = cut_torn_tail(path, resumable())
+        assert message is not None and "line(s) of a record left unfinished" in message
+        assert path.read_text() == outcome.record
+    assert cut_torn_tail(path, resumable()) is None
+
+
+@pytest.mark.parametrize(
+    "tail",
+    ["notes\n", "Size: 4\nStart: ", "Size: 3\nmy notes\n", "Size: 3\nStart: x\nResult: *\n"
+     "Match: another\n", "Size: 3\nStart: x\nResult: *\n1. Ka1(I)-a2(I)\nLate: header", "S1"],
+)  # fmt: skip
+def test_only_a_record_of_this_match_is_cut(tmp_path: Path, tail: str) -> None:
+    """What follows the last record is cut only when it is the beginning of one of this
+    match's records; anything else is refused, the file left as it was."""
+    match = settings(fake(), fake(), cap=8)
+    path = tmp_path / "games.txt"
+    text = play(match.task(1)).record + tail
+    path.write_text(text)
+    with pytest.raises(RecordsError, match="is not a records file: after its last record"):
+        read_resumable(path, match.fingerprint(), 10, 3)
+    assert path.read_text() == text
 
 
 def test_the_tally_counts_from_player_ones_side() -> None:
