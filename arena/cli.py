@@ -13,9 +13,11 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 
 from arena.game import PlayerDisagrees
 from arena.match import DaskRunner, LocalRunner, MatchSettings, Runner, run_games
@@ -31,9 +33,26 @@ from arena.records import (
 from arena.referee import RefereeError
 from arena.report import Progress, progress_line, summary
 from arena.scoreboard import Scoreboard
-from client.stop import stop_on_signals
+from client.stop import STOP_SIGNALS, stop_on_signals
 
 INTERRUPTED = "interrupted (--resume continues with --records)"
+
+
+class RecordsFailed(Exception):
+    """The records file could not be written during the match: it stops, exit code 2."""
+
+
+def raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def interrupt_on_signals(stack: contextlib.ExitStack) -> None:
+    """Until the games begin, SIGTERM and SIGHUP stop the arena as Ctrl-C does, so that
+    every process it started is ended (not left behind, as a plain SIGTERM's death would);
+    a signal ignored at start (nohup) stays ignored."""
+    for signum in STOP_SIGNALS:
+        if signum != signal.SIGINT and signal.getsignal(signum) is not signal.SIG_IGN:
+            stack.callback(signal.signal, signum, signal.signal(signum, raise_interrupt))
 
 
 def check_writable(path: Path, what: str) -> None:
@@ -115,6 +134,8 @@ def execute(arguments: argparse.Namespace, match: Scoreboard, stack: contextlib.
     match.started = True
     match.progress.draw(progress_line(match.tally, settings.games, settings.sprt))
     run_games(tasks, runner, match.finish, interrupted)
+    if match.failure is not None:
+        raise RecordsFailed(match.failure)
     if interrupted.is_set():
         raise KeyboardInterrupt
     if match.decision is not None:
@@ -142,6 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # Everything opened is closed (the live line, the games, the files) before the report.
         with contextlib.ExitStack() as stack:
+            interrupt_on_signals(stack)
             stack.callback(match.progress.clear)
             end = execute(arguments, match, stack)
     except ArenaError as error:
@@ -156,6 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         end, code = f"stopped, the referee failed: {error}", 1
     except PlayerDisagrees as error:
         end, code = f"stopped: {error}", 1
+    except RecordsFailed as error:
+        end, code = f"stopped: {error}", 2
     try:
         sys.stdout.write(match.report(end))
         sys.stdout.flush()

@@ -220,12 +220,13 @@ class Game:
             knows = self.knows(colour)
             self.identities[colour] = speaker.identity()
             lines = list(opening)
-            options: list[str] = []
+            launch = self.table.setup.player_launch(spec) if spec.builtin is None else None
+            options = ["ids on"] if launch is not None and launch.ids else []
             if spec.builtin is None and (
                 self.table.setup.uses_set_board(spec) or not knows("new_game")
             ):
                 lines = [f"set_board {start.notation()}"]
-                options.append("set_board")
+                options.append("start by set_board")
             limits = spec.limits.set_up_lines(knows)
             if spec.limits.uses_clock(knows):
                 self.told_time.add(colour)

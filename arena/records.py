@@ -10,11 +10,11 @@ match must share.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from kernel.record import (
     HEADER,
@@ -65,12 +65,47 @@ def refuse_used(path: Path) -> None:
         raise RecordsError(f"{path} already holds games: --resume continues it, or name another")
 
 
-def open_records(path: Path) -> IO[str]:
+class RecordsFile:
+    """The records file, appended to one whole record at a time: a record that cannot be
+    written whole (a full disk, a quota) is taken back, so the file holds only whole ones."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        except OSError as error:
+            raise RecordsError(f"cannot write the records file {path}: {error.strerror}") from None
+
+    def write(self, record: str) -> None:
+        """Append one record; on failure cut the file back to where it was and raise."""
+        data = memoryview(record.encode("utf-8"))
+        try:
+            size = os.fstat(self.fd).st_size
+        except OSError as error:
+            message = f"cannot write the records file {self.path}: {error.strerror}"
+            raise RecordsError(message) from None
+        try:
+            while data:
+                data = data[os.write(self.fd, data) :]
+        except OSError as error:
+            try:
+                os.ftruncate(self.fd, size)  # frees what was written: it works on a full disk
+            except OSError as cut:
+                raise RecordsError(
+                    f"cannot write the records file {self.path}: {error.strerror}, and cannot "
+                    f"take the part written back ({cut.strerror}): its last record is unfinished"
+                ) from None
+            raise RecordsError(
+                f"cannot write the records file {self.path}: {error.strerror}"
+            ) from None
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def open_records(path: Path) -> RecordsFile:
     """Open the records file to append to."""
-    try:
-        return path.open("a", encoding="utf-8")
-    except OSError as error:
-        raise RecordsError(f"cannot write the records file {path}: {error.strerror}") from None
+    return RecordsFile(path)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,22 +2,26 @@
 docs/protocol.md and docs/arena.md, the way an outside author would write it.
 
 `python -m tests.arena_outside_engine [--banner] [--quit-only] [--level] [--new-game wrong]
-[--trace FILE] [--seed N]`. It takes no other argument (argparse refuses anything else, exit
-2, as strict engines do: no `--log-dir`); it knows no `new_game` (the arena sends
+[--trace FILE] [--seed N] [--hang]`. It takes no other argument (argparse refuses anything
+else, exit 2, as strict engines do: no `--log-dir`); it knows no `new_game` (the arena sends
 `set_board`), reads no ids (a line `3 genmove w` is an unknown command `3`), writes its moves
 without their letter, with levels as numbers and `-` and `x` swapped (`c1(1)xc2(1)` for
 `Kc1(I)-c2(I)`), and with `--banner` greets on stdout before any answer; with `--quit-only`
 it does not end at the end of its input, only on `quit`; `--level` makes it know `level time
 S`; `--new-game wrong` gives it a `new_game` whose start is not the referee's. `--trace FILE`
-appends every line it receives, and `exit` when it ends, for the tests to read. For the rules
-it borrows the kernel (legal moves, set_board, play), as an author would borrow a library.
+appends every line it receives, and `exit` when it ends, for the tests to read; `--hang`
+makes it start a child at its first `genmove` (`hang PID CHILD` in the trace) and answer
+nothing. For the rules it borrows the kernel (legal moves, set_board, play), as an author
+would borrow a library.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
+import subprocess
 import sys
 import time
 
@@ -63,14 +67,15 @@ class Outside:
         if name == "level":
             return (args[:1] == ["time"] and len(args) == 2), ""
         if name == "new_game":
-            # A start of its own: the referee's with white's king moved up a level.
-            size = int(args[0])
-            reply = self.kernel.execute("new_game", [str(size)])
-            moves = [move for move in self.kernel.execute("legal_moves", []).text.split()
-                     if move.startswith("K")]  # fmt: skip
-            self.kernel.execute("play", [moves[0]])
+            # A start of its own: the referee's board, black to move.
+            reply = self.kernel.execute("new_game", args[:1])
             board = self.kernel.execute("get_board", []).text.split()[0]
-            return self.kernel.execute("set_board", [board, "w"]).ok and reply.ok, ""
+            return self.kernel.execute("set_board", [board, "b"]).ok and reply.ok, ""
+        if name == "genmove" and self.options.hang:
+            # A child of its own, then silence: the arena must end both.
+            child = subprocess.Popen(["sleep", "300"])
+            self.options.hang_note(f"hang {os.getpid()} {child.pid}")
+            time.sleep(300)
         if name == "genmove":
             moves = self.kernel.execute("legal_moves", []).text.split()
             if not moves:
@@ -90,8 +95,16 @@ def main() -> None:
     parser.add_argument("--new-game", choices=["none", "wrong"], default="none")
     parser.add_argument("--trace")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hang", action="store_true")
     options = parser.parse_args()
     trace = open(options.trace, "a", encoding="utf-8") if options.trace else None  # noqa: SIM115
+
+    def note(line: str) -> None:
+        if trace is not None:
+            trace.write(line + "\n")
+            trace.flush()
+
+    options.hang_note = note
     if options.banner:
         print(f"{NAME} {VERSION}, a chess engine for cubes", flush=True)
     engine = Outside(options)
