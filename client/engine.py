@@ -316,6 +316,10 @@ class Engine:
                     delivered=True, exit_code=death.exit_code, killed=death.killed,
                     stderr=death.stderr,
                 ) from death  # fmt: skip
+            except BaseException:
+                # Ctrl-C or SIGTERM while it starts: the caller holds no engine to end yet.
+                self._finish(kill=True)
+                raise
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
         """Hand on stderr lines as they come, on this thread of its own, until the end."""
