@@ -20,6 +20,7 @@ from tests.arena_fakes import InProcessEngine, InProcessTable, records
 from arena.baselines import Baseline, piece_on
 from arena.clock import Clock, TimeControl
 from arena.game import Game, GameOutcome, GameTask, Stopped
+from arena.judge import IllegalMove, by_position, disagreement, judge_move
 from arena.match import MatchSettings, run_games
 from arena.openings import (
     FileOpenings,
@@ -535,3 +536,37 @@ def test_the_match_fingerprint_names_what_decides_its_games() -> None:
     assert FileOpenings("a.txt", ((1, Position("[#K,##],[##,#k]", "white")),)).describe() == (
         "file a.txt (1 positions)"
     )
+
+
+# -- the referee judges moves and positions
+
+
+def test_the_referee_judges_a_move_in_any_spelling() -> None:
+    """A move protocol.md allows (no letter, levels as numbers, `x` and `-` swapped) is
+    played and answered as legal_moves spells it; one the referee refuses raises; a spelling
+    this module cannot read is found by the position it leads to."""
+    judge = referee()
+    judge.new_game(3)
+    legal = judge.legal_moves()
+    canonical = next(move for move in legal if move.startswith("N"))
+    loose = re.sub(r"\(([IV]+)\)", lambda m: f"({('I', 'II', 'III').index(m[1]) + 1})",
+                   canonical[1:]).replace("-", "x")  # fmt: skip
+    assert judge_move(judge, loose, legal) == canonical
+    assert judge.position().side == "black"
+    for wrong in ("Ka1(I)-a1(IV)", "two words", "x" * 100, ""):
+        with pytest.raises(IllegalMove):
+            judge_move(judge, wrong, judge.legal_moves())
+    judge.undo()
+    judge.play(canonical)
+    assert by_position(judge, legal) == canonical
+    assert judge.position().side == "black"
+
+
+def test_a_position_read_back_is_compared_as_a_position() -> None:
+    start = Position("[#k#,###,###],[###,###,###],[###,###,#K#]", "white")
+    assert disagreement("[.k.,...,...],[...,...,...],[...,...,.K.]", start) is None
+    assert disagreement("[#k#,###,###],[###,###,###],[###,###,#K#] w", start) is None
+    why = disagreement("[#k#,###,###],[###,###,###],[###,###,#K#] b", start)
+    assert why is not None and why.startswith("it has ")
+    why = disagreement("nonsense", start)
+    assert why is not None and why.startswith("its get_board cannot be read")
