@@ -214,6 +214,9 @@ class Engine:
         #: Whether a line was written whose answer has not been read: the engine is then
         #: out of step (a read interrupted), and only a kill ends it safely.
         self._busy = False
+        #: Whether `close` is asking `quit`: it then closes the input at once, rather than
+        #: first waiting for the engine to exit on the answer alone.
+        self._closing = False
         #: Fresh processes started after the first one: replacements of dead engines.
         self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
@@ -438,7 +441,7 @@ class Engine:
         self._fresh = False
         self._catch_up_stderr()
         response = parse_response(raw)
-        if command_name(line) == "quit" and response.ok:
+        if command_name(line) == "quit" and response.ok and not self._closing:
             # Let it exit now, so that the next line finds it gone and starts a new one.
             self._wait_for_exit()
         return response
@@ -592,9 +595,13 @@ class Engine:
         if self._busy:
             self._finish(kill=True)
             return
-        if self.quit_on_close and self.alive:
-            with contextlib.suppress(EngineDied):
-                self._exchange("quit", QUIT_TIMEOUT)
+        if self.quit_on_close and self.alive and not self._fresh:
+            self._closing = True
+            try:
+                with contextlib.suppress(EngineDied):
+                    self._exchange("quit", QUIT_TIMEOUT)
+            finally:
+                self._closing = False
         self._finish(kill=False)
 
     def interrupt(self) -> bool:

@@ -19,7 +19,7 @@ from tests.arena_fakes import InProcessEngine, InProcessTable, records
 
 from arena.baselines import Baseline, piece_on
 from arena.clock import Clock, TimeControl
-from arena.game import Game, GameOutcome, GameTask, Stopped
+from arena.game import Game, GameOutcome, GameTask, PlayerDisagrees, Stopped
 from arena.judge import IllegalMove, by_position, disagreement, judge_move
 from arena.match import MatchSettings, run_games
 from arena.openings import (
@@ -570,3 +570,25 @@ def test_a_position_read_back_is_compared_as_a_position() -> None:
     assert why is not None and why.startswith("it has ")
     why = disagreement("nonsense", start)
     assert why is not None and why.startswith("its get_board cannot be read")
+
+
+def test_a_player_not_at_the_referees_start_stops_the_match() -> None:
+    """A player whose get_board after set-up is not the referee's position: PlayerDisagrees,
+    naming the player, the game and both positions (the CLI stops the match, exit 1)."""
+
+    class Lying(InProcessEngine):
+        def ask(self, line: str, timeout: float | None = None) -> Reply:
+            reply = super().ask(line, timeout)
+            return Reply(True, reply.text + " b") if line == "get_board" else reply
+
+    class LyingTable(InProcessTable):
+        def start(self, launch: Launch) -> Speaker:
+            if "--lie" in launch.command:
+                return Lying(list(launch.command))
+            return super().start(launch)
+
+    liar = PlayerSpec("liar", command=("--lie",))
+    message = (r"player 2 \(liar\) is not at the referee's start of game 1 after set-up: it has "
+               r"'\[.* b', the referee '\[.* w'")  # fmt: skip
+    with pytest.raises(PlayerDisagrees, match=message):
+        play(settings(fake(), liar).task(1), LyingTable(SETUP))

@@ -32,6 +32,21 @@ SILENT = (
     "sys.stdin.read()\n"
     "time.sleep(300)\n"
 )
+#: A player that answers (echoing an id if the line has one) until its first genmove, where
+#: it starts a child, writes both process ids to the file named by its argument, and hangs.
+HANGING = (
+    "import os, subprocess, sys, time\n"
+    "for line in sys.stdin:\n"
+    "    words = line.split()\n"
+    "    ident = words.pop(0) if words[0].isdigit() else ''\n"
+    "    if words[0] == 'genmove':\n"
+    "        child = subprocess.Popen(['sleep', '300'])\n"
+    "        open(sys.argv[1], 'w').write(f'{os.getpid()} {child.pid}')\n"
+    "        time.sleep(300)\n"
+    "    known = words[0] == 'known_command' and words[1] in ('genmove', 'play', 'new_game',\n"
+    "                                                         'set_board')\n"
+    '    print(f\'={ident} {"true" if known else ""}\\n\', flush=True)\n'
+)
 
 
 def arena(*arguments: str, timeout: float = 4 * TIMEOUT) -> subprocess.CompletedProcess[str]:
@@ -139,22 +154,22 @@ def test_a_signal_before_the_games_ends_every_process(tmp_path: Path, signum: in
 def test_a_signal_during_a_game_ends_every_process(tmp_path: Path, signum: int) -> None:
     """A player hangs in its first genmove (with a child of its own); a signal then stops the
     match, exit 130, and the player's whole process group is ended with it."""
-    trace = tmp_path / "trace.txt"
+    pids = tmp_path / "pids"
+    player = shlex.join([sys.executable, "-c", HANGING, str(pids)])
     process = subprocess.Popen(
-        [*ARENA, f"{OUTSIDE} --hang --trace {trace}", "random", "--size", "3"],
+        [*ARENA, player, "random", "--size", "3", "--referee", FAKE],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
         preexec_fn=default_signals,
     )  # fmt: skip
     try:
-        text = wait_for(trace, "hang ", process)
+        text = wait_for(pids, " ", process)
         process.send_signal(signum)
         out, err = process.communicate(timeout=TIMEOUT)
     finally:
         process.kill()
     assert process.returncode == 130, err
     assert "interrupted" in out
-    (hang,) = [line for line in text.splitlines() if line.startswith("hang ")]
-    assert all_ended([int(pid) for pid in hang.split()[1:]])
+    assert all_ended([int(pid) for pid in text.split()])
 
 
 # -- item 5: a full disk
