@@ -85,6 +85,13 @@ class Baseline:
             return Reply(True, "true")
         return Reply(True, "")
 
+    def knows(self, command: str) -> bool:
+        """It takes every line (and ignores all but genmove)."""
+        return True
+
+    def identity(self) -> str:
+        return f"{self.name} (built-in)"
+
     def kill(self) -> None:
         """Nothing runs apart from the caller: there is nothing to stop."""
 

@@ -13,26 +13,46 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 
+from arena.game import PlayerDisagrees
 from arena.match import DaskRunner, LocalRunner, MatchSettings, Runner, run_games
 from arena.options import ArenaError, parse_arguments, settings_from
 from arena.preflight import PreflightError, preflight
 from arena.records import (
     RecordsError,
     cut_torn_tail,
-    load_finished,
     open_records,
+    read_resumable,
     refuse_used,
 )
 from arena.referee import RefereeError
 from arena.report import Progress, progress_line, summary
 from arena.scoreboard import Scoreboard
-from client.stop import stop_on_signals
+from client.stop import STOP_SIGNALS, stop_on_signals
 
 INTERRUPTED = "interrupted (--resume continues with --records)"
+
+
+class RecordsFailed(Exception):
+    """The records file could not be written during the match: it stops, exit code 2."""
+
+
+def raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def interrupt_on_signals(stack: contextlib.ExitStack) -> None:
+    """Until the games begin, SIGTERM and SIGHUP stop the arena as Ctrl-C does, so that
+    every process it started is ended (not left behind, as a plain SIGTERM's death would);
+    a signal ignored at start (nohup) stays ignored."""
+    for signum in STOP_SIGNALS:
+        if signum != signal.SIGINT and signal.getsignal(signum) is not signal.SIG_IGN:
+            stack.callback(signal.signal, signum, signal.signal(signum, raise_interrupt))
 
 
 def check_writable(path: Path, what: str) -> None:
@@ -53,19 +73,20 @@ def check_writable(path: Path, what: str) -> None:
 
 
 def resume(settings: MatchSettings, path: Path, match: Scoreboard) -> None:
-    """Count the games an earlier run of this match wrote to the records file."""
-    if path.exists():
-        try:
-            cut = cut_torn_tail(path)
-        except OSError as error:
-            raise ArenaError(f"--resume: cannot read {path}: {error.strerror}") from None
-        if cut is not None:
-            match.progress.say(f"{cut}; that game is played again")
+    """Count the games an earlier run of this match wrote to the records file; cut a record
+    left unfinished at its end only once the whole file is known to be this match's."""
     try:
-        finished = load_finished(path, settings.fingerprint(), settings.games)
+        found = read_resumable(path, settings.fingerprint(), settings.games, settings.size)
     except RecordsError as error:
         raise ArenaError(str(error)) from None
-    for game in finished:
+    try:
+        cut = cut_torn_tail(path, found)
+    except OSError as error:
+        raise ArenaError(f"--resume: cannot cut the unfinished record of {path}: "
+                         f"{error.strerror}") from None  # fmt: skip
+    if cut is not None:
+        match.progress.say(f"{cut}; that game is played again")
+    for game in found.finished:
         match.tally.add(game.number, game.white_points, game.result)
 
 
@@ -85,7 +106,7 @@ def execute(arguments: argparse.Namespace, match: Scoreboard, stack: contextlib.
         resume(settings, arguments.records, match)
     if arguments.dask is None:
         try:
-            preflight(settings)
+            preflight(settings, match.progress.say)
         except PreflightError as error:
             raise ArenaError(str(error)) from None
     if arguments.records is not None:
@@ -113,6 +134,8 @@ def execute(arguments: argparse.Namespace, match: Scoreboard, stack: contextlib.
     match.started = True
     match.progress.draw(progress_line(match.tally, settings.games, settings.sprt))
     run_games(tasks, runner, match.finish, interrupted)
+    if match.failure is not None:
+        raise RecordsFailed(match.failure)
     if interrupted.is_set():
         raise KeyboardInterrupt
     if match.decision is not None:
@@ -140,6 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # Everything opened is closed (the live line, the games, the files) before the report.
         with contextlib.ExitStack() as stack:
+            interrupt_on_signals(stack)
             stack.callback(match.progress.clear)
             end = execute(arguments, match, stack)
     except ArenaError as error:
@@ -152,6 +176,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         end, code = INTERRUPTED, 130
     except RefereeError as error:
         end, code = f"stopped, the referee failed: {error}", 1
+    except PlayerDisagrees as error:
+        end, code = f"stopped: {error}", 1
+    except RecordsFailed as error:
+        end, code = f"stopped: {error}", 2
     try:
         sys.stdout.write(match.report(end))
         sys.stdout.flush()

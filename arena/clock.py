@@ -28,6 +28,11 @@ class TimeControl:
         if not self.byo_stones and not self.main:
             raise ValueError("no main time and no byo-yomi leaves no time to move")
 
+    @property
+    def per_move(self) -> float | None:
+        """The seconds of a fixed time a move (`0 S 1`); None for any other control."""
+        return self.byo_time if self.main == 0 and self.byo_stones == 1 else None
+
     def command(self) -> str:
         return f"time_settings {self.main:g} {self.byo_time:g} {self.byo_stones}"
 

@@ -3,21 +3,26 @@
 A game ends when the referee's `result` says so; at the move cap (a draw, said so); or when a
 player crashes, times out, answers a move that is not legal, resigns or refuses what the game
 needs (a loss for it, said so in the result: `0-1 (white's move was illegal: Kc1(I)-c3(I))`).
-A player process that crashed or timed out is replaced for the next game.
+A player process that crashed or timed out is replaced for the next game. A player whose
+position after set-up is not the referee's stops the match (PlayerDisagrees): every game it
+played would be judged on another board than its own.
 """
 
 from __future__ import annotations
 
 import datetime
+import shlex
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.clock import Clock
+from arena.judge import IllegalMove, disagreement, judge_move
 from arena.openings import Opening
 from arena.players import PlayerSpec
 from arena.records import record_text
-from arena.referee import GOING_ON, SIDES, RefereeError
+from arena.referee import GOING_ON, SIDES, Position, RefereeError
 from arena.speaker import Reply, Speaker, SpeakerDied
 from arena.table import Setup, Table, table_for
 
@@ -31,6 +36,10 @@ REFEREE_ATTEMPTS = 2
 
 class Stopped(Exception):
     """The match stopped (Ctrl-C, or the SPRT decided) while this game was under way."""
+
+
+class PlayerDisagrees(Exception):
+    """A player's position after set-up is not the referee's: the match cannot go on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +130,11 @@ class Game:
         self.halt = halt
         self.speakers: dict[str, Speaker] = {}
         self.clocks: dict[str, Clock] = {}
+        #: The players whose clock the arena tells them before each move (`time_left`).
+        self.told_time: set[str] = set()
+        #: What each side's engine said it is, and what it was sent beyond the position.
+        self.identities: dict[str, str] = {}
+        self.options: dict[str, list[str]] = {}
         self.moves: list[str] = []
 
     def spec(self, colour: str) -> PlayerSpec:
@@ -135,7 +149,7 @@ class Game:
         detail = None
         try:
             for colour in SIDES:
-                self.seat(colour, opening.lines)
+                self.seat(colour, opening.lines, start)
             result = self.play_moves(start.side)
         except Forfeit as forfeit:
             result, detail = forfeit.result(), forfeit.detail
@@ -160,6 +174,15 @@ class Game:
             "Round": str(self.task.number),
             "Opening": opening,
         }
+        for colour in SIDES:
+            side = colour.capitalize()
+            if colour in self.identities:
+                headers[f"{side}Engine"] = self.identities[colour]
+            spec = self.spec(colour)
+            if spec.builtin is None:
+                headers[f"{side}Command"] = shlex.join(spec.command)
+            if self.options.get(colour):
+                headers[f"{side}Options"] = "; ".join(self.options[colour])
         controls = {colour: self.spec(colour).limits.time for colour in SIDES}
         if any(controls.values()):
             headers["TimeControl"] = ", ".join(
@@ -186,19 +209,55 @@ class Game:
         if not reply.ok:
             raise Forfeit(colour, f"{colour} refused '{shortened(line)}': {shortened(reply.text)}")
 
-    def seat(self, colour: str, opening: tuple[str, ...]) -> None:
-        """Start (or reuse) a player and bring it to the opening under its limits."""
+    def seat(self, colour: str, opening: tuple[str, ...], start: Position) -> None:
+        """Start (or reuse) a player and bring it to the opening under its limits: the
+        opening's lines (`new_game` and its plies), or `set_board` of the referee's start for
+        an engine without `new_game` or told so; then check that it agrees."""
         spec = self.spec(colour)
         seed = f"{self.task.seed}/{self.task.number}/{colour}"
         try:
-            self.speakers[colour] = self.table.player(self.task.seat(colour), spec, seed)
+            speaker = self.speakers[colour] = self.table.player(self.task.seat(colour), spec, seed)
+            knows = self.knows(colour)
+            self.identities[colour] = speaker.identity()
+            lines = list(opening)
+            launch = self.table.setup.player_launch(spec) if spec.builtin is None else None
+            options = ["ids on"] if launch is not None and launch.ids else []
+            if spec.builtin is None and (
+                self.table.setup.uses_set_board(spec) or not knows("new_game")
+            ):
+                lines = [f"set_board {start.notation()}"]
+                options.append("start by set_board")
+            limits = spec.limits.set_up_lines(knows)
+            if spec.limits.uses_clock(knows):
+                self.told_time.add(colour)
+            self.options[colour] = options + limits
         except SpeakerDied as death:
             self.check_halt()
-            raise Forfeit(colour, f"{colour} crashed", death.detail) from None
-        for line in (*opening, *spec.limits.set_up_lines()):
+            raise Forfeit(colour, f"{colour} {death.failure}", death.detail) from None
+        for line in (*lines, *limits):
             self.tell(colour, line)
         if spec.limits.time is not None:
             self.clocks[colour] = Clock(spec.limits.time)
+        if spec.builtin is None and knows("get_board"):
+            reply = self.ask(colour, "get_board", self.task.setup.timeout)
+            why = disagreement(reply.text, start) if reply.ok else f"get_board: {reply.text}"
+            if why is not None:
+                raise PlayerDisagrees(
+                    f"player {self.task.seat(colour) + 1} ({spec.label}) is not at the referee's "
+                    f"start of game {self.task.number} after set-up: {shortened(why, 500)}"
+                )
+
+    def knows(self, colour: str) -> Callable[[str], bool]:
+        """Whether a player knows a command; its death asking is its forfeit."""
+
+        def knows(command: str) -> bool:
+            try:
+                return self.speakers[colour].knows(command)
+            except SpeakerDied as death:
+                self.check_halt()
+                raise Forfeit(colour, f"{colour} {death.failure}", death.detail) from None
+
+        return knows
 
     def play_moves(self, mover: str) -> str:
         """Ask for moves in turn until the game ends; return the result."""
@@ -214,9 +273,10 @@ class Game:
             move = self.genmove(mover)
             if move == "resign":
                 raise Forfeit(mover, f"{mover} resigned")
-            if move not in legal:
-                raise Forfeit(mover, f"{mover}'s move was illegal: {shortened(move)}")
-            referee.play(move)
+            try:
+                move = judge_move(referee, move, legal)
+            except IllegalMove:
+                raise Forfeit(mover, f"{mover}'s move was illegal: {shortened(move)}") from None
             self.moves.append(move)
             reply = self.ask(other(mover), f"play {move}", self.task.setup.timeout)
             if not reply.ok:
@@ -230,7 +290,8 @@ class Game:
         clock = self.clocks.get(colour)
         timeout = self.task.setup.timeout
         if clock is not None:
-            self.tell(colour, clock.time_left(colour))
+            if colour in self.told_time:
+                self.tell(colour, clock.time_left(colour))
             timeout = clock.available() + self.task.time_margin
         started = time.monotonic()
         reply = self.ask(colour, f"genmove {colour}", timeout)

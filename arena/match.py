@@ -89,14 +89,19 @@ class LocalRunner:
         self.slots = concurrency
         self.halt = threading.Event()
         self.pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="arena-game")
+        self.futures: list[Future[GameOutcome]] = []
 
     def submit(self, task: GameTask) -> Future[GameOutcome]:
-        return self.pool.submit(play_game, task, self.halt)
+        future = self.pool.submit(play_game, task, self.halt)
+        self.futures.append(future)
+        return future
 
     def stop(self) -> None:
-        """Abandon the games under way (killing their processes), then close every table."""
+        """Abandon the games under way (killing their processes), then close every table
+        (politely: `quit`, when no game was under way)."""
         self.halt.set()
-        kill_tables()
+        if not all(future.done() for future in self.futures):
+            kill_tables()
         self.pool.shutdown(wait=True, cancel_futures=True)
         close_tables()
 

@@ -45,11 +45,18 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = OneLineErrorParser(
         prog="python -m arena",
         description="Play a match between two players and measure who is stronger.",
-        epilog="PLAYER: random, greedy, or an engine command line in quotes. Options ending "
-        "in 1 or 2 apply to that player only; without the digit, to both.",
+        epilog="PLAYER: random, greedy, an engine command line in quotes, or an engine as "
+        "key=value words ('cmd=./engine arg=--fast name=Mine st=0.1', docs/arena.md). Options "
+        "ending in 1 or 2 apply to that player only; without the digit, to both.",
     )
-    parser.add_argument("player1", metavar="PLAYER1")
-    parser.add_argument("player2", metavar="PLAYER2")
+    parser.add_argument("players", nargs="*", metavar="PLAYER", help="PLAYER1 PLAYER2")
+    for player in (1, 2):
+        parser.add_argument(
+            f"--engine{player}",
+            metavar="SPEC",
+            help=f"player {player} as cmd=COMMAND [arg=WORD]... [name=NAME] [dir=FOLDER] "
+            "[ids=on|off] [start=new_game|set_board] [logs=on|off] [depth=N] [nodes=N] [st=S]",
+        )
     parser.add_argument("--size", type=int, default=4, help="board size n (default 4)")
     parser.add_argument(
         "--games", type=int, default=100, help="games to play, a maximum with --sprt (default 100)"
@@ -129,7 +136,18 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         "--referee", metavar="CMD", help="the engine that holds the game (default: python main.py)"
     )
     engines.add_argument(
-        "--log-dir", type=Path, help="keep the engines' logs here (default: none kept)"
+        "--log-dir", type=Path, help="keep cubemate engines' logs here (default: none kept)"
+    )
+    engines.add_argument(
+        "--ids",
+        choices=["on", "off"],
+        default="off",
+        help="number every line sent to an engine, GTP's optional id (default off)",
+    )
+    engines.add_argument(
+        "--set-board",
+        action="store_true",
+        help="set every engine player's start with set_board, never new_game",
     )
     engines.add_argument(
         "--progress",
@@ -182,9 +200,23 @@ def limits_for(arguments: argparse.Namespace, player: int) -> Limits:
     return Limits(control, depth, nodes)
 
 
-def player_spec(arguments: argparse.Namespace, player: int) -> PlayerSpec:
+def player_texts(arguments: argparse.Namespace) -> tuple[str, str]:
+    """The two players: --engine1 and --engine2 where given, the PLAYERs in order for the
+    rest."""
+    positional = list(arguments.players)
+    texts: list[str] = []
+    for player in (1, 2):
+        spec = getattr(arguments, f"engine{player}")
+        if spec is not None and not spec.lstrip().startswith("cmd="):
+            raise ArenaError(f"--engine{player}: write the engine as cmd=COMMAND [key=value]...")
+        texts.append(spec if spec is not None else positional.pop(0) if positional else "")
+    if positional or not all(texts):
+        raise ArenaError("two players are needed: PLAYER1 PLAYER2, or --engine1 and --engine2")
+    return texts[0], texts[1]
+
+
+def player_spec(arguments: argparse.Namespace, player: int, text: str) -> PlayerSpec:
     """Read PLAYER1 or PLAYER2 with its limits."""
-    text = getattr(arguments, f"player{player}")
     limits = limits_for(arguments, player)
     try:
         spec = parse_player(text, limits)
@@ -243,14 +275,17 @@ def settings_from(arguments: argparse.Namespace) -> MatchSettings:
         if not referee:
             raise ArenaError("--referee: an empty command")
     log_dir = None if arguments.log_dir is None else str(arguments.log_dir.resolve())
+    one, two = player_texts(arguments)
     return MatchSettings(
         size=arguments.size,
         games=arguments.games,
         seed=arguments.seed,
         move_cap=arguments.move_cap,
         opening=opening_from(arguments),
-        players=(player_spec(arguments, 1), player_spec(arguments, 2)),
-        setup=Setup(referee, arguments.timeout, log_dir),
+        players=(player_spec(arguments, 1, one), player_spec(arguments, 2, two)),
+        setup=Setup(
+            referee, arguments.timeout, log_dir, arguments.ids == "on", arguments.set_board
+        ),
         time_margin=arguments.time_margin,
         sprt=sprt,
     )

@@ -1,7 +1,7 @@
 """The referee: an engine that holds the game, says which moves are legal and when it ends.
 
-Players are never trusted with the rules: every move is checked against the referee's
-`legal_moves`, played on it, and the game ends when its `result` says so.
+Players are never trusted with the rules: every move is played on the referee, which may
+refuse it, and the game ends when its `result` says so.
 """
 
 from __future__ import annotations
@@ -75,6 +75,16 @@ class Referee:
 
     def play(self, move: str) -> None:
         self.ask(f"play {move}")
+
+    def try_play(self, move: str) -> str | None:
+        """Play a player's move if the referee takes it; else return its refusal."""
+        try:
+            reply = self.speaker.ask(f"play {move}", self.timeout)
+        except SpeakerDied as death:
+            raise RefereeError(
+                f"the referee {death.failure} on 'play {move}': {death.detail}"
+            ) from None
+        return None if reply.ok else reply.text
 
     def undo(self) -> None:
         self.ask("undo")

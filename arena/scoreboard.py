@@ -3,11 +3,9 @@ every finished game goes to as it comes."""
 
 from __future__ import annotations
 
-from typing import IO
-
 from arena.game import GameOutcome
 from arena.match import MatchSettings
-from arena.records import white_points
+from arena.records import RecordsError, RecordsFile, white_points
 from arena.report import Progress, progress_line, sprt_state, table
 from arena.tally import Tally
 
@@ -15,9 +13,12 @@ from arena.tally import Tally
 class Scoreboard:
     """A match under way: the tally, the SPRT, and where finished games go."""
 
-    def __init__(self, settings: MatchSettings, records: IO[str] | None, progress: Progress):
+    def __init__(self, settings: MatchSettings, records: RecordsFile | None, progress: Progress):
         self.settings = settings
         self.records = records
+        #: Why the records file could not be written: the match then stops, and what
+        #: finishes after is neither written nor counted.
+        self.failure: str | None = None
         self.progress = progress
         self.tally = Tally()
         self.decision: str | None = None
@@ -32,10 +33,18 @@ class Scoreboard:
 
     def finish(self, outcome: GameOutcome) -> bool:
         """Write and count a finished game; answer whether the match should stop."""
+        if self.failure is not None:
+            return True
         if self.records is not None:
             # One write per record: a kill leaves at most the last one unfinished.
-            self.records.write(outcome.record)
-            self.records.flush()
+            try:
+                self.records.write(outcome.record)
+            except RecordsError as error:
+                self.failure = (
+                    f"{error} (game {outcome.number} is not in it, nor counted; the games "
+                    "before it are, whole: --resume continues once it can be written)"
+                )
+                return True
         points = white_points(outcome.result)
         assert points is not None, outcome.result
         self.tally.add(outcome.number, points, outcome.result)

@@ -8,13 +8,22 @@ knows it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from client.engine import TEMPORARY, Engine, EngineDied, Failure
+from client.engine import (
+    ENGINE_DEFAULT,
+    START_TIMEOUT,
+    TEMPORARY,
+    Engine,
+    EngineDied,
+    Failure,
+    Logs,
+)
 
+#: The most of an engine's name and version kept for a record's header.
+IDENTITY_CHARS = 100
 #: How a process can fail a player: it died, or it kept silent past its time.
 Failure_ = Literal["crashed", "timed out"]
 
@@ -43,6 +52,14 @@ class Speaker(Protocol):
         """Answer one line within `timeout` seconds (None: no limit); raise SpeakerDied."""
         ...
 
+    def knows(self, command: str) -> bool:
+        """Whether it knows a command (`known_command`); raise SpeakerDied."""
+        ...
+
+    def identity(self) -> str:
+        """Which engine it is, for the records: its name and version."""
+        ...
+
     def kill(self) -> None:
         """Stop at once, from any thread: a pending `ask` then fails."""
         ...
@@ -52,17 +69,49 @@ class Speaker(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """How to start one engine process: plain data, so that it travels to Dask workers.
+
+    `cubemate_logs` adds cubemate's own `--log-dir` (a temporary folder, or `log_dir`) to the
+    command line; no other engine ever gets it. `ids` numbers every line (GTP's optional id).
+    """
+
+    command: tuple[str, ...]
+    ids: bool = False
+    cubemate_logs: bool = False
+    log_dir: str | None = None
+    cwd: str | None = None
+
+
 class ProcessSpeaker:
     """An engine process on pipes; it is started at once and checked to answer.
 
     A command starting with `python` runs with this interpreter (the layer's rule), so that
-    `python main.py` finds the packages of the environment the arena runs in.
+    `python main.py` finds the packages of the environment the arena runs in. Every question
+    is bounded: by the caller's timeout, else by `timeout` (also the first answer's bound). A
+    greeting written before the first answer is skipped and kept in `banner`; closing sends
+    `quit`, closes the input, then kills.
     """
 
-    def __init__(self, command: Sequence[str], log_dir: Path | None = None) -> None:
+    def __init__(self, launch: Launch, timeout: float | None) -> None:
+        logs: Path | Logs = ENGINE_DEFAULT
+        if launch.cubemate_logs:
+            logs = TEMPORARY if launch.log_dir is None else Path(launch.log_dir)
         self.engine = Engine(
-            list(command), log_dir=TEMPORARY if log_dir is None else log_dir, handshake=True
+            list(launch.command),
+            log_dir=logs,
+            timeout=timeout,
+            start_timeout=START_TIMEOUT if timeout is None else timeout,
+            handshake=True,
+            cwd=launch.cwd,
+            ids=launch.ids,
+            skip_banner=True,
+            quit_on_close=True,
         )
+        self.timeout = timeout
+        self._known: dict[str, bool] = {}
+        self._identity: str | None = None
         try:
             self.engine.start()
         except EngineDied as error:
@@ -74,6 +123,11 @@ class ProcessSpeaker:
         assert pid is not None  # started in __init__
         return pid
 
+    @property
+    def banner(self) -> tuple[int, list[str]]:
+        """How many lines the engine wrote before its first answer, and the first of them."""
+        return self.engine.banner_lines, list(self.engine.banner)
+
     def ask(self, line: str, timeout: float | None = None) -> Reply:
         try:
             response = self.engine.ask(line, timeout)
@@ -81,6 +135,26 @@ class ProcessSpeaker:
             failure: Failure_ = "timed out" if error.failure is Failure.TIMEOUT else "crashed"
             raise SpeakerDied(failure, str(error)) from None
         return Reply(response.ok, response.text)
+
+    def knows(self, command: str) -> bool:
+        """Whether the engine knows a command (`known_command`, asked once per process)."""
+        known = self._known.get(command)
+        if known is None:
+            reply = self.ask(f"known_command {command}")
+            known = self._known[command] = reply.ok and reply.text.strip() == "true"
+        return known
+
+    def identity(self) -> str:
+        """The engine's `name` and `version`, as it answers them (asked once per process)."""
+        if self._identity is None:
+            words = []
+            for command in ("name", "version"):
+                reply = self.ask(command)
+                text = " ".join(reply.text.split())[:IDENTITY_CHARS]
+                if reply.ok and text:
+                    words.append(text)
+            self._identity = " ".join(words) or "unnamed"
+        return self._identity
 
     def kill(self) -> None:
         self.engine.abort()

@@ -11,22 +11,39 @@ import atexit
 import contextlib
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 from arena.baselines import Baseline
-from arena.players import PlayerSpec
+from arena.players import PlayerSpec, runs_cubemate
 from arena.referee import Referee, RefereeError
-from arena.speaker import ProcessSpeaker, Speaker, SpeakerDied
+from arena.speaker import Launch, ProcessSpeaker, Speaker, SpeakerDied
 
 
 @dataclass(frozen=True, slots=True)
 class Setup:
     """How a table starts its processes: the referee's command, the longest any answer may
-    take when no clock bounds it, and the engines' log folder (None: a temporary one each)."""
+    take when no clock bounds it, cubemate engines' log folder (None: a temporary one each),
+    whether lines carry ids, and whether every player gets its start by `set_board`."""
 
     referee: tuple[str, ...]
     timeout: float | None
     log_dir: str | None = None
+    ids: bool = False
+    set_board: bool = False
+
+    def referee_launch(self) -> Launch:
+        cubemate = runs_cubemate(self.referee, None)
+        return Launch(self.referee, self.ids, cubemate, self.log_dir)
+
+    def player_launch(self, spec: PlayerSpec) -> Launch:
+        """How to start an engine player: its own settings, else the match's."""
+        cubemate = spec.cubemate_logs
+        if cubemate is None:
+            cubemate = runs_cubemate(spec.command, spec.cwd)
+        ids = self.ids if spec.ids is None else spec.ids
+        return Launch(spec.command, ids, cubemate, self.log_dir, spec.cwd)
+
+    def uses_set_board(self, spec: PlayerSpec) -> bool:
+        return self.set_board or spec.set_board
 
 
 class Table:
@@ -40,16 +57,15 @@ class Table:
         self._engines: dict[int, tuple[PlayerSpec, Speaker]] = {}
         self._lock = threading.Lock()
 
-    def start(self, command: tuple[str, ...]) -> Speaker:
+    def start(self, launch: Launch) -> Speaker:
         """Start an engine process (tests put fakes here)."""
-        log_dir = None if self.setup.log_dir is None else Path(self.setup.log_dir)
-        return ProcessSpeaker(command, log_dir)
+        return ProcessSpeaker(launch, self.setup.timeout)
 
     def referee(self) -> Referee:
         """The referee, started when there is none."""
         if self._referee is None:
             try:
-                speaker = self.start(self.setup.referee)
+                speaker = self.start(self.setup.referee_launch())
             except SpeakerDied as death:
                 raise RefereeError(f"the referee does not start: {death.detail}") from None
             self._referee = Referee(speaker, self.setup.timeout)
@@ -63,7 +79,8 @@ class Table:
         if held is not None and held[0] == spec:
             return held[1]
         self.discard(seat)
-        speaker = self.start(spec.command)  # SpeakerDied: the player fails to start
+        # SpeakerDied: the player fails to start.
+        speaker = self.start(self.setup.player_launch(spec))
         with self._lock:
             self._engines[seat] = (spec, speaker)
         return speaker

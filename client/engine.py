@@ -20,6 +20,13 @@ own (`--log-dir` is added to its command line), which goes when the engine goes,
 the client is killed (client/logs.py); `log_dir` names a folder to keep the logs in, or
 `ENGINE_DEFAULT` leaves them where the engine's own configuration puts them and adds nothing
 to its command line (for an engine that takes no `--log-dir`).
+
+For engines written elsewhere (the arena's players): `ids=False` sends lines without ids and
+takes answers without them (GoGui's way; many engines mishandle ids); `skip_banner` drops the
+lines an engine writes on stdout before its first answer, keeping them in `banner` for a
+warning; `quit_on_close` makes `close` send `quit` first, GTP's way to end, before closing the
+input and, EXIT_GRACE later, killing. Whatever ends the engine, its whole process group goes
+(it runs in a session of its own), so that no child of it outlives the client.
 """
 
 from __future__ import annotations
@@ -51,6 +58,11 @@ MAIN = Path(__file__).resolve().parent.parent / "main.py"
 START_TIMEOUT = 60.0
 #: Seconds a closed engine may take to exit by itself before it is killed.
 EXIT_GRACE = 5.0
+#: Seconds an idle engine may take to answer `quit` when closed politely.
+QUIT_TIMEOUT = 2.0
+#: Lines skipped before the first answer that are kept for a warning, and their longest.
+BANNER_KEPT = 5
+BANNER_CHARS = 200
 #: Lines of stderr kept for messages, and how many of them a message quotes.
 STDERR_KEPT = 20
 STDERR_QUOTED = 3
@@ -171,12 +183,16 @@ class Engine:
         on_stderr: Callable[[str], None] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         env: dict[str, str] | None = None,
+        ids: bool = True,
+        skip_banner: bool = False,
+        quit_on_close: bool = False,
     ) -> None:
         """Remember how to start the engine; nothing starts until it is first used.
 
-        `timeout` bounds each answer (None: no limit); `handshake` makes every fresh
-        process answer `protocol_version` before it is used, so that a command line that
-        is no engine fails at once.
+        `timeout` bounds each answer (None: no limit), and `start_timeout` the first answer
+        of a fresh process when it is longer; `handshake` makes every fresh process answer
+        `protocol_version` before it is used, so that a command line that is no engine fails
+        at once.
         """
         self.argv = command_line(command)
         if not self.argv:
@@ -188,6 +204,19 @@ class Engine:
         self.on_stderr = on_stderr
         self.cwd = cwd
         self.env = env
+        self.ids = ids
+        self.skip_banner = skip_banner
+        self.quit_on_close = quit_on_close
+        #: The first lines the last process wrote before its first answer, skipped, and
+        #: how many there were.
+        self.banner: list[str] = []
+        self.banner_lines = 0
+        #: Whether a line was written whose answer has not been read: the engine is then
+        #: out of step (a read interrupted), and only a kill ends it safely.
+        self._busy = False
+        #: Whether `close` is asking `quit`: it then closes the input at once, rather than
+        #: first waiting for the engine to exit on the answer alone.
+        self._closing = False
         #: Fresh processes started after the first one: replacements of dead engines.
         self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
@@ -240,6 +269,7 @@ class Engine:
         pass_fds: tuple[int, ...] = ()
         self._stderr_tail.clear()
         self._stderr_partial = b""
+        self.banner, self.banner_lines = [], 0
         try:
             if self.log_dir is TEMPORARY:
                 self._logs = TemporaryLogs()
@@ -272,6 +302,7 @@ class Engine:
         os.set_blocking(self._process.stdin.fileno(), False)
         self._pending = b""
         self._fresh = True
+        self._busy = False
         if self._started_once:
             self.restarts += 1
         self._started_once = True
@@ -281,13 +312,17 @@ class Engine:
         self._stderr_reader.start()
         if self.handshake:
             try:
-                self._ask("protocol_version", None)
+                self._question("protocol_version", None)
             except EngineDied as death:
                 raise EngineDied(
                     Failure.START, f"the engine did not answer protocol_version: {death.why}",
                     delivered=True, exit_code=death.exit_code, killed=death.killed,
                     stderr=death.stderr,
                 ) from death  # fmt: skip
+            except BaseException:
+                # Ctrl-C or SIGTERM while it starts: the caller holds no engine to end yet.
+                self._finish(kill=True)
+                raise
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
         """Hand on stderr lines as they come, on this thread of its own, until the end."""
@@ -353,14 +388,28 @@ class Engine:
     # -- talking
 
     def ask(self, command: str, timeout: float | None = None) -> Response:
-        """Send `command` with a fresh id and return the response, which must echo it."""
+        """Send `command` with a fresh id and return the response, which must echo it (with
+        `ids` off: send it bare, and take a response of either mark)."""
         self.start()
-        return self._ask(command, timeout)
+        return self._question(command, timeout)
 
     def send(self, line: str, timeout: float | None = None) -> Response:
         """Send one line as it is and return its response (of any id, or none)."""
         self.start()
         return self._exchange(line, timeout)
+
+    def _question(self, command: str, timeout: float | None) -> Response:
+        """Ask the running engine `command`, with an id or without, as `ids` says."""
+        if self.ids:
+            return self._ask(command, timeout)
+        response = self._exchange(command, timeout)
+        if response.raw[:1] not in ("=", "?"):
+            raise self._death(
+                Failure.GARBLED,
+                f"the engine answered {response.raw[:80]!r} to {command[:60]!r}",
+                delivered=True,
+            )
+        return response
 
     def _ask(self, command: str, timeout: float | None) -> Response:
         """Send `command` to the running engine with a fresh id; check the echo."""
@@ -385,12 +434,14 @@ class Engine:
         if self._fresh:
             limit = None if limit is None else max(limit, self.start_timeout)
         deadline = None if limit is None else time.monotonic() + limit
+        self._busy = True
         self._write(line.encode("utf-8", errors="surrogateescape") + b"\n", line, deadline)
         raw = self._read_response(line, limit, deadline)
+        self._busy = False
         self._fresh = False
         self._catch_up_stderr()
         response = parse_response(raw)
-        if command_name(line) == "quit" and response.ok:
+        if command_name(line) == "quit" and response.ok and not self._closing:
             # Let it exit now, so that the next line finds it gone and starts a new one.
             self._wait_for_exit()
         return response
@@ -429,6 +480,8 @@ class Engine:
         while True:
             # Stray empty lines before a response carry nothing.
             self._pending = self._pending.lstrip(b"\r\n")
+            if self._fresh and self.skip_banner:
+                self._skip_banner()
             end = END.search(self._pending)
             if end is not None:
                 raw, self._pending = self._pending[: end.start()], self._pending[end.end() :]
@@ -448,6 +501,18 @@ class Engine:
             if not chunk:
                 raise self._death(Failure.EXIT, "the engine closed its output", delivered=True)
             self._pending += chunk
+
+    def _skip_banner(self) -> None:
+        """Drop whole lines before the first answer that are no answer (a greeting)."""
+        while self._pending[:1] not in (b"", b"=", b"?"):
+            newline = self._pending.find(b"\n")
+            if newline < 0:
+                return  # the rest of the line has not come yet
+            line = self._pending[:newline].rstrip(b"\r")
+            self._pending = self._pending[newline + 1 :].lstrip(b"\r\n")
+            self.banner_lines += 1
+            if len(self.banner) < BANNER_KEPT:
+                self.banner.append(line[:BANNER_CHARS].decode("utf-8", errors="replace"))
 
     def _death(self, failure: Failure, why: str, *, delivered: bool) -> EngineDied:
         """End the process and describe its end: why, its exit code and its last stderr."""
@@ -486,8 +551,10 @@ class Engine:
         if not kill:
             self._wait_for_exit()
         if process.poll() is None:
-            process.kill()
+            self._kill_group(process)
         code = process.wait()
+        # What the engine started goes with it: its group outlives it only by a moment.
+        self._kill_group(process)
         if self._stderr_reader is not None:
             # Its last lines come after the exit; a grandchild holding stderr open cannot
             # keep us waiting long.
@@ -500,7 +567,17 @@ class Engine:
             with self._stderr_lock, contextlib.suppress(OSError):
                 process.stderr.close()
         self._drop_logs()
+        self._busy = False
         return code
+
+    @staticmethod
+    def _kill_group(process: subprocess.Popen[bytes]) -> None:
+        """Kill the engine's process group (its session's: the engine and its children)."""
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            if process.poll() is None:
+                process.kill()
 
     def _drop_logs(self) -> None:
         """Remove this engine's temporary log folder, if it has one."""
@@ -513,7 +590,18 @@ class Engine:
         self._finish(kill=True)
 
     def close(self) -> None:
-        """End the engine politely (end of input), by force if it lingers, and tidy up."""
+        """End the engine politely (`quit` if asked to send it, then end of input), by force
+        if it lingers, and tidy up; an engine out of step is killed."""
+        if self._busy:
+            self._finish(kill=True)
+            return
+        if self.quit_on_close and self.alive and not self._fresh:
+            self._closing = True
+            try:
+                with contextlib.suppress(EngineDied):
+                    self._exchange("quit", QUIT_TIMEOUT)
+            finally:
+                self._closing = False
         self._finish(kill=False)
 
     def interrupt(self) -> bool:
@@ -531,7 +619,7 @@ class Engine:
         the engine's death (a match runner giving up on a player that hangs)."""
         process = self._process
         if process is not None and process.poll() is None:
-            process.kill()
+            self._kill_group(process)
 
     def __enter__(self) -> Engine:
         return self

@@ -10,7 +10,7 @@ import importlib
 import runpy
 import sys
 
-from arena.speaker import Reply, Speaker, SpeakerDied
+from arena.speaker import Launch, Reply, Speaker, SpeakerDied
 from arena.table import Table
 from tests.arena_fake_engine import FakeEngine, read_behaviour
 
@@ -47,6 +47,13 @@ class InProcessEngine:
             raise SpeakerDied("crashed", f"exit code {crash.code}") from None
         return Reply(ok, text)
 
+    def knows(self, command: str) -> bool:
+        reply = self.ask(f"known_command {command}")
+        return reply.ok and reply.text == "true"
+
+    def identity(self) -> str:
+        return "fake engine"
+
     def kill(self) -> None:
         self.closed = True
 
@@ -57,8 +64,8 @@ class InProcessEngine:
 class InProcessTable(Table):
     """A table whose processes are in-process fake engines (commands are their arguments)."""
 
-    def start(self, command: tuple[str, ...]) -> Speaker:
-        return InProcessEngine(list(command))
+    def start(self, launch: Launch) -> Speaker:
+        return InProcessEngine(list(launch.command))
 
 
 def main(arguments: list[str]) -> None:

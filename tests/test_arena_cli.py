@@ -317,7 +317,9 @@ def test_a_refusal_through_the_process_is_one_line(tmp_path: Path) -> None:
 )  # fmt: skip
 def test_a_player_that_cannot_play_is_refused(tmp_path: Path, player: str, message: str) -> None:
     records_file = tmp_path / "games.txt"
-    line = refused(arena(FAKE, player, "--records", str(records_file), log_dir=tmp_path))
+    # What the garbage player writes is skipped as a greeting: --timeout bounds the wait.
+    line = refused(arena(FAKE, player, "--records", str(records_file), "--timeout", "2",
+                         log_dir=tmp_path))  # fmt: skip
     assert line.startswith(f"arena: {message}")
     assert not records_file.exists()
 
@@ -410,3 +412,27 @@ def test_a_local_dask_cluster_plays_the_same_games(tmp_path: Path) -> None:
 
     assert results(remote) == results(local)
     assert len(results(local)) == 4
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ([FAKE], "two players are needed: PLAYER1 PLAYER2, or --engine1 and --engine2"),
+        ([FAKE, FAKE, "--engine1", "cmd=x"], "two players are needed"),
+        (["--engine1", FAKE, "random"], "--engine1: write the engine as cmd=COMMAND"),
+        (["cmd=x hash=16", "random"], "player 1: 'hash=16' is not one of cmd=, arg=, name="),
+        (["cmd=x ids=yes", "random"], "player 1: ids= takes on or off, not 'yes'"),
+        (["random", "--engine2", "cmd=x depth=0"], "player 2: depth= takes a whole number"),
+        (["cmd=x st=-1", "random"], "player 1: st= takes seconds, more than 0, not '-1'"),
+        (["cmd=x start=clear_board", "random"], "start= takes new_game or set_board"),
+        (["cmd=x name=a name=b", "random"], "player 1: name= given twice"),
+        (["cmd=", "random"], "player 1: cmd= is empty"),
+    ],
+)  # fmt: skip
+def test_a_player_written_as_words_is_checked(
+    capsys: pytest.CaptureFixture[str], arguments: list[str], message: str
+) -> None:
+    assert arena_main(arguments) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("arena: ") and message in err

@@ -19,7 +19,8 @@ from tests.arena_fakes import InProcessEngine, InProcessTable, records
 
 from arena.baselines import Baseline, piece_on
 from arena.clock import Clock, TimeControl
-from arena.game import Game, GameOutcome, GameTask, Stopped
+from arena.game import Game, GameOutcome, GameTask, PlayerDisagrees, Stopped
+from arena.judge import IllegalMove, by_position, disagreement, judge_move
 from arena.match import MatchSettings, run_games
 from arena.openings import (
     FileOpenings,
@@ -32,9 +33,15 @@ from arena.openings import (
     read_openings,
 )
 from arena.players import Limits, PlayerSpec, parse_player
-from arena.records import RecordsError, cut_torn_tail, load_finished, white_points
+from arena.records import (
+    RecordsError,
+    Resumable,
+    cut_torn_tail,
+    read_resumable,
+    white_points,
+)
 from arena.referee import GOING_ON, Position, Referee, parse_position
-from arena.speaker import Reply, Speaker
+from arena.speaker import Launch, Reply, Speaker
 from arena.table import Setup
 from arena.tally import Tally
 from client.stop import StopFlag
@@ -181,14 +188,18 @@ def test_limits_reach_the_engine_every_game() -> None:
             return super().ask(line, timeout)
 
     class ListeningTable(InProcessTable):
-        def start(self, command: tuple[str, ...]) -> Speaker:
-            return Listening(list(command)) if "--listen" in command else super().start(command)
+        def start(self, launch: Launch) -> Speaker:
+            if "--listen" in launch.command:
+                return Listening(list(launch.command))
+            return super().start(launch)
 
     limits = Limits(TimeControl(0, 5, 1), depth=2)
     listened = PlayerSpec("fake", command=("--listen",), limits=limits)
     outcome = play(settings(listened, fake(), cap=4).task(1), ListeningTable(SETUP))
     assert outcome.result == "1/2-1/2 (move cap of 4 plies)"
-    assert lines[:4] == ["new_game 3", "time_settings 0 5 1", "level depth 2",
+    lines[:] = [line for line in lines if not line.startswith("known_command ")]
+    # The position is checked after set-up: the fake knows get_board.
+    assert lines[:5] == ["new_game 3", "time_settings 0 5 1", "level depth 2", "get_board",
                          "time_left white 5.000 1"]  # fmt: skip
     genmoves = [index for index, line in enumerate(lines) if line.startswith("genmove")]
     assert len(genmoves) == 2
@@ -380,33 +391,56 @@ def test_records_resume_only_this_match(tmp_path: Path) -> None:
     path = tmp_path / "games.txt"
     outcomes = [play(match.task(number)) for number in (1, 2, 3)]
     path.write_text("".join(outcome.record for outcome in outcomes))
-    finished = load_finished(path, match.fingerprint(), 10)
+    finished = read_resumable(path, match.fingerprint(), 10, 3).finished
     assert [(game.number, game.white_points) for game in finished] == [(1, 0.0), (2, 1.0),
                                                                         (3, 0.0)]  # fmt: skip
     with pytest.raises(RecordsError, match=r"record 1 of .* is from another match"):
-        load_finished(path, settings(fake(), fake()).fingerprint(), 10)
+        read_resumable(path, settings(fake(), fake()).fingerprint(), 10, 3)
     with pytest.raises(RecordsError, match=r"record 3 of .* is game 3, beyond --games 2"):
-        load_finished(path, match.fingerprint(), 2)
+        read_resumable(path, match.fingerprint(), 2, 3)
     path.write_text(outcomes[0].record + outcomes[0].record)
     with pytest.raises(RecordsError, match=r"record 2 .*: game 1 is recorded twice"):
-        load_finished(path, match.fingerprint(), 10)
+        read_resumable(path, match.fingerprint(), 10, 3)
     path.write_text(re.sub("Result: .*", "Result: *", outcomes[0].record))
     with pytest.raises(RecordsError, match="has no final result"):
-        load_finished(path, match.fingerprint(), 10)
+        read_resumable(path, match.fingerprint(), 10, 3)
     path.write_text("Size: 3\nthis is not a record\n\n")
     with pytest.raises(RecordsError, match="is not a records file: line 2"):
-        load_finished(path, match.fingerprint(), 10)
-    assert load_finished(tmp_path / "none.txt", match.fingerprint(), 10) == []
+        read_resumable(path, match.fingerprint(), 10, 3)
+    assert read_resumable(tmp_path / "none.txt", match.fingerprint(), 10, 3).finished == []
 
 
 def test_a_record_cut_short_is_cut_off(tmp_path: Path) -> None:
-    outcome = play(settings(fake(), fake(), cap=8).task(1))
+    match = settings(fake(), fake(), cap=8)
+    outcome = play(match.task(1))
     path = tmp_path / "games.txt"
-    path.write_text(outcome.record + outcome.record[:40])
-    message = cut_torn_tail(path)
-    assert message is not None and "cut 2 line(s)" in message
-    assert path.read_text() == outcome.record
-    assert cut_torn_tail(path) is None
+
+    def resumable() -> Resumable:
+        return read_resumable(path, match.fingerprint(), 10, 3)
+
+    for cut in (1, 7, 8, 40, len(outcome.record) - 2):
+        path.write_text(outcome.record + outcome.record[:cut])
+        message = cut_torn_tail(path, resumable())
+        assert message is not None and "line(s) of a record left unfinished" in message
+        assert path.read_text() == outcome.record
+    assert cut_torn_tail(path, resumable()) is None
+
+
+@pytest.mark.parametrize(
+    "tail",
+    ["notes\n", "Size: 4\nStart: ", "Size: 3\nmy notes\n", "Size: 3\nStart: x\nResult: *\n"
+     "Match: another\n", "Size: 3\nStart: x\nResult: *\n1. Ka1(I)-a2(I)\nLate: header", "S1"],
+)  # fmt: skip
+def test_only_a_record_of_this_match_is_cut(tmp_path: Path, tail: str) -> None:
+    """What follows the last record is cut only when it is the beginning of one of this
+    match's records; anything else is refused, the file left as it was."""
+    match = settings(fake(), fake(), cap=8)
+    path = tmp_path / "games.txt"
+    text = play(match.task(1)).record + tail
+    path.write_text(text)
+    with pytest.raises(RecordsError, match="is not a records file: after its last record"):
+        read_resumable(path, match.fingerprint(), 10, 3)
+    assert path.read_text() == text
 
 
 def test_the_tally_counts_from_player_ones_side() -> None:
@@ -502,3 +536,59 @@ def test_the_match_fingerprint_names_what_decides_its_games() -> None:
     assert FileOpenings("a.txt", ((1, Position("[#K,##],[##,#k]", "white")),)).describe() == (
         "file a.txt (1 positions)"
     )
+
+
+# -- the referee judges moves and positions
+
+
+def test_the_referee_judges_a_move_in_any_spelling() -> None:
+    """A move protocol.md allows (no letter, levels as numbers, `x` and `-` swapped) is
+    played and answered as legal_moves spells it; one the referee refuses raises; a spelling
+    this module cannot read is found by the position it leads to."""
+    judge = referee()
+    judge.new_game(3)
+    legal = judge.legal_moves()
+    canonical = next(move for move in legal if move.startswith("N"))
+    loose = re.sub(r"\(([IV]+)\)", lambda m: f"({('I', 'II', 'III').index(m[1]) + 1})",
+                   canonical[1:]).replace("-", "x")  # fmt: skip
+    assert judge_move(judge, loose, legal) == canonical
+    assert judge.position().side == "black"
+    for wrong in ("Ka1(I)-a1(IV)", "two words", "x" * 100, ""):
+        with pytest.raises(IllegalMove):
+            judge_move(judge, wrong, judge.legal_moves())
+    judge.undo()
+    judge.play(canonical)
+    assert by_position(judge, legal) == canonical
+    assert judge.position().side == "black"
+
+
+def test_a_position_read_back_is_compared_as_a_position() -> None:
+    start = Position("[#k#,###,###],[###,###,###],[###,###,#K#]", "white")
+    assert disagreement("[.k.,...,...],[...,...,...],[...,...,.K.]", start) is None
+    assert disagreement("[#k#,###,###],[###,###,###],[###,###,#K#] w", start) is None
+    why = disagreement("[#k#,###,###],[###,###,###],[###,###,#K#] b", start)
+    assert why is not None and why.startswith("it has ")
+    why = disagreement("nonsense", start)
+    assert why is not None and why.startswith("its get_board cannot be read")
+
+
+def test_a_player_not_at_the_referees_start_stops_the_match() -> None:
+    """A player whose get_board after set-up is not the referee's position: PlayerDisagrees,
+    naming the player, the game and both positions (the CLI stops the match, exit 1)."""
+
+    class Lying(InProcessEngine):
+        def ask(self, line: str, timeout: float | None = None) -> Reply:
+            reply = super().ask(line, timeout)
+            return Reply(True, reply.text + " b") if line == "get_board" else reply
+
+    class LyingTable(InProcessTable):
+        def start(self, launch: Launch) -> Speaker:
+            if "--lie" in launch.command:
+                return Lying(list(launch.command))
+            return super().start(launch)
+
+    liar = PlayerSpec("liar", command=("--lie",))
+    message = (r"player 2 \(liar\) is not at the referee's start of game 1 after set-up: it has "
+               r"'\[.* b', the referee '\[.* w'")  # fmt: skip
+    with pytest.raises(PlayerDisagrees, match=message):
+        play(settings(fake(), liar).task(1), LyingTable(SETUP))
