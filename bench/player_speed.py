@@ -4,7 +4,8 @@ Each position is searched at `level time S` by `reg_genmove` twice over, in the 
 Kernel with the default config (the compiled core, where it was built) and by one with
 `EngineConfig(compiled=False)` (kernel/alphabeta.py). For each: the positions the search
 counts per second of CPU (time.process_time) and of wall time, and the depth it completed;
-median of a few runs by CPU rate. The ratio compiled / Python is of the CPU rates.
+median of a few runs by CPU rate, the two searches alternating so that a shared machine's load
+falls on both alike. The ratio compiled / Python is of the CPU rates.
 
 Positions: the start positions of n = 4, 5 and 8 and seeded crowded middle games on 5³ with
 30 pieces and 8³ with 64 (tests/positions.py noise_game_position).
@@ -98,39 +99,55 @@ def start_boards() -> list[tuple[int, str, str]]:
     return [(n, f"start n = {n}", format_board(start_position(n), "#")) for n in (4, 5, 8)]
 
 
-def search_speed(label: str, board: str, seconds: float, repeats: int, compiled: bool) -> Speed:
-    """Search one position at `level time`, `repeats` times; keep the median run by CPU rate."""
-    kernel = Kernel(EngineConfig(compiled=compiled))
-    searches: list[dict[str, Any]] = []
-    kernel.log_event = lambda name, fields: searches.append(fields)
-    for command, args in (("set_board", board.split(" ")), ("level", ["time", f"{seconds:g}"])):
-        reply = kernel.execute(command, args)
+class Timed:
+    """A Kernel set to one position at `level time S`, whose searches are timed."""
+
+    def __init__(self, label: str, board: str, seconds: float, compiled: bool) -> None:
+        self.label = label
+        self.kernel = Kernel(EngineConfig(compiled=compiled))
+        self.searches: list[dict[str, Any]] = []
+        self.kernel.log_event = lambda name, fields: self.searches.append(fields)
+        for command, args in (("set_board", board.split(" ")), ("level", ["time", f"{seconds:g}"])):
+            self.ask(command, args)
+
+    def ask(self, command: str, args: list[str]) -> None:
+        """Run one command, which must be accepted."""
+        reply = self.kernel.execute(command, args)
         if not reply.ok:
-            raise RuntimeError(f"{command} refused on {board[:80]}: {reply.text}")
-    runs = []
-    for _ in range(repeats):
+            raise RuntimeError(f"{command} refused on {self.label}: {reply.text}")
+
+    def search(self) -> Speed:
+        """Search the position once (`reg_genmove`, which plays nothing)."""
         wall, cpu = time.perf_counter(), time.process_time()
-        reply = kernel.execute("reg_genmove", [])
+        self.ask("reg_genmove", [])
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-        if not reply.ok:
-            raise RuntimeError(f"reg_genmove refused on {board[:80]}: {reply.text}")
-        search = searches[-1]
-        pieces = sum(len(side) for side in kernel.position.pieces)
-        runs.append(Speed(label, pieces, search["nodes"], cpu, wall, search["depth"]))
-    runs.sort(key=lambda run: run.cpu_rate)
-    return runs[len(runs) // 2]
+        search = self.searches[-1]
+        pieces = sum(len(side) for side in self.kernel.position.pieces)
+        return Speed(self.label, pieces, search["nodes"], cpu, wall, search["depth"])
+
+
+def median_run(runs: list[Speed]) -> Speed:
+    """The median run by CPU rate."""
+    return sorted(runs, key=lambda run: run.cpu_rate)[len(runs) // 2]
+
+
+def search_pair(n: int, label: str, board: str, seconds: float, repeats: int) -> Pair:
+    """Search one position `repeats` times with each search, alternating, so that the load
+    of a shared machine falls on both alike; keep each one's median run."""
+    compiled = Timed(label, board, seconds, compiled=True)
+    python = Timed(label, board, seconds, compiled=False)
+    runs = [(compiled.search(), python.search()) for _ in range(repeats)]
+    return Pair(n, median_run([run[0] for run in runs]), median_run([run[1] for run in runs]))
 
 
 def measure(
     seconds: float, repeats: int, middle: int, progress: Callable[[str], None]
 ) -> list[Pair]:
-    """Search every position with both searches, one after the other."""
+    """Search every position with both searches."""
     pairs = []
     for n, label, board in start_boards() + middle_games(middle):
         progress(f"player: {label}, compiled and Python")
-        compiled = search_speed(label, board, seconds, repeats, compiled=True)
-        python = search_speed(label, board, seconds, repeats, compiled=False)
-        pairs.append(Pair(n, compiled, python))
+        pairs.append(search_pair(n, label, board, seconds, repeats))
     return pairs
 
 
@@ -218,7 +235,7 @@ def text(pairs: list[Pair], seconds: float, repeats: int, compiled_built: bool) 
         "by CPU rate;",
         "  C = the compiled search (EngineConfig()), Py = the Python one "
         "(EngineConfig(compiled=False)),",
-        "  each position by both in this run; positions = the search's own count (tree and",
+        "  both in turn on each position; positions = the search's own count (tree and",
         "  quiescence); depth = the last one completed; C/Py = the ratio of the CPU rates",
     ]
     if not compiled_built:
