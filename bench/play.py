@@ -1,8 +1,11 @@
-"""The player, `genmove` (issue 21): positions searched per second, depth reached, mates found.
+"""The player, `genmove` (issues 21 and 36): speed, depth, time use, memory and mates.
 
-- Speed, in process: `reg_genmove` at `level time S` on the start positions of n = 4, 5 and 8
-  and on seeded crowded middle games; the positions the search counts, per second of CPU
-  (time.process_time) and of wall time, and the depth it completed. Median of a few runs.
+- Speed, in process, the compiled search beside the Python one (bench/player_speed.py):
+  `reg_genmove` at `level time S` on the start positions of n = 4, 5 and 8 and on seeded
+  crowded middle games on 5³ and 8³; positions per second of CPU and of wall time, the depth
+  completed, and the ratio compiled / Python.
+- Through the engine process (bench/player_process.py): a move at n = 64 with 300 pieces, the
+  time a move thinks under `time_settings 0 S 1`, and the engine's peak memory.
 - Mates, through the engine process: seeded problems that mate in 1, 2 and 3 and not sooner
   (tests/problems.py, both sides to move), `genmove` at `level time 1`; a problem is solved when
   the brute force of tests/reference.py accepts the move as a mate in N.
@@ -10,8 +13,7 @@
   search on the 8×8 start position for the same time, positions per second of CPU and of wall
   time. Without it the figure measured once on this project's machine is printed.
 
-Goals: at least 20,000 positions a second at n = 5 (the start position, CPU time) and every
-mate found at one second.
+Goals: those of the two modules, and every mate found at one second.
 
 `python -m bench.play [--quick] [--sunfish PATH]` prints the section; `section(quick, sunfish)`
 returns it and the goals for bench/__main__.py.
@@ -21,26 +23,20 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
-import random
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench import player_process, player_speed
 from bench.peer import Peer
+from bench.player_speed import Speed
 from bench.report import Goal, table
-from kernel.config import EngineConfig
-from kernel.kernel import Kernel
-from kernel.notation import format_board
-from kernel.start import start_position
-from tests.positions import noise_game_position
+from kernel.compiled import COMPILED
 from tests.problems import MateProblem, exact_mates
-from tests.reference import BLACK, WHITE, apply_move, board_text, mates_after, parse_move
+from tests.reference import WHITE, apply_move, mates_after, parse_move
 
-#: Positions a second the player must search at n = 5 (the start position, CPU time).
-NPS_GOAL = 20_000
 #: Seconds a move in the mate problems, as the issue's goal has it.
 MATE_SECONDS = 1.0
 #: sunfish measured on this project's machine (2 cores shared, load average 4): sunfish.py of
@@ -50,43 +46,30 @@ MATE_SECONDS = 1.0
 SUNFISH_MEASURED = (
     "sunfish (2D chess, CPython 3.11.7, measured on this machine at load 4): 9,000 to 12,500\n"
     "  positions/s of CPU, 5,900 to 8,000 of wall time, on the 8×8 start position (depth 5 to 6\n"
-    "  in 1 to 3 s); the engine in the same run, start n = 5: 32,112 of CPU, 21,914 of wall"
+    "  in 1 to 3 s); the engine's Python search in the same run, start n = 5: 32,112 of CPU,\n"
+    "  21,914 of wall"
 )
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """How much to measure."""
+    """How much to measure: speed in process, mates, and the moves through the process."""
 
     seconds: float
     repeats: int
     middle_games: int
     mates: tuple[int, int, int]
     mate_seconds: float
+    #: 64-cubes with 300 pieces, and the seconds of their moves (and of the 5³ memory move).
+    large_boards: int
+    large_seconds: float
+    #: The S of `time_settings 0 S 1`, and the moves played under each.
+    byo_yomi: tuple[float, ...]
+    byo_moves: int
 
 
-FULL = Settings(1.0, 3, 3, (8, 8, 6), MATE_SECONDS)
-QUICK = Settings(0.05, 1, 1, (1, 1, 1), 0.5)
-
-
-@dataclass(frozen=True, slots=True)
-class Speed:
-    """One position searched for a time: positions, CPU and wall seconds, depth completed."""
-
-    label: str
-    pieces: int
-    nodes: int
-    cpu: float
-    wall: float
-    depth: int
-
-    @property
-    def cpu_rate(self) -> float:
-        return self.nodes / self.cpu if self.cpu > 0 else 0.0
-
-    @property
-    def wall_rate(self) -> float:
-        return self.nodes / self.wall if self.wall > 0 else 0.0
+FULL = Settings(1.0, 3, 3, (8, 8, 6), MATE_SECONDS, 3, 1.0, (0.1, 0.3, 1.0, 3.0), 8)
+QUICK = Settings(0.05, 1, 1, (1, 1, 1), 0.5, 1, 0.3, (0.1, 0.3), 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,46 +87,6 @@ def progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def middle_games(count: int) -> list[tuple[str, str]]:
-    """Seeded crowded game positions (pieces anywhere, captures everywhere): label, board."""
-    boards = []
-    for n, pieces in ((5, 30), (8, 64)):
-        rng = random.Random(f"play-{n}-{pieces}")
-        for index in range(count):
-            pos = noise_game_position(rng, n, WHITE if index % 2 == 0 else BLACK, pieces)
-            boards.append((f"middle game {index + 1}, n = {n}, {pieces} pieces", board_text(pos)))
-    return boards
-
-
-def start_boards() -> list[tuple[str, str]]:
-    """The start positions of n = 4, 5 and 8, as set_board takes them."""
-    return [(f"start n = {n}", format_board(start_position(n), "#")) for n in (4, 5, 8)]
-
-
-def search_speed(label: str, board: str, settings: Settings) -> Speed:
-    """Search one position at `level time`, `repeats` times; keep the median run by CPU rate."""
-    kernel = Kernel(EngineConfig())
-    searches: list[dict[str, Any]] = []
-    kernel.log_event = lambda name, fields: searches.append(fields)
-    words = board.split(" ")
-    for command, args in (("set_board", words), ("level", ["time", f"{settings.seconds:g}"])):
-        reply = kernel.execute(command, args)
-        if not reply.ok:
-            raise RuntimeError(f"{command} refused on {board[:80]}: {reply.text}")
-    runs = []
-    for _ in range(settings.repeats):
-        wall, cpu = time.perf_counter(), time.process_time()
-        reply = kernel.execute("reg_genmove", [])
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-        if not reply.ok:
-            raise RuntimeError(f"reg_genmove refused on {board[:80]}: {reply.text}")
-        search = searches[-1]
-        pieces = sum(len(side) for side in kernel.position.pieces)
-        runs.append(Speed(label, pieces, search["nodes"], cpu, wall, search["depth"]))
-    runs.sort(key=lambda run: run.cpu_rate)
-    return runs[len(runs) // 2]
-
-
 def mate_problems(settings: Settings) -> list[MateProblem]:
     """Seeded mates in 1, 2 and 3 and not sooner, both sides to move (tests/problems.py)."""
     ones, twos, threes = settings.mates
@@ -158,20 +101,15 @@ def solve_mates(problems: list[MateProblem], seconds: float) -> list[Solved]:
     """Play `genmove` at `level time` on each problem through one engine process."""
     solved = []
     with Peer("engine") as peer:
-        peer.ask(f"level time {seconds:g}\n".encode(), 1)
-        log = peer.log_dir / "cubemate.jsonl"
+        player_process.set_up(peer, [f"level time {seconds:g}"])
         for problem in problems:
-            reply = peer.ask(f"set_board {problem.board}\ngenmove\n".encode(), 2)[1]
-            if not reply.startswith(b"= "):
-                raise RuntimeError(f"genmove refused on {problem.board}: {reply!r}")
-            move = reply[2:].decode()
-            events = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
-            search = [event for event in events if event["event"] == "search"][-1]
-            if search["move"] != move:
-                raise RuntimeError(f"the search event is not genmove's: {search}")
-            origin, target = parse_move(problem.position, move)
+            player_process.set_up(peer, [f"set_board {problem.board}"])
+            played = player_process.genmove(peer)
+            if played is None:
+                raise RuntimeError(f"genmove refused on {problem.board}: game over")
+            origin, target = parse_move(problem.position, played.move)
             mates = mates_after(apply_move(problem.position, origin, target), problem.moves)
-            solved.append(Solved(problem, move, mates, search))
+            solved.append(Solved(problem, played.move, mates, played.search))
     return solved
 
 
@@ -198,19 +136,12 @@ def sunfish_speed(path: Path, seconds: float) -> Speed:
     return Speed("sunfish, 8×8 start (this run)", 32, searcher.nodes, cpu, wall, depth)
 
 
-def speed_rows(speeds: list[Speed]) -> list[list[str]]:
-    """One table row per position searched."""
-    return [
-        [
-            speed.label,
-            str(speed.pieces),
-            f"{speed.nodes:,}",
-            f"{speed.cpu_rate:,.0f}",
-            f"{speed.wall_rate:,.0f}",
-            str(speed.depth),
-        ]
-        for speed in speeds
-    ]
+def sunfish_text(speed: Speed, path: Path) -> str:
+    """sunfish's figures of this run."""
+    return (
+        f"sunfish measured in this run from {path}: {speed.cpu_rate:,.0f} positions/s of CPU, "
+        f"{speed.wall_rate:,.0f} of wall, depth {speed.depth}, on the 8×8 start position"
+    )
 
 
 def mate_rows(solved: list[Solved]) -> list[list[str]]:
@@ -232,61 +163,66 @@ def mate_rows(solved: list[Solved]) -> list[list[str]]:
     ]
 
 
-def goals(speeds: list[Speed], solved: list[Solved], seconds: float) -> list[Goal]:
-    """The issue's goals: the rate at n = 5 and every mate found."""
-    five = next(speed for speed in speeds if speed.label == "start n = 5")
+def mate_goal(solved: list[Solved], seconds: float) -> Goal:
+    """Every mate found."""
     found = sum(entry.mates for entry in solved)
-    return [
-        Goal(
-            "genmove, start n = 5: positions/s of CPU",
-            f"{five.cpu_rate:,.0f}",
-            f"≥ {NPS_GOAL:,}",
-            five.cpu_rate >= NPS_GOAL,
-        ),
-        Goal(
-            f"genmove at {seconds:g} s: mates in 1-3 found",
-            f"{found} of {len(solved)}",
-            "all",
-            found == len(solved),
-        ),
-    ]
+    return Goal(
+        f"genmove at {seconds:g} s: mates in 1-3 found",
+        f"{found} of {len(solved)}",
+        "all",
+        found == len(solved),
+    )
+
+
+def mate_text(solved: list[Solved], seconds: float) -> str:
+    """The mate problems' table and how to read it."""
+    return "\n".join(
+        [
+            f"Mates: genmove at level time {seconds:g} through the process on seeded "
+            "problems that mate in N",
+            "  and not sooner (tests/problems.py); mates = the brute force accepts the move "
+            "as a mate in N",
+            "",
+            table(
+                ["problem", "N", "n", "pieces", "to move", "move", "depth", "mate", "ms", "mates"],
+                mate_rows(solved),
+            ),
+        ]
+    )
 
 
 def section(quick: bool, sunfish: Path | None = None) -> tuple[str, list[Goal]]:
     """Measure everything; return the section's text and its goals."""
     settings = QUICK if quick else FULL
-    speeds = []
-    for label, board in start_boards() + middle_games(settings.middle_games):
-        progress(f"player: {label}")
-        speeds.append(search_speed(label, board, settings))
+    pairs = player_speed.measure(
+        settings.seconds, settings.repeats, settings.middle_games, progress
+    )
+    fellow = None
     if sunfish is not None:
         progress("player: sunfish")
-        speeds.append(sunfish_speed(sunfish, settings.seconds))
+        fellow = sunfish_speed(sunfish, settings.seconds)
+    through = player_process.measure(
+        settings.large_boards,
+        settings.large_seconds,
+        settings.byo_yomi,
+        settings.byo_moves,
+        progress,
+    )
     progress("player: mate problems")
     solved = solve_mates(mate_problems(settings), settings.mate_seconds)
-    found = goals(speeds, solved, settings.mate_seconds)
+    found = [
+        *player_speed.goals(pairs, settings.seconds),
+        *player_process.goals(through),
+        mate_goal(solved, settings.mate_seconds),
+    ]
     lines = [
-        f"The player: reg_genmove at level time {settings.seconds:g} in process, median of "
-        f"{settings.repeats} by CPU rate;",
-        "  positions = the search's own count (tree and quiescence); depth = the last one "
-        "completed",
+        player_speed.text(pairs, settings.seconds, settings.repeats, COMPILED),
         "",
-        table(
-            ["position", "pieces", "positions", "per s CPU", "per s wall", "depth"],
-            speed_rows(speeds),
-        ),
+        SUNFISH_MEASURED if fellow is None or sunfish is None else sunfish_text(fellow, sunfish),
         "",
-        SUNFISH_MEASURED if sunfish is None else f"sunfish measured in this run from {sunfish}",
+        player_process.text(through),
         "",
-        f"Mates: genmove at level time {settings.mate_seconds:g} through the process on seeded "
-        "problems that mate in N",
-        "  and not sooner (tests/problems.py); mates = the brute force accepts the move as a "
-        "mate in N",
-        "",
-        table(
-            ["problem", "N", "n", "pieces", "to move", "move", "depth", "mate", "ms", "mates"],
-            mate_rows(solved),
-        ),
+        mate_text(solved, settings.mate_seconds),
         "",
         *(f"{goal.name}: {goal.measured} (goal {goal.limit}) {goal.verdict}" for goal in found),
     ]

@@ -33,6 +33,8 @@ def test_quick_benchmark_reports_every_goal() -> None:
         "Memory at n = 64",
         "History:",
         "The player:",
+        "The player through the process:",
+        "Time use:",
         "Start-up:",
     ):
         assert heading in result.stdout, heading
@@ -44,6 +46,10 @@ def test_quick_benchmark_reports_every_goal() -> None:
     for name in ("local, 1 worker", "local, 2 workers", "Dask LocalCluster", "mining"):
         assert name in result.stdout, name
     assert "outputs identical: yes" in result.stdout
+    # The player's goals: the compiled search against the Python one, the move at n = 64, the
+    # time used under a clock.
+    for figure in ("compiled / Python positions/s", "genmove n = 64", "mean thinking / S"):
+        assert any(figure in line for line in goals), figure
     # The mate section solved its problems, against the brute force and AND/OR.
     for figure in (
         "mate in 2: median",
