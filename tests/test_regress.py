@@ -3,6 +3,7 @@ runner reports what it must (failures, expected failures, unexpected passes, err
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from client.engine import MAIN
 from kernel.config import EngineConfig
 from regress.runner import (
     ROOT,
@@ -414,3 +416,54 @@ def test_the_engines_program_is_found_from_here_its_arguments_from_the_suites_fo
     assert result.errors[0].startswith("line 1: '1 name': the engine closed its output")
     assert "fake_engine.py" in result.errors[0]
     assert result.errors[0].endswith(f" (started in {suites})")
+
+
+# --- the suites under GoGui's gogui-regress ---------------------------------------------------
+
+#: The gogui-regress.jar of a GoGui installed by hand: GoGui is neither on PyPI nor in Debian.
+GOGUI_JAR = "CUBEMATE_GOGUI_JAR"
+
+
+def gogui_regress() -> list[str]:
+    """Return the command that starts GoGui's gogui-regress; skip when there is none."""
+    jar = os.environ.get(GOGUI_JAR)
+    java = shutil.which("java")
+    if jar:
+        if not Path(jar).is_file():
+            pytest.fail(f"{GOGUI_JAR}={jar!r}: no such file")
+        if java is None:
+            pytest.skip(f"{GOGUI_JAR} is set, but no java is on PATH")
+        return [java, "-jar", jar]
+    program = shutil.which("gogui-regress")
+    if program is None:
+        pytest.skip(
+            f"GoGui's gogui-regress is not installed: put it on PATH or set {GOGUI_JAR} "
+            "to its gogui-regress.jar (docs/regress.md)"
+        )
+    if java is None and not os.environ.get("GOGUI_JAVA_HOME"):
+        pytest.skip("gogui-regress is on PATH, but no java is (nor GOGUI_JAVA_HOME)")
+    return [program]
+
+
+def test_every_shipped_suite_passes_under_gogui_regress(tmp_path: Path) -> None:
+    command = gogui_regress()
+    html = tmp_path / "html"
+    # GoGui splits the engine's command line at spaces, respecting double quotes.
+    engine = f'"{sys.executable}" "{MAIN}" --log-dir "{tmp_path / "logs"}"'
+    done = subprocess.run(
+        [*command, "-output", str(html), engine, *map(str, SUITES)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    # Each unexpected result is a line on stdout; none, and exit status 0.
+    assert (done.returncode, done.stdout) == (0, ""), done.stdout + done.stderr
+    steps = [step for path in SUITES for step in parse_suite(path.read_text(encoding="utf-8"))]
+    tests = [step for step in steps if step.number is not None]
+    starred = sum(step.expected_failure for step in tests)
+    # Tests, unexpected failures, expected failures, unexpected passes, passes, other errors
+    # (a set-up command answered with `?`), then the times.
+    counts = (html / "summary.dat").read_text().splitlines()[1].split("\t")[:6]
+    assert [int(count) for count in counts] == [len(tests), 0, starred, 0, len(tests) - starred, 0]
