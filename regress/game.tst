@@ -1,7 +1,7 @@
 # A whole game (docs/rules.md, "The start position", "The end of a game", "Game records"):
 # new_game, result, showboard's result line, printgame and loadgame. Refusals are expected
-# failures (see protocol.tst). loadgame reads regress/game-records.txt: the engine runs in
-# the project's folder.
+# failures (see protocol.tst). loadgame reads game-records.txt beside this file: both runners
+# start the engine in the suite's folder (docs/regress.md).
 
 # The start positions, and the 2-cube that has none.
 1 new_game 3
@@ -109,13 +109,13 @@ set_board [k##,###,###],[###,###,###],[###,#r#,##K]
 #? [1/2-1/2 \(insufficient material\)]
 
 # Records: the first game of the file, its first two plies, the second, the third refused.
-70 loadgame regress/game-records.txt
+70 loadgame game-records.txt
 #? []
 71 result
 #? [0-1 \(checkmate\)]
 72 printgame
 #? [Size: 3\n.*\nResult: 0-1 \(checkmate\)\nDate: 2026-12-01\nWhite: one\nBlack: another\n1\. .*\n2\. Nb3\(I\)-c1\(I\) ra1\(II\)-a1\(I\)]
-73 loadgame regress/game-records.txt 2
+73 loadgame game-records.txt 2
 #? []
 74 get_board
 #? [\[#k#,b#b,#nr\],\[R##,###,r##\],\[#NR,B#B,#K#\]]
@@ -125,20 +125,20 @@ set_board [k##,###,###],[###,###,###],[###,#r#,##K]
 #? []
 77 undo
 #? [cannot undo]*
-78 loadgame regress/game-records.txt end 2
+78 loadgame game-records.txt end 2
 #? []
 79 result
 #? [1/2-1/2 \(stalemate\)]
-80 loadgame regress/game-records.txt end 3
-#? ['regress/game-records.txt' game 3, ply 3 \(line 28\): illegal move: .*]*
-81 loadgame regress/game-records.txt 2 3
+80 loadgame game-records.txt end 3
+#? ['game-records.txt' game 3, ply 3 \(line 28\): illegal move: .*]*
+81 loadgame game-records.txt 2 3
 #? []
-82 loadgame regress/game-records.txt end 4
+82 loadgame game-records.txt end 4
 #? [.* holds 3 games; there is no game 4]*
-83 loadgame regress/missing.txt
+83 loadgame missing.txt
 #? [cannot read .*]*
-84 loadgame regress
-#? ['regress' is a directory]*
+84 loadgame .
+#? ['\.' is a directory]*
 # The refusals changed nothing: the game is still the third at its second ply.
 85 get_board
 #? [\[#rrk,bnbq,#n##,####\],\[####,####,####,####\],\[####,####,####,####\],\[####,##N#,QBNB,KRR#\]]

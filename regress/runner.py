@@ -7,13 +7,17 @@ matches REGEX, which may span lines; `#? [!REGEX]` passes when it does not match
 `*` (`#? [REGEX]*`) marks an expected failure. A `?` response always fails. A test without a
 `#?` line passes unless it is answered with `?`. Other lines starting with `#` are comments.
 
-Each suite gets a fresh engine (client/engine.py). Every unexpected result is printed on one
-line, then a summary; the exit status is 0 only when nothing unexpected happened.
+Each suite gets a fresh engine (client/engine.py), started in the suite's own folder as
+gogui-regress starts it, so that a file a suite names (`loadgame records.txt`) is found beside
+the suite under either runner, whatever the current folder. Every unexpected result is
+printed on one line, then a summary; the exit status is 0 only when nothing unexpected
+happened.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -162,6 +166,19 @@ def default_engine(log_dir: str) -> list[str]:
     return [*command_line(None), "--log-dir", log_dir]
 
 
+def engine_words(command: str | Sequence[str] | None) -> list[str]:
+    """Split an engine's command line as the runner starts it in a suite's folder.
+
+    As gogui-regress: the program, when it names a file from the current folder, is made
+    absolute; every other word reaches the engine unchanged, so a relative path among them is
+    read from the suite's folder.
+    """
+    words = command_line(command)
+    if words and os.path.exists(words[0]):
+        words[0] = os.path.abspath(words[0])
+    return words
+
+
 def ask(engine: Engine, command: str) -> tuple[bool, str, int | None]:
     """Send one command; return whether it succeeded, the response text and the id echoed."""
     response = engine.send(command)
@@ -190,13 +207,19 @@ def run_suite(
     except SuiteError as error:
         result.errors.append(str(error))
         return result
-    process = Engine(engine, log_dir=logs, timeout=timeout, cwd=ROOT)
+    folder = path.resolve().parent
+    if not isinstance(logs, Logs):
+        logs = os.path.abspath(logs)  # a folder named from here, not from the suite's folder
+    process = Engine(engine_words(engine), log_dir=logs, timeout=timeout, cwd=folder)
     try:
-        for step in steps:
+        for index, step in enumerate(steps):
             try:
                 ok, text, echoed = ask(process, step.command)
             except EngineDied as error:
-                result.errors.append(f"line {step.line}: {step.command!r}: {error}")
+                # A relative path on the engine's command line is read from the suite's
+                # folder: say where it ran when it did not get past its first line.
+                where = f" (started in {folder})" if index == 0 else ""
+                result.errors.append(f"line {step.line}: {step.command!r}: {error}{where}")
                 break
             if echoed != step.number:
                 # GTP: a response carries the id of its command, and no id when it had none.
@@ -253,7 +276,11 @@ def main(argv: Sequence[str]) -> int:
         prog="python -m regress", description="Run GTP regression suites (.tst files)."
     )
     parser.add_argument("suites", nargs="*", type=Path, help="suite files (default: regress/*.tst)")
-    parser.add_argument("--engine", help="the engine's command line (default: this project's)")
+    parser.add_argument(
+        "--engine",
+        help="the engine's command line (default: this project's); it runs in each suite's "
+        "folder, as under gogui-regress, so name its other files by absolute paths",
+    )
     parser.add_argument(
         "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds to wait for an answer"
     )

@@ -3,12 +3,15 @@ runner reports what it must (failures, expected failures, unexpected passes, err
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from client.engine import MAIN
 from kernel.config import EngineConfig
 from regress.runner import (
     ROOT,
@@ -282,10 +285,10 @@ set_board nonsense
 """
 
 
-def run_regress(*args: str) -> subprocess.CompletedProcess[str]:
+def run_regress(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "regress", *args],
-        cwd=ROOT,
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
@@ -355,3 +358,112 @@ def test_an_engine_that_forgets_ids_or_dies_is_an_error(tmp_path: Path) -> None:
     result = run_suite(suite, [sys.executable, str(fake)], TIMEOUT)
     assert result.errors == ["line 3: '3 name': the engine closed its output; exit code 0"]
     assert result.outcomes == [] and not result.clean
+
+
+# --- the engine runs in the suite's folder, as under gogui-regress ----------------------------
+
+RECORDS_SUITE = """\
+1 loadgame game-records.txt end 2
+#? []
+2 result
+#? [1/2-1/2 \\(stalemate\\)]
+"""
+
+
+def test_the_shipped_suites_pass_from_any_folder(tmp_path: Path) -> None:
+    done = run_regress(cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.endswith(f" 0 errors, in {len(SUITES)} files\n")
+
+
+def test_a_suite_names_its_files_from_its_own_folder(tmp_path: Path) -> None:
+    suites, elsewhere = tmp_path / "suites", tmp_path / "elsewhere"
+    suites.mkdir()
+    elsewhere.mkdir()
+    shutil.copy(ROOT / "regress" / "game-records.txt", suites)
+    # A file of the same name in the current folder is not the one read.
+    (elsewhere / "game-records.txt").write_text("not a record\n")
+    suite = suites / "records.tst"
+    suite.write_text(RECORDS_SUITE)
+    passed = "2 passed, 0 failed, 0 expected failures, 0 unexpected passes, 0 errors, in 1 file"
+    for name, cwd in [("records.tst", suites), ("../suites/records.tst", elsewhere)]:
+        done = run_regress(name, cwd=cwd)
+        assert (done.returncode, done.stdout.splitlines()) == (0, [passed]), done.stdout
+
+
+def test_the_engines_program_is_found_from_here_its_arguments_from_the_suites_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As gogui-regress: a program named from the current folder is made absolute.
+    fake = tmp_path / "fake_engine.py"
+    fake.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    sys.stdout.write('=1 ok\\n\\n')\n"
+        "    sys.stdout.flush()\n"
+    )
+    fake.chmod(0o755)
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    suite = suites / "one.tst"
+    suite.write_text("1 name\n#? [ok]\n")
+    monkeypatch.chdir(tmp_path)
+    assert run_suite(suite, ["./fake_engine.py"], TIMEOUT).clean
+    # Its arguments reach it unchanged: a relative script is looked for beside the suite.
+    result = run_suite(suite, [sys.executable, "fake_engine.py"], TIMEOUT)
+    assert result.outcomes == [] and len(result.errors) == 1
+    assert result.errors[0].startswith("line 1: '1 name': the engine closed its output")
+    assert "fake_engine.py" in result.errors[0]
+    assert result.errors[0].endswith(f" (started in {suites})")
+
+
+# --- the suites under GoGui's gogui-regress ---------------------------------------------------
+
+#: The gogui-regress.jar of a GoGui installed by hand: GoGui is neither on PyPI nor in Debian.
+GOGUI_JAR = "CUBEMATE_GOGUI_JAR"
+
+
+def gogui_regress() -> list[str]:
+    """Return the command that starts GoGui's gogui-regress; skip when there is none."""
+    jar = os.environ.get(GOGUI_JAR)
+    java = shutil.which("java")
+    if jar:
+        if not Path(jar).is_file():
+            pytest.fail(f"{GOGUI_JAR}={jar!r}: no such file")
+        if java is None:
+            pytest.skip(f"{GOGUI_JAR} is set, but no java is on PATH")
+        return [java, "-jar", jar]
+    program = shutil.which("gogui-regress")
+    if program is None:
+        pytest.skip(
+            f"GoGui's gogui-regress is not installed: put it on PATH or set {GOGUI_JAR} "
+            "to its gogui-regress.jar (docs/regress.md)"
+        )
+    if java is None and not os.environ.get("GOGUI_JAVA_HOME"):
+        pytest.skip("gogui-regress is on PATH, but no java is (nor GOGUI_JAVA_HOME)")
+    return [program]
+
+
+def test_every_shipped_suite_passes_under_gogui_regress(tmp_path: Path) -> None:
+    command = gogui_regress()
+    html = tmp_path / "html"
+    # GoGui splits the engine's command line at spaces, respecting double quotes.
+    engine = f'"{sys.executable}" "{MAIN}" --log-dir "{tmp_path / "logs"}"'
+    done = subprocess.run(
+        [*command, "-output", str(html), engine, *map(str, SUITES)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    # Each unexpected result is a line on stdout; none, and exit status 0.
+    assert (done.returncode, done.stdout) == (0, ""), done.stdout + done.stderr
+    steps = [step for path in SUITES for step in parse_suite(path.read_text(encoding="utf-8"))]
+    tests = [step for step in steps if step.number is not None]
+    starred = sum(step.expected_failure for step in tests)
+    # Tests, unexpected failures, expected failures, unexpected passes, passes, other errors
+    # (a set-up command answered with `?`), then the times.
+    counts = (html / "summary.dat").read_text().splitlines()[1].split("\t")[:6]
+    assert [int(count) for count in counts] == [len(tests), 0, starred, 0, len(tests) - starred, 0]
