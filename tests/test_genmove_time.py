@@ -323,3 +323,32 @@ def test_a_signal_during_a_search_ends_the_engine(tmp_path: Path, signum: signal
     assert (code, rest) == (0, b"")
     end = read_json_log(log_dir, session=True)[-1]
     assert (end["event"], end["reason"], end["signal"]) == ("exit", "signal", signum.name)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_sigusr1_during_a_search_plays_the_best_move_so_far(tmp_path: Path, compiled: bool) -> None:
+    """SIGUSR1 while genmove thinks without a limit: the search stops at once, in the compiled
+    core as in Python, and the best move found so far is played; the engine goes on."""
+    config = tmp_path / "always.toml"
+    config.write_text(
+        f'[play]\nthinking = "always"\n[search]\ncompiled = {str(compiled).lower()}\n',
+        encoding="utf-8",
+    )
+    log_dir = tmp_path / "logs"
+    engine = Engine(log_dir, "--config", str(config))
+    try:
+        assert engine.ask("new_game 5") == b"= \n\n"
+        assert engine.ask("level time 0") == b"= depth 0 nodes 0 time 0\n\n"
+        engine.send(b"genmove\n")
+        assert wait_for_thinking(engine).startswith(b"depth 1 ")
+        stopped = time.monotonic()
+        engine.signal(signal.SIGUSR1)
+        answer = engine.read_response()
+        assert time.monotonic() - stopped < 2.0
+        assert answer.startswith(b"= ") and answer.endswith(b"\n\n"), answer
+        assert engine.ask("result") == b"= *\n\n"
+        assert engine.ask("quit") == b"= \n\n"
+    finally:
+        engine.kill()
+    search = [event for event in read_json_log(log_dir) if event["event"] == "search"][-1]
+    assert search["move"] == answer[2:-2].decode() and search["depth"] >= 1
