@@ -301,21 +301,32 @@ def wait_for_thinking(engine: Engine) -> bytes:
     return seen
 
 
+def thinking_engine(tmp_path: Path, log_dir: Path, config: str) -> Engine:
+    """An engine (thinking lines always on, `config` added) in the middle of a genmove on the
+    5³ start without a limit, its first depth done."""
+    path = tmp_path / "always.toml"
+    path.write_text('[play]\nthinking = "always"\n' + config, encoding="utf-8")
+    engine = Engine(log_dir, "--config", str(path))
+    try:
+        assert engine.ask("new_game 5") == b"= \n\n"
+        assert engine.ask("level time 0") == b"= depth 0 nodes 0 time 0\n\n"
+        engine.send(b"genmove\n")
+        assert wait_for_thinking(engine).startswith(b"depth 1 ")
+    except BaseException:
+        engine.kill()
+        raise
+    return engine
+
+
 @pytest.mark.parametrize(
     "signum",
     [signal.SIGINT, signal.SIGTERM],
 )
 def test_a_signal_during_a_search_ends_the_engine(tmp_path: Path, signum: signal.Signals) -> None:
     """SIGINT or SIGTERM while genmove thinks: no answer, exit 0, the log says which signal."""
-    config = tmp_path / "always.toml"
-    config.write_text('[play]\nthinking = "always"\n', encoding="utf-8")
     log_dir = tmp_path / "logs"
-    engine = Engine(log_dir, "--config", str(config))
+    engine = thinking_engine(tmp_path, log_dir, "")
     try:
-        assert engine.ask("new_game 5") == b"= \n\n"
-        assert engine.ask("level time 0") == b"= depth 0 nodes 0 time 0\n\n"
-        engine.send(b"genmove\n")
-        assert wait_for_thinking(engine).startswith(b"depth 1 ")
         engine.signal(signum)
         code, rest, _ = engine.finish()
     finally:
@@ -329,18 +340,9 @@ def test_a_signal_during_a_search_ends_the_engine(tmp_path: Path, signum: signal
 def test_sigusr1_during_a_search_plays_the_best_move_so_far(tmp_path: Path, compiled: bool) -> None:
     """SIGUSR1 while genmove thinks without a limit: the search stops at once, in the compiled
     core as in Python, and the best move found so far is played; the engine goes on."""
-    config = tmp_path / "always.toml"
-    config.write_text(
-        f'[play]\nthinking = "always"\n[search]\ncompiled = {str(compiled).lower()}\n',
-        encoding="utf-8",
-    )
     log_dir = tmp_path / "logs"
-    engine = Engine(log_dir, "--config", str(config))
+    engine = thinking_engine(tmp_path, log_dir, f"[search]\ncompiled = {str(compiled).lower()}\n")
     try:
-        assert engine.ask("new_game 5") == b"= \n\n"
-        assert engine.ask("level time 0") == b"= depth 0 nodes 0 time 0\n\n"
-        engine.send(b"genmove\n")
-        assert wait_for_thinking(engine).startswith(b"depth 1 ")
         stopped = time.monotonic()
         engine.signal(signal.SIGUSR1)
         answer = engine.read_response()
