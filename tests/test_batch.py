@@ -353,6 +353,54 @@ def test_a_dying_engine_is_replaced(tmp_path: Path) -> None:
     assert (tmp_path / "crashed-once").exists()
 
 
+#: An engine that forwards to main.py but exits at once, code 5, on every board that holds
+#: DIE (a wrapper as a crashing engine would be, its child left behind).
+DYING_ENGINE = """
+import os, subprocess, sys
+child = subprocess.Popen([sys.executable, {main!r}, *sys.argv[1:]],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+for line in sys.stdin:
+    if "set_board" in line and {die!r} in line:
+        os._exit(5)
+    child.stdin.write(line.encode())
+    child.stdin.flush()
+    response = b""
+    while not response.endswith(b"\\n\\n"):
+        response += child.stdout.read1(65536)
+    sys.stdout.buffer.write(response)
+    sys.stdout.flush()
+"""
+
+
+def test_engines_dying_on_one_board_in_ten(tmp_path: Path) -> None:
+    """Issue 38: engines that die on one board in ten, again and again. Every death closes
+    the engine's descriptors; none may close a file another thread opened under a number
+    freed earlier (the input file was, and the run ended `cannot read ...: Bad file
+    descriptor`, exit 2, with lines missing, or hung). The engines log into temporary
+    folders, whose watcher pipes were the descriptors closed twice. Every position is
+    written, the dying ones `failed` after their retry, exit 1."""
+    die = REFERENCE_CASES[6].board
+    script = tmp_path / "dying_engine.py"
+    script.write_text(DYING_ENGINE.format(main=str(MAIN), die=die))
+    source = tmp_path / "in.txt"
+    source.write_text("".join(f"{case.board}\n" for case in REFERENCE_CASES * 5))
+    target = tmp_path / "out.jsonl"
+    code, out, err = batch(
+        str(source), "-o", str(target), "--engine", f"{sys.executable} {script}",
+        "--jobs", "2", "--chunk", "2",
+    )  # fmt: skip
+    assert (code, out) == (1, ""), err
+    assert err == 'batch: 5 position(s) failed; see "failed" in the output\n'
+    got = records(target.read_text())
+    assert [record["id"] for record in got] == list(range(1, 51))
+    for record, case in zip(got, REFERENCE_CASES * 5, strict=True):
+        if case.board == die:
+            assert "died on this position twice" in record["failed"]
+            assert "exit code 5" in record["failed"]
+        else:
+            assert record["answers"] == {"status": case.status}, record
+
+
 def test_a_hanging_engine_times_out(tmp_path: Path) -> None:
     """An engine that stops answering is killed after --timeout; the position fails."""
     cases = [case.board for case in REFERENCE_CASES[:4]]
