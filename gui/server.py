@@ -89,7 +89,7 @@ class GuiServer(PooledHTTPServer):
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
         """Bind to 127.0.0.1 on ``port`` (0 picks a free port)."""
-        super().__init__((HOST, port), Handler, idle_timeout=idle_timeout)
+        super().__init__((HOST, port), Handler, idle_timeout=idle_timeout, max_body=MAX_BODY)
         self.guard = guard
         self.verbose = verbose
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from gui.connections import DEFAULT_WORKERS
+from gui.connections import DEFAULT_WORKERS, HEAD_LIMIT
 from gui.request_body import MAX_BATCH
 from gui.server import MAX_BODY
 from tests.conftest import CASE_1, CASE_2, REPO, TIMEOUT
@@ -586,6 +586,77 @@ def test_backlog_holds_a_burst_while_the_server_is_busy(server: Server) -> None:
     finally:
         for conn in sockets:
             conn.close()
+
+
+def test_half_sent_requests_hold_no_worker(server: Server) -> None:
+    """Issue 38: sixteen sockets that send only the start of a head held every worker until
+    the idle timeout (30 s), and a normal request waited 29.5 s. Heads cut short, bodies cut
+    short and bodies held back for `100 Continue`, more of each than there are workers, now
+    hold no worker: a normal request is answered at once (a second is ample; it is a
+    millisecond or two), and each held-back body, sent late, is answered."""
+    head = f"POST /engine HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n".encode()
+    body = b'{"line": "name"}'
+    framed = b"Content-Type: application/json\r\n" + f"Content-Length: {len(body)}\r\n".encode()
+    half: list[socket.socket] = []
+    try:
+        for _ in range(DEFAULT_WORKERS + 4):
+            for start in (head, head + framed + b"\r\n" + body[:5]):
+                conn = socket.create_connection(("127.0.0.1", server.port), timeout=TIMEOUT)
+                conn.sendall(start)
+                half.append(conn)
+        waiting = []
+        for _ in range(DEFAULT_WORKERS + 4):
+            conn = socket.create_connection(("127.0.0.1", server.port), timeout=TIMEOUT)
+            conn.sendall(head + framed + b"Expect: 100-continue\r\n\r\n")
+            waiting.append(conn)
+        for conn in waiting:
+            assert conn.recv(4096) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        with Client(server.port) as client:
+            client.sock.settimeout(1.0)
+            started = time.monotonic()
+            client.send(post(body))
+            response = client.response()
+            assert response is not None and response.json()["text"] == "cubemate"
+        assert time.monotonic() - started < 1.0
+        assert server.threads() <= MAX_THREADS
+        for conn in waiting:
+            conn.sendall(body)
+        for conn in waiting:
+            answer = conn.recv(65536)
+            assert answer.startswith(b"HTTP/1.1 200 OK") and b'"text": "cubemate"' in answer
+    finally:
+        for conn in half + waiting:
+            conn.close()
+
+
+def test_a_head_dribbled_byte_by_byte_expires_from_its_first_byte(quick_server: Server) -> None:
+    """A slow loris: a head sent a byte at a time, never ending. Each byte does not restart
+    the clock: the request is answered 408 about the idle timeout after its first byte."""
+    started = time.monotonic()
+    with Client(quick_server.port) as client:
+        for byte in b"POST /engine HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 100:
+            try:
+                client.send(bytes([byte]))
+            except OSError:
+                break  # answered and closed while we were still sending
+            if select.select([client.sock], [], [], 0.05)[0]:
+                break
+        response = client.response()
+        assert response is not None and response.status == 408
+    assert time.monotonic() - started < QUICK_IDLE + 1.0
+
+
+def test_a_head_over_the_limit_is_refused(server: Server) -> None:
+    """Headers each under http.server's 64 KiB limit but over HEAD_LIMIT together, without
+    an end, are refused at once (431), not held until the timeout."""
+    with Client(server.port) as client:
+        client.sock.settimeout(5.0)
+        client.send(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        for k in range(HEAD_LIMIT // 60_000 + 1):
+            client.send(f"X-{k}: ".encode() + b"a" * 60_000 + b"\r\n")
+        response = client.response()
+        assert response is not None and response.status == 431
+        assert f"head is over {HEAD_LIMIT} bytes" in response.json()["error"]
 
 
 @pytest.mark.parametrize("option", ["--idle-timeout", "--timeout"])
