@@ -471,6 +471,40 @@ def test_refused_post_does_not_run_its_body_as_a_request(server: Server) -> None
             assert client.closed(), head
 
 
+@pytest.mark.parametrize(
+    ("headers", "name"),
+    [
+        ("Host: 127.0.0.1:{port}\r\nHost: evil.example\r\n", "Host"),
+        ("Host: evil.example\r\nHost: 127.0.0.1:{port}\r\n", "Host"),
+        ("Host: 127.0.0.1\r\nHost: 127.0.0.1\r\n", "Host"),
+        ("Host: 127.0.0.1\r\nOrigin: http://127.0.0.1:{port}\r\nOrigin: http://evil.example\r\n",
+         "Origin"),
+    ],
+    ids=["good-then-evil", "evil-then-good", "same-twice", "origins"],
+)  # fmt: skip
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_several_hosts_or_origins_are_refused(
+    server: Server, headers: str, name: str, method: str
+) -> None:
+    """Issue 38: only the first Host (or Origin) was checked, so `Host: 127.0.0.1:PORT` then
+    `Host: evil.example` was served. Several Host headers are a 400 (RFC 9112), several
+    Origin headers too, and nothing reaches the engine."""
+    set_board(server.port, CASE_1)
+    head = f"{method} {'/engine' if method == 'POST' else '/'} HTTP/1.1\r\n"
+    with Client(server.port) as client:
+        client.send(
+            (head + headers.format(port=server.port)).encode()
+            + b"Content-Type: application/json\r\n"
+            + f"Content-Length: {len(SET_CASE_2)}\r\n\r\n".encode()
+            + SET_CASE_2
+        )
+        response = client.response()
+        assert response is not None and response.status == 400
+        assert response.json()["error"] == f"send one {name} header, not several"
+        assert client.closed()
+    assert engine_board(server.port) == CASE_1
+
+
 # --- item 8: timeouts and bounded threads ------------------------------------------------------
 
 
