@@ -16,6 +16,7 @@ from pathlib import Path
 
 from client.engine import ENGINE_DEFAULT, EngineDied
 from client.engine import Engine as ClientEngine
+from kernel.protocol import clean_line, parse_command
 
 
 class EngineError(Exception):
@@ -61,15 +62,34 @@ def check_line(line: str) -> str | None:
         return "the line is empty"
     if stripped.startswith("#"):
         return "comment lines get no response from the engine"
+    return server_file_problem(line)
+
+
+#: Commands that name a file of the machine the engine runs on. The page sends a record's
+#: text (POST /record), never a path: relayed, `loadgame /etc/passwd` read the server's file,
+#: and its refusal quoted a line of it.
+SERVER_FILE_COMMANDS = frozenset({"loadgame"})
+
+
+def command_name(line: str, comments: str = "line-start") -> str:
+    """Return the command name of a protocol line as the engine reads it (kernel/protocol.py:
+    control characters and byte-order marks dropped, an optional numeric id skipped), so
+    that no spelling the engine reads as a command passes here as another."""
+    command = parse_command(clean_line(line), comments)
+    return "" if command is None else command.name
+
+
+def server_file_problem(line: str) -> str | None:
+    """Return why ``line`` may not be relayed if it names a file on the server, else None.
+    The line is read under either setting of the engine's comments."""
+    for comments in ("line-start", "anywhere"):
+        name = command_name(line, comments)
+        if name in SERVER_FILE_COMMANDS:
+            return (
+                f"{name} reads a file on the server, which the page never names: open a record "
+                "with the page's Open button (POST /record sends its text)"
+            )
     return None
-
-
-def command_name(line: str) -> str:
-    """Return the command name of a protocol line, skipping an optional numeric id."""
-    words = line.split()
-    if words and words[0].isdigit():
-        words = words[1:]
-    return words[0] if words else ""
 
 
 def parse_response(raw: str) -> tuple[bool, str]:

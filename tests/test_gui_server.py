@@ -505,6 +505,37 @@ def test_several_hosts_or_origins_are_refused(
     assert engine_board(server.port) == CASE_1
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "loadgame {path}",
+        "7 loadgame {path} 0",
+        "\tloadgame\t{path}",
+        "\ufeffloadgame {path}",
+        "load\ufeffgame {path}",
+        "loadgame\u3000{path}",
+    ],
+    ids=["plain", "with-id", "tabs", "bom-first", "bom-inside", "wide-space"],
+)
+def test_the_relay_opens_no_file_of_the_server(server: Server, tmp_path: Path, line: str) -> None:
+    """Issue 38: `loadgame /etc/passwd` relayed read the server's file, and the refusal
+    quoted a line of it. The relay refuses loadgame, however it is spelt for the engine (a
+    byte-order mark the engine drops, an id, tabs), alone or in a batch, before any line
+    is sent; the page loads records by their text (POST /record)."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("Size: 3\nnot a record: SECRET-38\n")
+    set_board(server.port, CASE_1)
+    text = line.format(path=secret)
+    for payload in ({"line": text}, {"lines": [f"set_board {CASE_2}", text]}):
+        status, answer = ask(server.port, payload)
+        assert status == 400, answer
+        assert "loadgame reads a file on the server" in answer["error"]
+        assert "SECRET" not in json.dumps(answer)
+        assert engine_board(server.port) == CASE_1
+    status, answer = ask(server.port, {"line": "help loadgame"})
+    assert (status, answer["ok"]) == (200, True)
+
+
 # --- item 8: timeouts and bounded threads ------------------------------------------------------
 
 
