@@ -8,6 +8,7 @@ writes on stderr goes to a callback: the thinking lines of a search to the page'
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -16,7 +17,6 @@ from pathlib import Path
 
 from client.engine import ENGINE_DEFAULT, EngineDied
 from client.engine import Engine as ClientEngine
-from kernel.protocol import clean_line, parse_command
 
 
 class EngineError(Exception):
@@ -71,12 +71,22 @@ def check_line(line: str) -> str | None:
 SERVER_FILE_COMMANDS = frozenset({"loadgame"})
 
 
+#: What the engine drops from a line before it reads it (kernel/protocol.py, which a client
+#: may not import): control characters but tab, and byte-order marks, wherever they stand.
+DROPPED = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\ufeff]")
+
+
 def command_name(line: str, comments: str = "line-start") -> str:
-    """Return the command name of a protocol line as the engine reads it (kernel/protocol.py:
-    control characters and byte-order marks dropped, an optional numeric id skipped), so
-    that no spelling the engine reads as a command passes here as another."""
-    command = parse_command(clean_line(line), comments)
-    return "" if command is None else command.name
+    """Return the command name of a protocol line as the engine reads it (what it drops
+    dropped, an optional numeric id skipped; with ``comments="anywhere"`` a `#` ends the
+    line), so that no spelling the engine reads as a command passes here as another."""
+    line = DROPPED.sub("", line)
+    if comments == "anywhere":
+        line = line.partition("#")[0]
+    words = line.split()
+    if words and words[0].isascii() and words[0].isdigit():
+        words = words[1:]
+    return words[0] if words else ""
 
 
 def server_file_problem(line: str) -> str | None:
