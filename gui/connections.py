@@ -508,7 +508,7 @@ class PooledHTTPServer(HTTPServer):
         conn.pending.extend(data)
         self.buffered += len(data)
         self._check_request(conn)
-        if self.buffered > BUFFER_BUDGET:
+        while self.buffered > BUFFER_BUDGET and self._idle:
             self._refuse_largest()
 
     def _check_request(self, conn: Connection) -> None:

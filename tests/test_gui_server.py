@@ -663,13 +663,13 @@ def test_half_sent_requests_hold_no_worker(server: Server) -> None:
     body = b'{"line": "name"}'
     framed = b"Content-Type: application/json\r\n" + f"Content-Length: {len(body)}\r\n".encode()
     half: list[socket.socket] = []
+    waiting: list[socket.socket] = []
     try:
         for _ in range(DEFAULT_WORKERS + 4):
             for start in (head, head + framed + b"\r\n" + body[:5]):
                 conn = socket.create_connection(("127.0.0.1", server.port), timeout=TIMEOUT)
                 conn.sendall(start)
                 half.append(conn)
-        waiting = []
         for _ in range(DEFAULT_WORKERS + 4):
             conn = socket.create_connection(("127.0.0.1", server.port), timeout=TIMEOUT)
             conn.sendall(head + framed + b"Expect: 100-continue\r\n\r\n")
