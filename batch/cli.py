@@ -21,6 +21,7 @@ import contextlib
 import math
 import os
 import shlex
+import stat
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -141,13 +142,19 @@ def check_engine(spec: EngineSpec, size: int | None) -> None:
 
 
 def earlier_output(arguments: argparse.Namespace, asks: Sequence[str]) -> Written:
-    """Check the output before any work: an earlier run's to continue, or one that may be
-    written (a non-empty file is replaced only with --overwrite)."""
+    """Check the output before any work, changing nothing: an earlier run's to continue, or
+    one that may be written (a non-empty file is replaced only with --overwrite; the input
+    never)."""
     path: Path | None = arguments.output
     if path is None:
         if arguments.resume:
             raise BatchError("--resume needs -o OUTPUT")
         return Written(Path("-"))
+    if arguments.input is not None:
+        with contextlib.suppress(OSError):  # either missing: they cannot be one file
+            output, source = os.stat(path), os.stat(arguments.input)
+            if stat.S_ISREG(output.st_mode) and os.path.samestat(output, source):
+                raise BatchError(f"-o {path} is the input file: write the output elsewhere")
     if arguments.resume:
         return load_written(path, asks)
     with contextlib.suppress(OSError):  # one that cannot be looked at is refused on opening
@@ -156,12 +163,15 @@ def earlier_output(arguments: argparse.Namespace, asks: Sequence[str]) -> Writte
     return Written(path)
 
 
-def open_output(arguments: argparse.Namespace) -> Sink:
-    """Open the output: stdout, a fresh file, or an earlier run's file to append to."""
+def open_output(arguments: argparse.Namespace, written: Written) -> Sink:
+    """Open the output, last of all, once everything else is checked: stdout, a fresh file,
+    or the earlier run's file read into `written`, to append to."""
     path: Path | None = arguments.output
     if path is None:
         return Sink(sys.stdout.fileno(), "stdout", own=False)
-    return Sink.open(path, append=arguments.resume)
+    if arguments.resume:
+        return Sink.resume(written)
+    return Sink.create(path, overwrite=arguments.overwrite)
 
 
 def source(arguments: argparse.Namespace) -> tuple[Iterator[Job], list[Any] | None]:
@@ -216,7 +226,14 @@ def execute(arguments: argparse.Namespace, stack: contextlib.ExitStack) -> Tally
         plan.check_input(ids)
     if arguments.dask is None:
         check_engine(spec, arguments.size if arguments.generate else None)
-    output = open_output(arguments)
+    keep_source = None if keep is None else keep.source
+    runner: Runner = (
+        LocalRunner(arguments.jobs, asks, spec, keep_source)
+        if arguments.dask is None
+        else DaskRunner(arguments.dask, asks, spec, keep_source)
+    )
+    stack.callback(runner.stop)
+    output = open_output(arguments, plan.written)
     stack.callback(output.close)
     total = None if ids is None else len(ids)
     show = arguments.progress == "on" or (arguments.progress == "auto" and sys.stderr.isatty())
@@ -228,13 +245,6 @@ def execute(arguments: argparse.Namespace, stack: contextlib.ExitStack) -> Tally
         if bar is not None and bar.total:
             bar.total -= 1
 
-    keep_source = None if keep is None else keep.source
-    runner: Runner = (
-        LocalRunner(arguments.jobs, asks, spec, keep_source)
-        if arguments.dask is None
-        else DaskRunner(arguments.dask, asks, spec, keep_source)
-    )
-    stack.callback(runner.stop)
     # While chunks run, Ctrl-C, SIGTERM and a closed terminal (SIGHUP) only ask the batch to
     # stop; it stops between two chunks (client/stop.py says why).
     interrupted = stop_on_signals(stack)

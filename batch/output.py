@@ -11,9 +11,12 @@ position, and replaces the old one in a single rename.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
+import fcntl
 import os
 import stat
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -34,14 +37,82 @@ class Sink:
         self.ids: list[Id] = []
 
     @classmethod
-    def open(cls, path: Path, append: bool) -> Sink:
-        """Open a file to write (or to append to, for --resume)."""
-        flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+    def create(cls, path: Path, overwrite: bool) -> Sink:
+        """Open a file to write from its start: a new or empty one, or any with `overwrite`.
+
+        The file is emptied only once it is open and checked (the check before the run may
+        be stale by now), and locked, so that two batches never write one output at once.
+        """
+        fd = cls._open(path, os.O_CREAT)
         try:
-            fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o644)
+            status = os.fstat(fd)
+            if stat.S_ISREG(status.st_mode):
+                if status.st_size > 0 and not overwrite:
+                    raise BatchError(
+                        f"{path} is not empty: --resume continues it, --overwrite replaces it"
+                    )
+                cls._lock(fd, path)
+                os.ftruncate(fd, 0)
         except OSError as error:
+            os.close(fd)
             raise BatchError(f"cannot write {path}: {error.strerror or error}") from None
+        except BatchError:
+            os.close(fd)
+            raise
         return cls(fd, str(path), own=True)
+
+    @classmethod
+    def resume(cls, written: Written) -> Sink:
+        """Open an earlier run's output, checked by load_written, to append to: the same
+        file, unchanged since it was read, else refused untouched; only then is a torn last
+        line cut off."""
+        path = written.path
+        flags = os.O_APPEND | (os.O_CREAT | os.O_EXCL if written.found is None else 0)
+        changed = BatchError(f"--resume: {path} changed since it was read; nothing written")
+        try:
+            fd = cls._open(path, flags)
+        except BatchError as error:
+            # Made meanwhile (O_EXCL), or gone since it was read.
+            cause = error.__cause__
+            if isinstance(cause, FileExistsError) or (
+                isinstance(cause, FileNotFoundError) and written.found is not None
+            ):
+                raise changed from None
+            raise
+        try:
+            cls._lock(fd, path)
+            status = os.fstat(fd)
+            if written.found is not None and (
+                (status.st_dev, status.st_ino) != written.found
+                or status.st_size != written.size + written.torn
+            ):
+                raise changed
+            if written.torn:
+                os.ftruncate(fd, written.size)
+        except OSError as error:
+            os.close(fd)
+            raise BatchError(f"--resume: cannot cut the torn last line of {path}: "
+                             f"{error.strerror or error}") from None  # fmt: skip
+        except BatchError:
+            os.close(fd)
+            raise
+        return cls(fd, str(path), own=True)
+
+    @staticmethod
+    def _open(path: Path, flags: int) -> int:
+        """Open `path` to write with `flags` added, or say why not."""
+        try:
+            return os.open(path, os.O_WRONLY | os.O_CLOEXEC | flags, 0o644)
+        except OSError as error:
+            raise BatchError(f"cannot write {path}: {error.strerror or error}") from error
+
+    @staticmethod
+    def _lock(fd: int, path: Path) -> None:
+        """Take the output for this batch alone, or refuse it: another batch writes it."""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BatchError(f"{path} is being written by another batch") from None
 
     def write(self, lines: Sequence[str], ids: Sequence[Id]) -> None:
         """Write the lines; on failure cut the file back to where it was and say why."""
@@ -83,6 +154,11 @@ class Written:
     path: Path
     ids: list[Id] = field(default_factory=list)
     counts: Counter[Id] = field(default_factory=Counter)
+    #: The file's device and inode when it was read; None if there was no file.
+    found: tuple[int, int] | None = None
+    #: Bytes of whole lines, then of a last line a kill left half-written (cut on opening).
+    size: int = 0
+    torn: int = 0
 
 
 def check_record(record: object, asks: Sequence[str], number: int, path: Path) -> Id:
@@ -101,36 +177,61 @@ def check_record(record: object, asks: Sequence[str], number: int, path: Path) -
     return identity
 
 
+#: How every record a batch writes begins (Outcome.record: the id comes first).
+RECORD_START = b'{"id": '
+
+
 def load_written(path: Path, asks: Sequence[str]) -> Written:
-    """Read an earlier run's output, cutting off a last line that a kill left half-written."""
+    """Read an earlier run's output and check every line, changing nothing: a last line
+    that a kill left half-written must begin as a record does, and is cut off only when
+    the output is opened (Sink.resume), after every check has passed."""
     written = Written(path)
     try:
-        data = path.read_bytes()
+        # Not blocking: a FIFO put there must be refused, not waited on for ever.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return written
     except OSError as error:
         raise BatchError(f"--resume: cannot read {path}: {error.strerror or error}") from None
-    whole = data[: data.rfind(b"\n") + 1]
-    if len(whole) != len(data):
-        try:
-            with path.open("r+b") as output:
-                output.truncate(len(whole))
-        except OSError as error:
-            raise BatchError(f"--resume: cannot cut the torn last line of {path}: "
-                             f"{error.strerror or error}") from None  # fmt: skip
-    for number, line in enumerate(whole.split(b"\n")[:-1], start=1):
-        try:
-            record = load_json(line.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise BatchError(f"--resume: line {number} of {path} is not UTF-8 text") from None
-        except ValueError as error:
-            raise BatchError(
-                f"--resume: line {number} of {path} is not valid JSON: {error}"
-            ) from None
-        identity = check_record(record, asks, number, path)
-        written.ids.append(identity)
-        written.counts[identity] += 1
+    try:
+        with open(fd, "rb") as lines:
+            status = os.fstat(fd)
+            if not stat.S_ISREG(status.st_mode):
+                raise BatchError(f"--resume: {path} is not a regular file")
+            written.found = (status.st_dev, status.st_ino)
+            for number, line in enumerate(lines, start=1):
+                if not line.endswith(b"\n"):
+                    check_torn(line, number, path)
+                    written.torn = len(line)
+                    break
+                identity = check_record(parse_line(line, number, path), asks, number, path)
+                written.ids.append(identity)
+                written.counts[identity] += 1
+                written.size += len(line)
+    except OSError as error:
+        raise BatchError(f"--resume: cannot read {path}: {error.strerror or error}") from None
     return written
+
+
+def parse_line(line: bytes, number: int, path: Path) -> object:
+    """Read line `number` of an earlier output as JSON."""
+    try:
+        return load_json(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BatchError(f"--resume: line {number} of {path} is not UTF-8 text") from None
+    except ValueError as error:
+        raise BatchError(f"--resume: line {number} of {path} is not valid JSON: {error}") from None
+
+
+def check_torn(tail: bytes, number: int, path: Path) -> None:
+    """Refuse a last line without its newline unless a kill can have left it: the start of
+    a record, in UTF-8 but perhaps cut inside a character."""
+    if not (tail.startswith(RECORD_START) or RECORD_START.startswith(tail)):
+        raise BatchError(f"--resume: line {number} of {path} is not a batch record")
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(tail, final=False)
+    except UnicodeDecodeError:
+        raise BatchError(f"--resume: line {number} of {path} is not UTF-8 text") from None
 
 
 @dataclass(slots=True)
@@ -187,13 +288,21 @@ class Plan:
                 chosen[identity] = line
         # This run's records replace every earlier copy of their position.
         chosen.update(zip(sink.ids, new, strict=True))
-        temporary = path.with_name(f".{path.name}.resume")
+        # A fresh name beside the real file (never a file someone left under a fixed name;
+        # through a symbolic link, the file it points to), with the old file's mode.
+        real = Path(os.path.realpath(path))
+        temporary: Path | None = None
         try:
-            temporary.write_bytes(b"".join(chosen[i] for i in self.order if i in chosen))
-            os.replace(temporary, path)
+            fd, name = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".resume", dir=real.parent)
+            temporary = Path(name)
+            with open(fd, "wb") as rewritten:
+                os.fchmod(fd, stat.S_IMODE(os.stat(real).st_mode))
+                rewritten.write(b"".join(chosen[i] for i in self.order if i in chosen))
+            os.replace(temporary, real)
         except OSError as error:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    temporary.unlink()
             raise BatchError(
                 f"cannot put {path} in input order: {error.strerror or error}; --resume finishes it"
             ) from None

@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 
 PREFIX = "cubemate-engine-logs-"
 #: Wait for the end of the pipe, then remove the folder ($1).
@@ -28,6 +29,11 @@ class TemporaryLogs:
         """Make the folder and start its watcher; `hold` goes to the engine."""
         self.folder = tempfile.mkdtemp(prefix=PREFIX)
         watch, self.hold = os.pipe()
+        #: Whether `hold` is still this process's to close. A descriptor is closed once only:
+        #: its number is free again at once, and a second close would close whatever another
+        #: thread opened under that number meanwhile (a batch once lost its input file so).
+        self._holding = True
+        self._lock = threading.Lock()
         try:
             # A session of its own, out of reach of Ctrl-C at the client's terminal.
             self.watcher = subprocess.Popen(
@@ -38,16 +44,20 @@ class TemporaryLogs:
                 start_new_session=True,
             )
         except OSError:
-            os.close(self.hold)
+            self.engine_started()
             self.remove()
             raise
         finally:
             os.close(watch)
 
     def engine_started(self) -> None:
-        """Close this process's write end: from now on only the engine holds one."""
-        with contextlib.suppress(OSError):
-            os.close(self.hold)
+        """Close this process's write end, once: from now on only the engine holds one."""
+        with self._lock:
+            if not self._holding:
+                return
+            self._holding = False
+            with contextlib.suppress(OSError):
+                os.close(self.hold)
 
     def remove(self) -> None:
         """Remove the folder now; the watcher, if still waiting, is not needed any more."""

@@ -2,9 +2,14 @@
 
 http.server's ThreadingHTTPServer gives every connection a thread for its whole life: 300
 sockets that never send a byte hold 300 threads, forever. Here the thread that runs
-``serve_forever`` accepts connections and watches the idle ones with a selector; a bounded set of
-worker threads takes a connection only when a request has begun to arrive, serves the requests
-that are there, and hands it back to be watched.
+``serve_forever`` accepts connections and watches the idle ones with a selector, and gathers
+each request as it arrives, head and body (gui/request_head.py); a bounded set of worker threads
+takes a connection only when a request is all there, serves the requests that are there, and
+hands it back to be watched. Sixteen clients that send half a request each once held all
+sixteen workers for the whole timeout, and every other request waited; now they hold a few
+bytes each. What the loop holds is bounded: a head over ``HEAD_LIMIT`` is refused (431), and
+past ``BUFFER_BUDGET`` bytes of unfinished requests the connection holding the most is refused
+(503).
 
 Every wait is bounded by ``idle_timeout``: a connection that sends nothing for that long is
 closed, a request must arrive whole within it, and a client must take its answer within it. At
@@ -31,6 +36,8 @@ from collections import OrderedDict
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import TYPE_CHECKING
 
+from gui.request_head import Head, find_head
+
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer, WriteableBuffer
 
@@ -47,6 +54,14 @@ LINGER = 2.0
 #: Connections accepted in one turn of the loop, so that connections handed back get a turn.
 ACCEPTS_PER_TURN = 256
 DRAIN_CHUNK = 65536
+#: The longest head gathered: two lines of http.server's own limit (64 KiB each), so that its
+#: refusals of a long request line or header (414, 431) still come first.
+HEAD_LIMIT = 2 * (65536 + 1)
+#: Bytes of unfinished requests the serving loop holds for all its connections together.
+BUFFER_BUDGET = 64 * 1024 * 1024
+#: The longest body gathered unless the server says otherwise.
+DEFAULT_MAX_BODY = 1024 * 1024
+CONTINUE_ANSWER = b"HTTP/1.1 100 Continue\r\n\r\n"
 #: accept() errors that mean "no descriptor for now": make room, or wait for one to close.
 OUT_OF_DESCRIPTORS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 #: accept() errors of one connection that failed before it was taken (accept(2) says to treat
@@ -78,6 +93,8 @@ class TimedSocket(io.RawIOBase):
         self.deadline: float | None = None
         #: Whether a read ran out of time since the deadline was set.
         self.timed_out = False
+        #: Bytes the serving loop read ahead, served before the socket's.
+        self.pending = bytearray()
 
     def readable(self) -> bool:
         """Tell io that this stream reads."""
@@ -88,8 +105,14 @@ class TimedSocket(io.RawIOBase):
         return True
 
     def readinto(self, buffer: WriteableBuffer) -> int | None:
-        """Read what has arrived, waiting no later than the deadline; None if nothing has
-        arrived and there is no deadline."""
+        """Read what has arrived, waiting no later than the deadline (past it, only what has
+        arrived); None if nothing has arrived and there is no deadline."""
+        if self.pending:
+            view = memoryview(buffer).cast("B")
+            count = min(len(view), len(self.pending))
+            view[:count] = self.pending[:count]
+            del self.pending[:count]
+            return count
         if self.deadline is None:
             self.sock.settimeout(0.0)
             try:
@@ -99,7 +122,11 @@ class TimedSocket(io.RawIOBase):
         remaining = self.deadline - time.monotonic()
         try:
             if remaining <= 0:
-                raise TimeoutError("the request did not arrive in time")
+                self.sock.settimeout(0.0)
+                try:
+                    return self.sock.recv_into(buffer)
+                except BlockingIOError:
+                    raise TimeoutError("the request did not arrive in time") from None
             self.sock.settimeout(remaining)
             return self.sock.recv_into(buffer)
         except TimeoutError:
@@ -132,19 +159,64 @@ class Connection:
         self.since = time.monotonic()
         #: When a lingering close ends even if the client goes on sending.
         self.linger_end = 0.0
+        self.new_request()
+
+    @property
+    def pending(self) -> bytearray:
+        """The bytes of the next request(s) read so far and not yet handled."""
+        return self.stream.pending
+
+    def new_request(self) -> None:
+        """Forget the request handled: the next one is told from the bytes to come."""
+        #: When the request's first byte arrived: it must be whole within the timeout.
+        self.started: float | None = None
+        self.head: Head | None = None
+        #: Bytes of `pending` searched for the head's end so far.
+        self.scanned = 0
+        #: Whether the serving loop answered `100 Continue` for this request.
+        self.continued = False
+        #: An answer the handler gives at once, reading nothing (the loop refused it).
+        self.refusal: tuple[int, str] | None = None
+
+    def request_state(self, max_body: int) -> tuple[bool, bool]:
+        """Tell whether the next request is all there (or can be answered now), and whether
+        the client waits for `100 Continue` before it sends the body."""
+        if self.refusal is not None:
+            return True, False
+        if self.head is None:
+            self.head = find_head(self.pending, self.scanned, max_body)
+            self.scanned = len(self.pending)
+            if self.head is None:
+                if len(self.pending) >= HEAD_LIMIT:
+                    self.refusal = (431, f"the request's head is over {HEAD_LIMIT} bytes")
+                    return True, False
+                return False, False
+        if self.head.body is None:
+            return True, False
+        ready = len(self.pending) >= self.head.end + self.head.body
+        return ready, self.head.wants_continue and not ready and not self.continued
 
     def expect_request(self) -> None:
-        """Start the clock of a request: it must arrive whole within the timeout."""
-        self.stream.deadline = time.monotonic() + self.timeout
+        """Start serving the request: every read waits until its deadline at most, the
+        timeout after its first byte (past it, only what has arrived is read)."""
+        started = self.started if self.started is not None else time.monotonic()
+        self.stream.deadline = started + self.timeout
         self.stream.timed_out = False
 
-    def has_pending_input(self) -> bool:
-        """Tell, without waiting, whether the next request has begun to arrive."""
+    def request_ready(self, max_body: int) -> bool:
+        """Tell, without waiting, whether the next request is all there already (a client
+        may send several at once); the bytes read ahead go back to `pending` either way."""
+        self.new_request()
         self.stream.deadline = None
         try:
-            return bool(self.rfile.peek(1))
+            buffered = self.rfile.peek(1)
+            self.pending[:0] = self.rfile.read(len(buffered))
         except OSError:
             return False  # a broken connection: the selector reports it, and it is closed
+        if not self.pending:
+            return False
+        self.started = time.monotonic()
+        return self.request_state(max_body)[0]
 
     def close(self) -> None:
         """Close the socket, then the streams (their flush fails at once, not after a wait)."""
@@ -177,11 +249,18 @@ class PooledRequestHandler(BaseHTTPRequestHandler):
         self.wfile = self.link.wfile
 
     def handle(self) -> None:
-        """Serve one request, and the next ones while they have already begun to arrive."""
+        """Serve one request, and the next ones while they have already arrived whole."""
         self.close_connection = True
         self._serve_one()
-        while not self.close_connection and self.link.has_pending_input():
+        while not self.close_connection and self.link.request_ready(self.server.max_body):
             self._serve_one()
+
+    def handle_expect_100(self) -> bool:
+        """Go on with the body: the serving loop has answered ``100 Continue`` already if the
+        client waited for it."""
+        if self.link.continued:
+            return True
+        return super().handle_expect_100()
 
     def finish(self) -> None:
         """Send what is buffered; the connection stays open for the server to watch or close."""
@@ -196,6 +275,13 @@ class PooledRequestHandler(BaseHTTPRequestHandler):
     def _serve_one(self) -> None:
         """Serve one request; on a failure answer it if possible and mark the connection done."""
         self.responded = False
+        # What an answer names before the request line has been read (it may never be): a
+        # refusal then is still an HTTP/1.1 answer with its status line, never HTTP/0.9's.
+        self.command, self.requestline, self.request_version = "", "", "HTTP/1.1"
+        if self.link.refusal is not None:
+            self.close_connection = True
+            self._answer_failure(*self.link.refusal)
+            return
         self.link.expect_request()
         try:
             self.handle_one_request()
@@ -233,14 +319,19 @@ class PooledHTTPServer(HTTPServer):
         workers: int = DEFAULT_WORKERS,
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        max_body: int = DEFAULT_MAX_BODY,
     ) -> None:
-        """Bind and listen on ``address``; serve with at most ``workers`` threads."""
+        """Bind and listen on ``address``; serve with at most ``workers`` threads, gathering
+        bodies of up to ``max_body`` bytes before a worker takes them."""
         # Made before binding: a failed bind calls server_close, which closes this pair.
         self._wake_read, self._wake_write = socket.socketpair()
         super().__init__(address, handler_class)
         self.handler_class = handler_class
         self.workers = workers
         self.idle_timeout = idle_timeout
+        self.max_body = max_body
+        #: Bytes of unfinished requests held by the idle connections (the serving thread's).
+        self.buffered = 0
         soft_limit, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
         if soft_limit != resource.RLIM_INFINITY:
             max_connections = min(max_connections, soft_limit - SPARE_DESCRIPTORS)
@@ -368,14 +459,22 @@ class PooledHTTPServer(HTTPServer):
         return bool(readable)
 
     def _watch(self, conn: Connection) -> None:
-        """Keep an idle connection in the selector until its next request arrives."""
+        """Keep an idle connection in the selector until its next request is all there (a
+        part of it may have come with the one before)."""
         assert self._selector is not None
         conn.since = time.monotonic()
+        conn.sock.setblocking(False)
         self._idle[conn] = None
+        self.buffered += len(conn.pending)
         self._selector.register(conn.sock, selectors.EVENT_READ, conn)
+        if conn.pending:
+            if conn.started is None:
+                conn.started = conn.since
+            self._check_request(conn)
 
     def _readable(self, conn: Connection) -> None:
-        """Hand a connection whose request has begun to a worker, or drain a closing one."""
+        """Gather the request of an idle connection, handing it to a worker once it is all
+        there, or drain a closing one."""
         assert self._selector is not None
         if conn in self._lingering:
             try:
@@ -390,8 +489,54 @@ class PooledHTTPServer(HTTPServer):
             else:
                 self._lingering.move_to_end(conn)  # keep the dict in order of silence
             return
+        try:
+            data = conn.sock.recv(DRAIN_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:  # the client has gone, or will send nothing more
+            if conn.pending:
+                self._hand_over(conn)  # the handler answers what came, if it can
+            else:
+                self._close(conn)
+            return
+        if not conn.pending:
+            # The request's clock starts with its first byte; more bytes do not stop it.
+            conn.started = conn.since = time.monotonic()
+            self._idle.move_to_end(conn)
+        conn.pending.extend(data)
+        self.buffered += len(data)
+        self._check_request(conn)
+        while self.buffered > BUFFER_BUDGET and self._idle:
+            self._refuse_largest()
+
+    def _check_request(self, conn: Connection) -> None:
+        """Hand the connection over if its request is all there; answer `100 Continue` if
+        the client waits for it before it sends the body."""
+        ready, wants_continue = conn.request_state(self.max_body)
+        if wants_continue:
+            conn.continued = True
+            # A few bytes on a connection that has had no answer yet: the send buffer is
+            # empty. A client that cannot take them sends no body, and its request expires.
+            with contextlib.suppress(OSError):
+                conn.sock.send(CONTINUE_ANSWER)
+        if ready:
+            self._hand_over(conn)
+
+    def _refuse_largest(self) -> None:
+        """Refuse the unfinished request that holds the most bytes (503): the loop holds
+        no more than its budget, and a client sending little is never the one refused."""
+        largest = max(self._idle, key=lambda conn: len(conn.pending))
+        largest.refusal = (503, "the server holds too many unfinished requests; send it again")
+        self._hand_over(largest)
+
+    def _hand_over(self, conn: Connection) -> None:
+        """Give an idle connection to a worker."""
+        assert self._selector is not None
         self._selector.unregister(conn.sock)
         del self._idle[conn]
+        self.buffered -= len(conn.pending)
         self._busy.add(conn)
         self._dispatch(conn)
 
@@ -432,7 +577,9 @@ class PooledHTTPServer(HTTPServer):
         """Stop watching an idle or closing connection and close it."""
         assert self._selector is not None
         self._selector.unregister(conn.sock)
-        self._idle.pop(conn, None)
+        if conn in self._idle:
+            del self._idle[conn]
+            self.buffered -= len(conn.pending)
         self._lingering.pop(conn, None)
         conn.close()
         self._closed()
@@ -458,14 +605,19 @@ class PooledHTTPServer(HTTPServer):
         return False
 
     def _close_expired(self) -> None:
-        """Close the connections idle for longer than the timeout and end lingering closes."""
+        """Close the connections idle for longer than the timeout and end lingering closes;
+        a request that has not come whole in time goes to a worker, which answers it at once
+        (408) from what has come."""
         now = time.monotonic()
         for watched, limit in ((self._idle, self.idle_timeout), (self._lingering, LINGER)):
             while watched:
                 oldest = next(iter(watched))
                 if now - oldest.since < limit:
                     break
-                self._close(oldest)
+                if watched is self._idle and oldest.pending:
+                    self._hand_over(oldest)
+                else:
+                    self._close(oldest)
 
     def _time_to_next_deadline(self) -> float | None:
         """Return the seconds until the next connection must be closed (None: no deadline)."""

@@ -8,6 +8,7 @@ writes on stderr goes to a callback: the thinking lines of a search to the page'
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -61,15 +62,44 @@ def check_line(line: str) -> str | None:
         return "the line is empty"
     if stripped.startswith("#"):
         return "comment lines get no response from the engine"
-    return None
+    return server_file_problem(line)
 
 
-def command_name(line: str) -> str:
-    """Return the command name of a protocol line, skipping an optional numeric id."""
+#: Commands that name a file of the machine the engine runs on. The page sends a record's
+#: text (POST /record), never a path: relayed, `loadgame /etc/passwd` read the server's file,
+#: and its refusal quoted a line of it.
+SERVER_FILE_COMMANDS = frozenset({"loadgame"})
+
+
+#: What the engine drops from a line before it reads it (kernel/protocol.py, which a client
+#: may not import): control characters but tab, and byte-order marks, wherever they stand.
+DROPPED = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\ufeff]")
+
+
+def command_name(line: str, comments: str = "line-start") -> str:
+    """Return the command name of a protocol line as the engine reads it (what it drops
+    dropped, an optional numeric id skipped; with ``comments="anywhere"`` a `#` ends the
+    line), so that no spelling the engine reads as a command passes here as another."""
+    line = DROPPED.sub("", line)
+    if comments == "anywhere":
+        line = line.partition("#")[0]
     words = line.split()
-    if words and words[0].isdigit():
+    if words and words[0].isascii() and words[0].isdigit():
         words = words[1:]
     return words[0] if words else ""
+
+
+def server_file_problem(line: str) -> str | None:
+    """Return why ``line`` may not be relayed if it names a file on the server, else None.
+    The line is read under either setting of the engine's comments."""
+    for comments in ("line-start", "anywhere"):
+        name = command_name(line, comments)
+        if name in SERVER_FILE_COMMANDS:
+            return (
+                f"{name} reads a file on the server, which the page never names: open a record "
+                "with the page's Open button (POST /record sends its text)"
+            )
+    return None
 
 
 def parse_response(raw: str) -> tuple[bool, str]:

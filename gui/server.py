@@ -89,7 +89,7 @@ class GuiServer(PooledHTTPServer):
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
         """Bind to 127.0.0.1 on ``port`` (0 picks a free port)."""
-        super().__init__((HOST, port), Handler, idle_timeout=idle_timeout)
+        super().__init__((HOST, port), Handler, idle_timeout=idle_timeout, max_body=MAX_BODY)
         self.guard = guard
         self.verbose = verbose
 
@@ -180,6 +180,15 @@ class Handler(PooledRequestHandler):
         self.close_connection = True
         self._error(status, message)
 
+    def _several_addresses(self) -> bool:
+        """Refuse (400) a request with several Host headers (RFC 9112, 3.2) or several
+        Origin headers: one checked and another believed would let any name through."""
+        for name in ("Host", "Origin"):
+            if len(self.headers.get_all(name) or []) > 1:
+                self._refuse(HTTPStatus.BAD_REQUEST, f"send one {name} header, not several")
+                return True
+        return False
+
     def _host_allowed(self) -> bool:
         """Accept only requests addressed to this machine by name or address."""
         host = self.headers.get("Host", "")
@@ -197,6 +206,8 @@ class Handler(PooledRequestHandler):
         if "Transfer-Encoding" in self.headers or self.headers.get("Content-Length", "0") != "0":
             # A GET with a body is not read: the connection cannot carry another request.
             self.close_connection = True
+        if self._several_addresses():
+            return
         if not self._host_allowed():
             self._error(HTTPStatus.FORBIDDEN, "requests must address 127.0.0.1 or localhost")
             return
@@ -218,6 +229,8 @@ class Handler(PooledRequestHandler):
     def do_POST(self) -> None:
         """Relay protocol lines, play or stop the computer's move, or read a record; answer
         in JSON."""
+        if self._several_addresses():
+            return
         if not self._host_allowed():
             self._refuse(HTTPStatus.FORBIDDEN, "requests must come from this server's own page")
             return

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import random
 import re
 import signal
 import struct
@@ -353,6 +354,54 @@ def test_a_dying_engine_is_replaced(tmp_path: Path) -> None:
     assert (tmp_path / "crashed-once").exists()
 
 
+#: An engine that forwards to main.py but exits at once, code 5, on every board that holds
+#: DIE (a wrapper as a crashing engine would be, its child left behind).
+DYING_ENGINE = """
+import os, subprocess, sys
+child = subprocess.Popen([sys.executable, {main!r}, *sys.argv[1:]],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+for line in sys.stdin:
+    if "set_board" in line and {die!r} in line:
+        os._exit(5)
+    child.stdin.write(line.encode())
+    child.stdin.flush()
+    response = b""
+    while not response.endswith(b"\\n\\n"):
+        response += child.stdout.read1(65536)
+    sys.stdout.buffer.write(response)
+    sys.stdout.flush()
+"""
+
+
+def test_engines_dying_on_one_board_in_ten(tmp_path: Path) -> None:
+    """Issue 38: engines that die on one board in ten, again and again. Every death closes
+    the engine's descriptors; none may close a file another thread opened under a number
+    freed earlier (the input file was, and the run ended `cannot read ...: Bad file
+    descriptor`, exit 2, with lines missing, or hung). The engines log into temporary
+    folders, whose watcher pipes were the descriptors closed twice. Every position is
+    written, the dying ones `failed` after their retry, exit 1."""
+    die = REFERENCE_CASES[6].board
+    script = tmp_path / "dying_engine.py"
+    script.write_text(DYING_ENGINE.format(main=str(MAIN), die=die))
+    source = tmp_path / "in.txt"
+    source.write_text("".join(f"{case.board}\n" for case in REFERENCE_CASES * 5))
+    target = tmp_path / "out.jsonl"
+    code, out, err = batch(
+        str(source), "-o", str(target), "--engine", f"{sys.executable} {script}",
+        "--jobs", "2", "--chunk", "2",
+    )  # fmt: skip
+    assert (code, out) == (1, ""), err
+    assert err == 'batch: 5 position(s) failed; see "failed" in the output\n'
+    got = records(target.read_text())
+    assert [record["id"] for record in got] == list(range(1, 51))
+    for record, case in zip(got, REFERENCE_CASES * 5, strict=True):
+        if case.board == die:
+            assert "died on this position twice" in record["failed"]
+            assert "exit code 5" in record["failed"]
+        else:
+            assert record["answers"] == {"status": case.status}, record
+
+
 def test_a_hanging_engine_times_out(tmp_path: Path) -> None:
     """An engine that stops answering is killed after --timeout; the position fails."""
     cases = [case.board for case in REFERENCE_CASES[:4]]
@@ -631,6 +680,125 @@ def test_resume_refuses_an_output_it_cannot_read(tmp_path: Path, line: bytes, me
     assert target.read_bytes() == line
 
 
+#: A record of this batch's input (CASE_1 is line 1), as a batch writes it.
+RECORD_1 = json.dumps(
+    {"id": 1, "board": CASE_1, "side": "w", "answers": {"status": REFERENCE_CASES[0].status},
+     "errors": {}}
+).encode()  # fmt: skip
+#: The start of an arena records file, its last line unfinished (docs/arena.md).
+ARENA_RECORD = (
+    b"Size: 3\nStart: " + CASE_1.encode() + b" w\nResult: 1-0 (checkmate)\nWhite: greedy\n"
+    b"Black: random\nRound: 1\n1. Ra1(I)-a2(I) kb2(II)-b3(II)\n2. Ra2(I)-"
+)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"first note\nsecond note, the last, without its newline", "line 1 of {} is not valid"),
+        (b"one note without a newline", "line 1 of {} is not a batch record"),
+        (random.Random(38).randbytes(4096).replace(b"\n", b""), "line 1 of {} is not a batch"),
+        (ARENA_RECORD, "line 1 of {} is not valid JSON"),
+        (RECORD_1 + b"\nnotes after a record", "line 2 of {} is not a batch record"),
+        (RECORD_1 + b'\n{"id": 2, "board": "\xff', "line 2 of {} is not UTF-8 text"),
+        (
+            b'{"id": 7, "board": "x", "answers": {}, "errors": {"set_board": "?"}}\n{"id": 8',
+            "holds id 7",
+        ),
+    ],
+    ids=[
+        "notes",
+        "one-line",
+        "random-bytes",
+        "arena-records",
+        "record-then-notes",
+        "torn-not-utf8",
+        "torn-other-input",
+    ],
+)
+def test_resume_refuses_a_foreign_file_before_changing_it(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    """Issue 38: --resume on a file that is not this batch's output (or not all of it) cut
+    its last line off before refusing it. Every check comes first now: refused, exit 2,
+    the file byte for byte as it was."""
+    target = tmp_path / "notes.txt"
+    target.write_bytes(content)
+    source = tmp_path / "in.txt"
+    source.write_text(f"{CASE_1}\n")
+    code, out, err = batch(str(source), "-o", str(target), "--resume")
+    assert (code, out) == (2, ""), err
+    assert err.startswith("batch: --resume: ") and message.format(target) in err, err
+    assert err.count("\n") == 1
+    assert target.read_bytes() == content
+
+
+def test_resume_continues_an_empty_file_and_cuts_only_a_torn_record(tmp_path: Path) -> None:
+    """An empty file is resumed (nothing in it to lose); a torn record after whole ones is
+    the one thing --resume cuts, once every line is checked."""
+    target = tmp_path / "out.jsonl"
+    target.write_bytes(b"")
+    stdin = f"{CASE_1}\n{REFERENCE_CASES[1].board}\n"
+    assert batch("-o", str(target), "--resume", stdin=stdin)[0] == 0
+    whole = target.read_bytes()
+    assert whole.startswith(RECORD_1 + b"\n") and whole.count(b"\n") == 2
+    target.write_bytes(RECORD_1 + b'\n{"id": 2, "board": "[#')
+    assert batch("-o", str(target), "--resume", stdin=stdin) == (0, "", "")
+    assert target.read_bytes() == whole
+
+
+def test_resume_refuses_a_fifo_without_waiting(tmp_path: Path) -> None:
+    """A FIFO as the output to resume is refused at once: reading it would wait for a
+    writer for ever."""
+    target = tmp_path / "out.fifo"
+    os.mkfifo(target)
+    code, _, err = batch("-o", str(target), "--resume", stdin=f"{CASE_1}\n", timeout=TIMEOUT)
+    assert code == 2
+    assert err == f"batch: --resume: {target} is not a regular file\n"
+
+
+def test_output_is_opened_last_and_never_the_input(tmp_path: Path) -> None:
+    """A refusal that comes late (here --dask without Dask) leaves an --overwrite output as
+    it was: the file is emptied only when the run is ready to write it. And -o never names
+    the input, even with --overwrite or --resume."""
+    target = tmp_path / "out.jsonl"
+    target.write_bytes(RECORD_1 + b"\n")
+    without = (
+        "import sys; sys.modules['distributed'] = None; from batch.cli import main; "
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", without, "-o", str(target), "--overwrite", "--dask", "x:1"],
+        input=f"{CASE_1}\n".encode(),
+        capture_output=True,
+        cwd=REPO,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert target.read_bytes() == RECORD_1 + b"\n"
+    source = tmp_path / "in.txt"
+    source.write_text(f"{CASE_1}\n")
+    for extra in ("--overwrite", "--resume"):
+        code, _, err = batch(str(source), "-o", str(source), extra)
+        assert code == 2
+        assert err == f"batch: -o {source} is the input file: write the output elsewhere\n"
+        assert source.read_text() == f"{CASE_1}\n"
+
+
+def test_two_batches_never_write_one_output(tmp_path: Path) -> None:
+    """An output another batch holds (its lock) is refused, untouched."""
+    target = tmp_path / "out.jsonl"
+    target.write_bytes(RECORD_1 + b"\n")
+    with target.open("rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        for extra in ("--overwrite", "--resume"):
+            code, _, err = batch("-o", str(target), extra, stdin=f"{CASE_1}\n")
+            assert code == 2
+            assert err == f"batch: {target} is being written by another batch\n"
+            assert target.read_bytes() == RECORD_1 + b"\n"
+
+
 #: A generated batch whose whole output the resume tests below cut up and resume.
 CROWDED_400 = ["--generate", "crowded", "--count", "400", "--seed", "6"]
 
@@ -655,9 +823,16 @@ def test_resume_finds_what_is_missing_or_doubled(tmp_path: Path, crowded_400_out
     target.write_text(
         "".join(lines[:100] + lines[150:200] + [lines[120], lines[120]] + lines[200:250])
     )
+    target.chmod(0o640)
+    # A file of someone else's under the name the rewrite once took for its own.
+    theirs = tmp_path / ".out.jsonl.resume"
+    theirs.write_text("not the batch's\n")
     code, out, err = batch(*arguments, "-o", str(target), "--resume")
     assert (code, out, err) == (0, "", "")
     assert target.read_text() == expected
+    assert target.stat().st_mode & 0o777 == 0o640
+    assert theirs.read_text() == "not the batch's\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".out.jsonl.resume", "out.jsonl"]
 
 
 @pytest.mark.xdist_group("crowded-400")

@@ -20,7 +20,7 @@ from client.engine import (
     Failure,
     parse_response,
 )
-from client.logs import PREFIX
+from client.logs import PREFIX, TemporaryLogs
 from client.stop import STOP_SIGNALS, stop_on_signals
 from tests.conftest import REPO, TIMEOUT
 
@@ -201,6 +201,25 @@ def test_temporary_logs_go_with_the_engine_even_after_a_kill(tmp_path: Path) -> 
     while folder.exists() and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not folder.exists()
+
+
+def test_temporary_logs_close_their_descriptor_once(tmp_path: Path) -> None:
+    """Closing the write end, then removing the folder, leaves alone a file opened since
+    under the same descriptor number (issue 38: a batch lost its input file so)."""
+    logs = TemporaryLogs()
+    number = logs.hold
+    logs.engine_started()
+    reader, writer = os.pipe()  # the lowest free numbers: the one just closed among them
+    assert number in (reader, writer)
+    try:
+        logs.remove()
+        logs.remove()
+        os.fstat(reader)
+        os.fstat(writer)
+    finally:
+        os.close(reader)
+        os.close(writer)
+    assert not Path(logs.folder).exists()
 
 
 def test_signals_set_the_stop_flag_until_the_stack_closes() -> None:

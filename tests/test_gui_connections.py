@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from gui.connections import Connection, PooledHTTPServer, PooledRequestHandler
+from gui.request_head import Head, find_head
 from tests.conftest import TIMEOUT
 
 
@@ -243,3 +244,50 @@ def test_shutdown_closes_the_idle_connections(serve: Servers) -> None:
         assert read_answers(conn, 1) == [b"/a"]
         server.shutdown()
         assert conn.recv(1) == b""
+
+
+POST_9 = b"POST / HTTP/1.1\r\nContent-Length: 9\r\n"
+
+
+@pytest.mark.parametrize(
+    ("head", "body", "wants_continue"),
+    [
+        (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", 0, False),
+        (b"GET / HTTP/1.1\nHost: x\n\n", 0, False),
+        (b"\r\n", None, False),
+        (b"POST / HTTP/1.1\r\ncontent-length:  12 \r\n\r\n", 12, False),
+        (POST_9 + b"Content-Length: 9\r\n\r\n", None, False),
+        (b"POST / HTTP/1.1\r\nContent-Length: +1\r\n\r\n", None, False),
+        (b"POST / HTTP/1.1\r\nContent-Length: 1001\r\n\r\n", None, False),
+        (POST_9 + b"Transfer-Encoding: x\r\n\r\n", None, False),
+        (POST_9 + b"Expect: 100-Continue\r\n\r\n", 9, True),
+        (POST_9.replace(b"1.1", b"1.0") + b"Expect: 100-continue\r\n\r\n", None, False),
+        (POST_9 + b"Expect: other\r\n\r\n", None, False),
+    ],
+)
+def test_find_head(head: bytes, body: int | None, wants_continue: bool) -> None:
+    """The end of the first head, and the body to wait for (None: hand it over at once),
+    found however the bytes come, one at a time or with the next request behind them."""
+    expected = Head(len(head), body, wants_continue)
+    assert find_head(head + b"GET / HTTP/1.1\r\n\r\n", 0, 1000) == expected
+    found = None
+    for size in range(1, len(head) + 1):
+        found = find_head(head[:size], size - 1, 1000)
+        assert (found is None) == (size < len(head)), size
+    assert found == expected
+
+
+def test_unfinished_requests_past_the_budget(
+    serve: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the budget of unfinished requests, the one holding the most is refused (503);
+    a small request beside it is served."""
+    monkeypatch.setattr("gui.connections.BUFFER_BUDGET", 200_000)
+    server = serve()
+    with connect(server) as big, connect(server) as small:
+        small.sendall(b"GET /s HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
+        big.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 500000\r\n\r\n")
+        big.sendall(b"a" * 250_000)
+        assert big.recv(4096).startswith(b"HTTP/1.1 503")
+        small.sendall(b"67890")
+        assert read_answers(small, 1) == [b"/s"]

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from gui.connections import DEFAULT_WORKERS
+from gui.connections import DEFAULT_WORKERS, HEAD_LIMIT
 from gui.request_body import MAX_BATCH
 from gui.server import MAX_BODY
 from tests.conftest import CASE_1, CASE_2, REPO, TIMEOUT
@@ -471,6 +471,71 @@ def test_refused_post_does_not_run_its_body_as_a_request(server: Server) -> None
             assert client.closed(), head
 
 
+@pytest.mark.parametrize(
+    ("headers", "name"),
+    [
+        ("Host: 127.0.0.1:{port}\r\nHost: evil.example\r\n", "Host"),
+        ("Host: evil.example\r\nHost: 127.0.0.1:{port}\r\n", "Host"),
+        ("Host: 127.0.0.1\r\nHost: 127.0.0.1\r\n", "Host"),
+        ("Host: 127.0.0.1\r\nOrigin: http://127.0.0.1:{port}\r\nOrigin: http://evil.example\r\n",
+         "Origin"),
+    ],
+    ids=["good-then-evil", "evil-then-good", "same-twice", "origins"],
+)  # fmt: skip
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_several_hosts_or_origins_are_refused(
+    server: Server, headers: str, name: str, method: str
+) -> None:
+    """Issue 38: only the first Host (or Origin) was checked, so `Host: 127.0.0.1:PORT` then
+    `Host: evil.example` was served. Several Host headers are a 400 (RFC 9112), several
+    Origin headers too, and nothing reaches the engine."""
+    set_board(server.port, CASE_1)
+    head = f"{method} {'/engine' if method == 'POST' else '/'} HTTP/1.1\r\n"
+    with Client(server.port) as client:
+        client.send(
+            (head + headers.format(port=server.port)).encode()
+            + b"Content-Type: application/json\r\n"
+            + f"Content-Length: {len(SET_CASE_2)}\r\n\r\n".encode()
+            + SET_CASE_2
+        )
+        response = client.response()
+        assert response is not None and response.status == 400
+        assert response.json()["error"] == f"send one {name} header, not several"
+        assert client.closed()
+    assert engine_board(server.port) == CASE_1
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "loadgame {path}",
+        "7 loadgame {path} 0",
+        "\tloadgame\t{path}",
+        "\ufeffloadgame {path}",
+        "load\ufeffgame {path}",
+        "loadgame\u3000{path}",
+    ],
+    ids=["plain", "with-id", "tabs", "bom-first", "bom-inside", "wide-space"],
+)
+def test_the_relay_opens_no_file_of_the_server(server: Server, tmp_path: Path, line: str) -> None:
+    """Issue 38: `loadgame /etc/passwd` relayed read the server's file, and the refusal
+    quoted a line of it. The relay refuses loadgame, however it is spelt for the engine (a
+    byte-order mark the engine drops, an id, tabs), alone or in a batch, before any line
+    is sent; the page loads records by their text (POST /record)."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("Size: 3\nnot a record: SECRET-38\n")
+    set_board(server.port, CASE_1)
+    text = line.format(path=secret)
+    for payload in ({"line": text}, {"lines": [f"set_board {CASE_2}", text]}):
+        status, answer = ask(server.port, payload)
+        assert status == 400, answer
+        assert "loadgame reads a file on the server" in answer["error"]
+        assert "SECRET" not in json.dumps(answer)
+        assert engine_board(server.port) == CASE_1
+    status, answer = ask(server.port, {"line": "help loadgame"})
+    assert (status, answer["ok"]) == (200, True)
+
+
 # --- item 8: timeouts and bounded threads ------------------------------------------------------
 
 
@@ -586,6 +651,77 @@ def test_backlog_holds_a_burst_while_the_server_is_busy(server: Server) -> None:
     finally:
         for conn in sockets:
             conn.close()
+
+
+def test_half_sent_requests_hold_no_worker(server: Server) -> None:
+    """Issue 38: sixteen sockets that send only the start of a head held every worker until
+    the idle timeout (30 s), and a normal request waited 29.5 s. Heads cut short, bodies cut
+    short and bodies held back for `100 Continue`, more of each than there are workers, now
+    hold no worker: a normal request is answered at once (a second is ample; it is a
+    millisecond or two), and each held-back body, sent late, is answered."""
+    head = f"POST /engine HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n".encode()
+    body = b'{"line": "name"}'
+    framed = b"Content-Type: application/json\r\n" + f"Content-Length: {len(body)}\r\n".encode()
+    half: list[socket.socket] = []
+    waiting: list[socket.socket] = []
+    try:
+        for _ in range(DEFAULT_WORKERS + 4):
+            for start in (head, head + framed + b"\r\n" + body[:5]):
+                conn = socket.create_connection(("127.0.0.1", server.port), timeout=TIMEOUT)
+                conn.sendall(start)
+                half.append(conn)
+        for _ in range(DEFAULT_WORKERS + 4):
+            conn = socket.create_connection(("127.0.0.1", server.port), timeout=TIMEOUT)
+            conn.sendall(head + framed + b"Expect: 100-continue\r\n\r\n")
+            waiting.append(conn)
+        for conn in waiting:
+            assert conn.recv(4096) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        with Client(server.port) as client:
+            client.sock.settimeout(1.0)
+            started = time.monotonic()
+            client.send(post(body))
+            response = client.response()
+            assert response is not None and response.json()["text"] == "cubemate"
+        assert time.monotonic() - started < 1.0
+        assert server.threads() <= MAX_THREADS
+        for conn in waiting:
+            conn.sendall(body)
+        for conn in waiting:
+            answer = conn.recv(65536)
+            assert answer.startswith(b"HTTP/1.1 200 OK") and b'"text": "cubemate"' in answer
+    finally:
+        for conn in half + waiting:
+            conn.close()
+
+
+def test_a_head_dribbled_byte_by_byte_expires_from_its_first_byte(quick_server: Server) -> None:
+    """A slow loris: a head sent a byte at a time, never ending. Each byte does not restart
+    the clock: the request is answered 408 about the idle timeout after its first byte."""
+    started = time.monotonic()
+    with Client(quick_server.port) as client:
+        for byte in b"POST /engine HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 100:
+            try:
+                client.send(bytes([byte]))
+            except OSError:
+                break  # answered and closed while we were still sending
+            if select.select([client.sock], [], [], 0.05)[0]:
+                break
+        response = client.response()
+        assert response is not None and response.status == 408
+    assert time.monotonic() - started < QUICK_IDLE + 1.0
+
+
+def test_a_head_over_the_limit_is_refused(server: Server) -> None:
+    """Headers each under http.server's 64 KiB limit but over HEAD_LIMIT together, without
+    an end, are refused at once (431), not held until the timeout."""
+    with Client(server.port) as client:
+        client.sock.settimeout(5.0)
+        client.send(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        for k in range(HEAD_LIMIT // 60_000 + 1):
+            client.send(f"X-{k}: ".encode() + b"a" * 60_000 + b"\r\n")
+        response = client.response()
+        assert response is not None and response.status == 431
+        assert f"head is over {HEAD_LIMIT} bytes" in response.json()["error"]
 
 
 @pytest.mark.parametrize("option", ["--idle-timeout", "--timeout"])
