@@ -55,7 +55,7 @@ class EngineConfig:
     eval_rook: float = 1.0
     eval_bishop: float = 1.0
     eval_knight: float = 1.0
-    eval_placement: int = 8
+    eval_placement: int = 16
     eval_exposure: int = 12
     eval_king_reach: int = 6
     eval_cornering: int = 10

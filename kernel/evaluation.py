@@ -44,7 +44,7 @@ RAY_LIMIT = 16
 #: Centipawns per cell of blocked mobility: the flat board's rate.
 CENTIPAWNS_PER_CELL = 62
 #: Centipawns per cell of reach above (or below) a piece's average on its cell.
-PLACEMENT_WEIGHT = 8
+PLACEMENT_WEIGHT = 16
 #: Centipawns per open neighbour of a king, with the enemy's whole army on the board.
 EXPOSURE_WEIGHT = 12
 #: Centipawns per cell a king reaches, once the enemy has no material left (or it has none).
