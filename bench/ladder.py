@@ -189,6 +189,9 @@ VARIANTS = ("knight-0.8", "exposure-0", "exposure-24", "placement-16")
 #: More experiments on 5³ only, for the endings the compiled player draws by the fifty-move
 #: rule with a winning army against a bare king (docs/arena.md).
 VARIANTS_5 = ("cornering-30", "king-reach-12")
+#: The variants whose SPRT accepted H1 and that became the defaults (their files now say
+#: what engine_config.toml says; the records keep the match against the old default).
+ADOPTED = ("placement-16",)
 
 
 #: The sizes the experiments are played on: where a game at their node count takes seconds.
