@@ -32,6 +32,7 @@ class EngineConfig:
     echo_stderr: bool = False
     max_nodes: int = 5_000_000
     max_mate_moves: int = 5
+    max_solutions: int = 1000
     play_depth: int = 0
     play_nodes: int = 0
     move_time: float = 1.0
@@ -70,7 +71,11 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "json_file": "json_log",
         "echo_stderr": "echo_stderr",
     },
-    "search": {"max_nodes": "max_nodes", "max_mate_moves": "max_mate_moves"},
+    "search": {
+        "max_nodes": "max_nodes",
+        "max_mate_moves": "max_mate_moves",
+        "max_solutions": "max_solutions",
+    },
     "play": {
         "depth": "play_depth",
         "nodes": "play_nodes",
@@ -138,6 +143,8 @@ def check_config(config: EngineConfig) -> None:
         raise ConfigError(
             f"search.max_mate_moves: {config.max_mate_moves} is outside 1 ... {MAX_MATE_MOVES}"
         )
+    if config.max_solutions < 1:
+        raise ConfigError(f"search.max_solutions: {config.max_solutions} must be 1 or more")
     check_play(config)
     # The largest board must fit on one line, with room for the command and its size.
     needed = notation_length(config.max_board_size) + 64

@@ -1,0 +1,133 @@
+"""Helpmate in N: both sides cooperate so that the side to move is checkmated on the other
+side's N-th move, 2N plies after the start, the side to move first.
+
+Every solution is a line, and all are listed: the search is a cooperative one (both sides
+OR), which enumerates the lines rather than settling a verdict. A position in the middle of a
+line whose side to move has no move (mate or stalemate) ends that line without a solution, as
+move generation already sees. It runs depth first over the one position and keeps, per
+position and plies left, the tuple of the lines that finish from there (a transposition
+table: in a helpmate the two sides' moves commute, and most positions come round again); the
+table is bounded by entries and by the moves its lines hold, and started afresh when full.
+
+The last two plies are where the work is, and the mated side's king prunes them. The last
+move must give check and take every flight, which kernel/mateinone.py answers from the
+flights first, mostly before any move is generated; so each move of the mated side one ply
+earlier is kept only when the other side then has a mate in one, and only then are the
+mating moves listed (each check that surely leaves a flight passed over unplayed).
+
+A line count past the limit (`search.max_solutions`) raises TooManySolutions at once: a
+position reached holds only lines that extend to distinct solutions from the start, so any
+tuple longer than the limit means the answer is.
+"""
+
+from __future__ import annotations
+
+from kernel.mateinone import Flights, mates, mates_in_one
+from kernel.position import NO_POINT, Move, Position
+from kernel.rules import Analysis
+from kernel.search import Budget
+
+#: Positions the table keeps, and the moves their lines may hold in all (about 100 MB).
+TABLE_ENTRIES = 500_000
+TABLE_MOVES = 2_000_000
+
+Line = tuple[Move, ...]
+
+
+class TooManySolutions(Exception):
+    """More solutions than the limit; `found` says how many were counted when it stopped."""
+
+    def __init__(self, limit: int, found: int) -> None:
+        super().__init__(f"more than {limit} solutions (search.max_solutions): stopped at {found}")
+        self.limit = limit
+        self.found = found
+
+
+class HelpmateSearch:
+    """List the lines of a helpmate in N, with one table for every question asked."""
+
+    def __init__(self, budget: Budget, limit: int, table_entries: int = TABLE_ENTRIES) -> None:
+        self.budget = budget
+        self.limit = limit
+        self.table_entries = table_entries
+        #: (position key, plies left) packed in one int -> the lines that finish from there.
+        self.table: dict[int, tuple[Line, ...]] = {}
+        self.table_moves = 0
+
+    def solutions(self, position: Position, moves: int) -> list[Line]:
+        """Return every line of 2 * `moves` plies that ends with the side to move mated."""
+        if position.kings[position.side] == NO_POINT:
+            return []  # a side without a king is never mated
+        return list(self.lines(position, 2 * moves))
+
+    def lines(self, position: Position, plies: int) -> tuple[Line, ...]:
+        """Return the lines of `plies` moves from here after which the side that is to move
+        when `plies` is even (the mated side) is checkmated."""
+        slot = position.key * 512 + plies
+        known = self.table.get(slot)
+        if known is not None:
+            return known
+        if plies == 1:
+            found: tuple[Line, ...] = tuple((move,) for move in self.mating_moves(position))
+        elif plies == 2:
+            found = self.last_two(position)
+        else:
+            found = self.deeper(position, plies)
+        if len(found) > self.limit:
+            raise TooManySolutions(self.limit, len(found))
+        self.keep(slot, found, plies)
+        return found
+
+    def deeper(self, position: Position, plies: int) -> tuple[Line, ...]:
+        """Play each legal move and gather the lines that finish after it."""
+        moves = list(Analysis(position).legal_moves())
+        self.budget.spend(len(moves))
+        found: list[Line] = []
+        for move in moves:
+            position.play(move)
+            try:
+                rest = self.lines(position, plies - 1)
+            finally:
+                position.undo(move)
+            found.extend((move, *line) for line in rest)
+            if len(found) > self.limit:
+                raise TooManySolutions(self.limit, len(found))
+        return tuple(found)
+
+    def last_two(self, position: Position) -> tuple[Line, ...]:
+        """The mated side's last move, each kept only when a mate in one follows it."""
+        moves = list(Analysis(position).legal_moves())
+        self.budget.spend(len(moves))
+        found: list[Line] = []
+        for move in moves:
+            position.play(move)
+            try:
+                mated, asked = mates_in_one(position)
+                self.budget.spend(len(position.pieces[position.side]) + asked)
+                if mated:
+                    found.extend((move, mate) for mate in self.mating_moves(position))
+            finally:
+                position.undo(move)
+            if len(found) > self.limit:
+                raise TooManySolutions(self.limit, len(found))
+        return tuple(found)
+
+    def mating_moves(self, position: Position) -> list[Move]:
+        """List the moves of the side to move that checkmate: checks that take every flight."""
+        if position.kings[position.enemy] == NO_POINT:
+            return []
+        checks = Analysis(position).checking_moves()
+        self.budget.spend(len(checks))
+        if not checks:
+            return []
+        flights = Flights.of(position)
+        return [check for check in checks if not flights.left_by(check) and mates(position, check)]
+
+    def keep(self, slot: int, found: tuple[Line, ...], plies: int) -> None:
+        """Keep a position's lines, starting the table afresh when it is full."""
+        size = len(found) * plies
+        if len(self.table) >= self.table_entries or self.table_moves + size > TABLE_MOVES:
+            self.table.clear()
+            self.table_moves = 0
+        self.table[slot] = found
+        self.table_moves += size
