@@ -275,5 +275,57 @@ def test_a_side_without_a_king_is_never_mated(kernel: Kernel) -> None:
 def test_the_solution_limit_must_be_positive() -> None:
     from kernel.config import ConfigError, config_from_document
 
-    with pytest.raises(ConfigError, match="search.max_solutions: 0 must be 1 or more"):
+    with pytest.raises(ConfigError, match=r"search\.max_solutions: 0 must be 1 or more"):
         config_from_document({"search": {"max_solutions": 0}})
+
+
+def test_the_flights_rule_out_only_what_has_no_selfmate_in_one(kernel: Kernel) -> None:
+    """keeps_a_flight, the selfmate search's cut before S's last move, answers yes only
+    where the brute force finds no selfmate in one, and answers yes often."""
+    from kernel.selfmate import keeps_a_flight
+
+    cut = 0
+    for position in seeded(4001, 75) + [parse_game(board) for board in SELFMATES_IN_1]:
+        assert kernel.execute("set_board", board_text(position).split()).ok
+        if keeps_a_flight(kernel.position):
+            cut += 1
+            assert selfmate(position, 1) == [], board_text(position)
+    assert cut >= 10
+
+
+def test_the_regression_suite_holds_the_brute_forces_answers() -> None:
+    """regress/stipulations.tst: every selfmate and helpmate answer it expects is the brute
+    force's, and every tree it fixes is sound."""
+    from regress.runner import ROOT, parse_suite
+    from tests.reference import play
+
+    position: Position | None = None
+    checked = 0
+    for step in parse_suite((ROOT / "regress" / "stipulations.tst").read_text(encoding="utf-8")):
+        words = step.command.split()
+        if step.number is not None:
+            words = words[1:]
+        name, args = words[0], words[1:]
+        if name == "set_board":
+            position = parse_game(" ".join(args))
+        elif name == "play":
+            assert position is not None
+            position = play(position, args[0])
+        if step.number is None or step.expected_failure or step.pattern is None:
+            continue
+        assert position is not None
+        moves = int(args[0])
+        if name == "selfmate":
+            expected = " ".join(selfmate(position, moves))
+        elif name == "helpmate":
+            lines = helpmate(position, moves)
+            expected = "\n".join([str(len(lines)), *lines])
+        else:
+            assert name == "solution" and args[1:] == ["selfmate"]
+            tree = step.pattern.replace("\\n", "\n").replace("\\", "")
+            keys = selfmate(position, moves)
+            assert check_selfmate_solution(position, moves, tree, keys) == []
+            expected = tree
+        assert step.matches(expected), (step.number, expected)
+        checked += 1
+    assert checked >= 12
