@@ -22,9 +22,10 @@ tuple longer than the limit means the answer is.
 
 from __future__ import annotations
 
-from kernel.mateinone import Flights, mates, mates_in_one
+from kernel.board import SIDE_LETTERS, WALL
+from kernel.mateinone import BITSET_SIZE, SLIDERS, Flights, attack_masks, mates, mates_in_one
 from kernel.position import NO_POINT, Move, Position
-from kernel.rules import Analysis
+from kernel.rules import Analysis, is_attacked
 from kernel.search import Budget
 
 #: Positions the table keeps, and the moves their lines may hold in all (about 100 MB).
@@ -95,8 +96,13 @@ class HelpmateSearch:
         return tuple(found)
 
     def last_two(self, position: Position) -> tuple[Line, ...]:
-        """The mated side's last move, each kept only when a mate in one follows it."""
-        moves = list(Analysis(position).legal_moves())
+        """The mated side's last move, each kept only when a mate in one follows it; only
+        its king's steps when the flights rule out every other move (`king_must_move`)."""
+        analysis = Analysis(position)
+        if king_must_move(position):
+            moves = list(analysis.king_moves())
+        else:
+            moves = list(analysis.legal_moves())
         self.budget.spend(len(moves))
         found: list[Line] = []
         for move in moves:
@@ -131,3 +137,66 @@ class HelpmateSearch:
             self.table_moves = 0
         self.table[slot] = found
         self.table_moves += size
+
+
+def king_must_move(position: Position) -> bool:
+    """Tell whether no move of the side to move but its king's can be followed by a mate in
+    one: its king staying where it stands, the other side's one move cannot take its flights.
+
+    A flight free now (no piece of its own on it, no enemy guarding it, the king lifted) can
+    be taken after a move of one of its other pieces and the enemy's answer only by that piece
+    standing on it (one flight at most), by an enemy line opened through the cell that piece
+    left, or by the enemy's moved piece from its target or a line opened through the cell it
+    left. So when, by the attack bitsets of kernel/mateinone.py, no enemy piece could guard
+    all the flights that no such opened line reaches but one, from any one cell, only the
+    king's steps are left to try. False when it cannot be told quickly (boards larger than the
+    bitsets); the relaxations only ever add ways to mate, so the answer is never a wrong yes.
+    """
+    side = position.side
+    enemy = 1 - side
+    king = position.kings[side]
+    if king == NO_POINT or position.size > BITSET_SIZE:
+        return False
+    cells = position.cells
+    own = SIDE_LETTERS[side]
+    flights: list[tuple[int, list[range]]] = []
+    for step in position.offsets.queen:
+        cell = king + step
+        piece = cells[cell]
+        if piece == WALL or piece in own or is_attacked(position, cell, enemy, king):
+            continue
+        lines = enemy_lines_to(position, cell, enemy)
+        # A line of the enemy that a piece of the side to move (not its king) stands on may
+        # open when it leaves.
+        if not any(cells[point] in own and point != king for line in lines for point in line):
+            flights.append((cell, lines))
+    if len(flights) < 2:
+        return False
+    masks = attack_masks(position.size)
+    for origin, letter in position.pieces[enemy].items():
+        table = masks[letter]
+        needed = [cell for cell, lines in flights if not any(origin in line for line in lines)]
+        if len(needed) < 2:
+            return False
+        for spared in range(len(needed) + 1):
+            targets = table[origin]
+            for index, cell in enumerate(needed):
+                if index != spared:
+                    targets &= table[cell]
+            if targets:
+                return False  # this piece might take all those flights but one
+    return True
+
+
+def enemy_lines_to(position: Position, cell: int, enemy: int) -> list[range]:
+    """List the cells between `cell` and each slider of `enemy` whose line runs to it on an
+    empty board, whatever stands between."""
+    attacks = position.offsets.attacks
+    compact = position.offsets.compact
+    lines = []
+    for point, letter in position.pieces[enemy].items():
+        if letter in SLIDERS:
+            attack = attacks.get(compact[cell] - compact[point])
+            if attack is not None and attack.step and letter in attack.letters:
+                lines.append(range(point + attack.step, cell, attack.step))
+    return lines
