@@ -32,6 +32,9 @@ from kernel.search import Budget
 TABLE_ENTRIES = 500_000
 TABLE_MOVES = 2_000_000
 
+#: The fewest moves of the mated side's other pieces for which `king_must_move` is asked.
+KING_MUST_MOVE_FROM = 12
+
 Line = tuple[Move, ...]
 
 
@@ -98,12 +101,13 @@ class HelpmateSearch:
     def last_two(self, position: Position) -> tuple[Line, ...]:
         """The mated side's last move, each kept only when a mate in one follows it; only
         its king's steps when the flights rule out every other move (`king_must_move`)."""
-        analysis = Analysis(position)
-        if king_must_move(position):
-            moves = list(analysis.king_moves())
-        else:
-            moves = list(analysis.legal_moves())
+        moves = list(Analysis(position).legal_moves())
         self.budget.spend(len(moves))
+        king = position.kings[position.side]
+        # The question costs about as much as a few mates in one: asked where it may save many.
+        others = sum(move.origin != king for move in moves)
+        if others >= KING_MUST_MOVE_FROM and king_must_move(position):
+            moves = [move for move in moves if move.origin == king]
         found: list[Line] = []
         for move in moves:
             position.play(move)

@@ -329,3 +329,18 @@ def test_the_regression_suite_holds_the_brute_forces_answers() -> None:
         assert step.matches(expected), (step.number, expected)
         checked += 1
     assert checked >= 12
+
+
+def test_the_kings_flights_rule_out_only_what_mates_no_one(kernel: Kernel) -> None:
+    """king_must_move, the helpmate's cut before the mated side's last move, answers yes only
+    where every helpmate in 1 the brute force finds starts with a king's step; and often."""
+    from kernel.helpmate import king_must_move
+
+    cut = 0
+    for position in seeded(4101, 75) + seeded(4102, 75):
+        assert kernel.execute("set_board", board_text(position).split()).ok
+        if king_must_move(kernel.position):
+            cut += 1
+            firsts = {line.split()[0][0] for line in helpmate(position, 1)}
+            assert firsts <= {"K", "k"}, board_text(position)
+    assert cut >= 20
