@@ -13,7 +13,10 @@ The last two plies are where the work is, and the mated side's king prunes them.
 move must give check and take every flight, which kernel/mateinone.py answers from the
 flights first, mostly before any move is generated; so each move of the mated side one ply
 earlier is kept only when the other side then has a mate in one, and only then are the
-mating moves listed (each check that surely leaves a flight passed over unplayed).
+mating moves listed (each check that surely leaves a flight passed over unplayed). Before
+that, when no enemy piece could take all its king's flights but one (`king_must_move`), only
+the king's own steps are tried. Deeper plies are enumerated whole, from the table: on open
+4-cube positions of 5 to 7 pieces a helpmate in 3 takes seconds (docs/protocol.md).
 
 A line count past the limit (`search.max_solutions`) raises TooManySolutions at once: a
 position reached holds only lines that extend to distinct solutions from the start, so any
