@@ -9,6 +9,9 @@ from typing import Any
 
 from kernel.search import MAX_MATE_MOVES
 
+#: The most helpmate solutions a config may allow: each is a tuple of its moves, and the
+#: lines of the positions on the way are held beside them (about 100 MB at this bound).
+MAX_SOLUTIONS = 100_000
 #: Board sizes the engine can hold at all; beyond this the padded array outgrows memory.
 LARGEST_SUPPORTED_SIZE = 256
 
@@ -143,8 +146,10 @@ def check_config(config: EngineConfig) -> None:
         raise ConfigError(
             f"search.max_mate_moves: {config.max_mate_moves} is outside 1 ... {MAX_MATE_MOVES}"
         )
-    if config.max_solutions < 1:
-        raise ConfigError(f"search.max_solutions: {config.max_solutions} must be 1 or more")
+    if not 1 <= config.max_solutions <= MAX_SOLUTIONS:
+        raise ConfigError(
+            f"search.max_solutions: {config.max_solutions} is outside 1 ... {MAX_SOLUTIONS:,}"
+        )
     check_play(config)
     # The largest board must fit on one line, with room for the command and its size.
     needed = notation_length(config.max_board_size) + 64

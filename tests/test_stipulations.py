@@ -74,7 +74,7 @@ HELPMATE_2_PIECES = {3: 5, 4: 4, 5: 4}
 def kernel() -> Kernel:
     """One kernel for the module (set_board replaces the whole position), which lists every
     solution, however many."""
-    return Kernel(EngineConfig(max_solutions=1_000_000))
+    return Kernel(EngineConfig(max_solutions=100_000))
 
 
 def seeded(seed: int, count: int, most: dict[int, int] | None = None) -> list[Position]:
@@ -273,11 +273,12 @@ def test_a_side_without_a_king_is_never_mated(kernel: Kernel) -> None:
     assert answer(kernel, position, "helpmate 2") == "0"
 
 
-def test_the_solution_limit_must_be_positive() -> None:
+@pytest.mark.parametrize("limit", [0, 100_001])
+def test_the_solution_limit_is_bounded(limit: int) -> None:
     from kernel.config import ConfigError, config_from_document
 
-    with pytest.raises(ConfigError, match=r"search\.max_solutions: 0 must be 1 or more"):
-        config_from_document({"search": {"max_solutions": 0}})
+    with pytest.raises(ConfigError, match=rf"search\.max_solutions: {limit} is outside 1 \.\.\. "):
+        config_from_document({"search": {"max_solutions": limit}})
 
 
 def test_the_flights_rule_out_only_what_has_no_selfmate_in_one(kernel: Kernel) -> None:

@@ -45,7 +45,7 @@ def test_sigusr1_stops_the_search(
     log_dir: Path, engines: list[Engine], tmp_path: Path, search: str
 ) -> None:
     config = tmp_path / "endless.toml"
-    config.write_text("[search]\nmax_nodes = 1000000000000\nmax_solutions = 1000000000\n")
+    config.write_text("[search]\nmax_nodes = 1000000000000\nmax_solutions = 100000\n")
     engine = Engine(log_dir, "--config", str(config))
     engines.append(engine)
     assert engine.ask(f"set_board {BOARD}") == b"= \n\n"
