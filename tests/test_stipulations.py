@@ -346,3 +346,33 @@ def test_the_kings_flights_rule_out_only_what_mates_no_one(kernel: Kernel) -> No
             firsts = {line.split()[0][0] for line in helpmate(position, 1)}
             assert firsts <= {"K", "k"}, board_text(position)
     assert cut >= 20
+
+
+@pytest.mark.parametrize(
+    "command, board",
+    [
+        ("selfmate 3", "[####,####,####,rb##],[###Q,#kb#,####,#rK#],[####,####,####,####],"
+         "[####,####,####,####]"),
+        ("helpmate 3", "[###,###,#r#],[##b,##b,r##],[K##,###,###]"),
+    ],
+)  # fmt: skip
+def test_a_long_search_reports_its_progress(
+    monkeypatch: pytest.MonkeyPatch, command: str, board: str
+) -> None:
+    """Both searches count against the command's budget, which reports at a terminal (here
+    a recorder, and at once rather than after a second)."""
+    import kernel.search
+    import kernel.session
+
+    reports: list[tuple[int, int]] = []
+    monkeypatch.setattr(kernel.search, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(
+        kernel.session,
+        "terminal_progress",
+        lambda: lambda depth, nodes, seconds: reports.append((depth, nodes)),
+    )
+    engine = Kernel(EngineConfig())
+    assert engine.execute("set_board", [board]).ok
+    name, *args = command.split()
+    assert engine.execute(name, args).ok
+    assert reports and all(depth == 3 for depth, _ in reports)
