@@ -28,6 +28,7 @@ from __future__ import annotations
 from kernel.board import SIDE_LETTERS, WALL
 from kernel.mateinone import BITSET_SIZE, SLIDERS, Flights, attack_masks, mates, mates_in_one
 from kernel.position import NO_POINT, Move, Position
+from kernel.proofnumber import key_after
 from kernel.rules import Analysis, is_attacked
 from kernel.search import Budget
 
@@ -60,6 +61,8 @@ class HelpmateSearch:
         #: (position key, plies left) packed in one int -> the lines that finish from there.
         self.table: dict[int, tuple[Line, ...]] = {}
         self.table_moves = 0
+        #: Position key (the mating side to move) -> whether it has a mate in one.
+        self.mates_known: dict[int, bool] = {}
 
     def solutions(self, position: Position, moves: int) -> list[Line]:
         """Return every line of 2 * `moves` plies that ends with the side to move mated."""
@@ -90,12 +93,15 @@ class HelpmateSearch:
         moves = list(Analysis(position).legal_moves())
         self.budget.spend(len(moves))
         found: list[Line] = []
+        table = self.table
         for move in moves:
-            position.play(move)
-            try:
-                rest = self.lines(position, plies - 1)
-            finally:
-                position.undo(move)
+            rest = table.get(key_after(position, move) * 512 + plies - 1)
+            if rest is None:  # not known yet: played and searched
+                position.play(move)
+                try:
+                    rest = self.lines(position, plies - 1)
+                finally:
+                    position.undo(move)
             found.extend((move, *line) for line in rest)
             if len(found) > self.limit:
                 raise TooManySolutions(self.limit, len(found))
@@ -112,11 +118,22 @@ class HelpmateSearch:
         if others >= KING_MUST_MOVE_FROM and king_must_move(position):
             moves = [move for move in moves if move.origin == king]
         found: list[Line] = []
+        known = self.mates_known
         for move in moves:
+            # The same position comes after other lines' last moves: three times each, in the
+            # bench's helpmates. Its verdict is kept, and asked before the move is played.
+            after = key_after(position, move)
+            if known.get(after) is False:
+                continue
             position.play(move)
             try:
-                mated, asked = mates_in_one(position)
-                self.budget.spend(len(position.pieces[position.side]) + asked)
+                mated = known.get(after)
+                if mated is None:
+                    mated, asked = mates_in_one(position)
+                    self.budget.spend(len(position.pieces[position.side]) + asked)
+                    if len(known) >= TABLE_ENTRIES:
+                        known.clear()
+                    known[after] = mated
                 if mated:
                     found.extend((move, mate) for mate in self.mating_moves(position))
             finally:
