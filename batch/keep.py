@@ -16,9 +16,11 @@ Each condition starts with one asked command (it is asked even without `--ask`),
 - `< <= > >=` followed by a bare number: the answer read as a number (`perft 2 > 100`).
 
 An answer's items are its lines that start at column 0 when it has several lines (the keys of
-`solution`), else its words. A command that was refused or failed satisfies nothing but
-`refused`. TEXT may be quoted ("...", '...') to hold spaces or parentheses; unquoted, a word
-may hold parentheses glued to it, as cell names do: `mate_in 2 has bb1(III)-a2(II)`.
+`solution`), else its words; a count followed by its lines (`helpmate`) has those lines as its
+items, a lone `0` none, and compares as the count (`helpmate 3 < 2`). A command that was
+refused or failed satisfies nothing but `refused`. TEXT may be quoted ("...", '...') to hold
+spaces or parentheses; unquoted, a word may hold parentheses glued to it, as cell names do:
+`mate_in 2 has bb1(III)-a2(II)`.
 """
 
 from __future__ import annotations
@@ -91,11 +93,14 @@ def tokenize(source: str) -> list[Token]:
 
 
 def items(answer: str) -> list[str]:
-    """Split an answer into its items: top-level lines if several, else its words."""
+    """Split an answer into its items: top-level lines if several, else its words. A count
+    followed by its lines (`helpmate`) has those lines as its items, and a lone 0 none."""
     lines = answer.split("\n")
     if len(lines) > 1:
+        if lines[0].isdigit():
+            lines = lines[1:]
         return [line for line in lines if line.strip() and not line[0].isspace()]
-    return answer.split()
+    return [] if answer.strip() == "0" else answer.split()
 
 
 def count_of(words: list[str]) -> int | None:
@@ -151,9 +156,10 @@ def condition(ask: str, operation: str, value: list[Token]) -> Test:
 
 
 def _number(answer: str) -> float:
-    """Read an answer as a number; one that is not compares as not-a-number (always false)."""
+    """Read an answer (its first line: a helpmate's count) as a number; one that is not
+    compares as not-a-number (always false)."""
     try:
-        return float(answer.strip())
+        return float(answer.split("\n")[0].strip())
     except ValueError:
         return float("nan")
 

@@ -3,7 +3,8 @@
 Throughput and latency through the engine process against a floor that only reads, answers
 and logs; the logging cost; checkmate in process against the brute force of
 tests/reference.py; perft against python-chess; mate in 2 and 3 against the brute force, and
-mate in 3, 4 and 5 by df-pn against the AND/OR search; the peak memory of mate_in 3 and
+mate in 3, 4 and 5 by df-pn against the AND/OR search; selfmates and helpmates in 3 beside
+the brute force; the peak memory of mate_in 3 and
 perft 3 at n = 64; the memory and time of a game's history at n = 8 and 64; batch positions
 per second on 1 and 2 workers and on Dask; the player (`genmove`): its compiled search's
 speed and depth beside the Python one's, a move at n = 64, its time use under a clock, its
@@ -20,7 +21,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench import batch as batch_bench
-from bench import compare, history, inprocess, logcost, mate, memory, perft, play, report, startup
+from bench import (
+    compare,
+    history,
+    inprocess,
+    logcost,
+    mate,
+    memory,
+    perft,
+    play,
+    report,
+    startup,
+    stipulations,
+)
 from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
 
 
@@ -125,6 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     mate_text, mate_goals = mate.section(quick=settings is QUICK)
     print(mate_text, end="\n\n", flush=True)
 
+    progress("selfmates and helpmates")
+    stipulation_text, stipulation_goals = stipulations.section(quick=settings is QUICK)
+    print(stipulation_text, end="\n\n", flush=True)
+
     progress("memory at n = 64")
     memory_text, memory_goals = memory.section(quick=settings is QUICK)
     print(memory_text, end="\n\n", flush=True)
@@ -146,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     found = report.goals(comparisons, timings, launches)
     found.append(report.perft_goal(perft_ratio))
     found.extend(mate_goals)
+    found.extend(stipulation_goals)
     found.extend(history_goals)
     found.extend(play_goals)
     found.extend(memory_goals)

@@ -1,5 +1,5 @@
-"""Commands that search: perft, mate_in, mate_search, solution, each within its budget of
-positions (docs/protocol.md, "What bounds a search").
+"""Commands that search: perft, mate_in, mate_search, solution, selfmate and helpmate, each
+within its budget of positions (docs/protocol.md, "What bounds a search").
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from kernel.arguments import move_list, parse_int
 from kernel.interrupt import SearchStopped
-from kernel.protocol import CommandError
+from kernel.notation import get_move_name
+from kernel.protocol import CommandError, shorten
 from kernel.search import (
     MAX_MATE_MOVES,
     MAX_PERFT_DEPTH,
@@ -23,6 +24,32 @@ Result = TypeVar("Result")
 
 if TYPE_CHECKING:
     from kernel.proofnumber import ProofNumberSearch
+    from kernel.selfmate import SelfmateSearch
+
+#: The stipulations `solution` writes a tree for: the direct mate, and the selfmate.
+SOLUTION_STIPULATIONS = ("mate", "selfmate")
+
+
+def cmd_helpmate(kernel: Session, args: list[str]) -> str:
+    """List every solution of the helpmate in N.
+
+    Arguments: N >= 1, the moves of each side: the side to move begins, and the other side
+    mates it with its N-th move, 2N plies in all.
+    Fails: as mate_in; more solutions than search.max_solutions ("more than L solutions").
+    Returns: the number of solutions, then one per line, its 2N moves space-separated, the
+    lines sorted: `2` then `ka1(I)-b1(I) Rc3(I)-c1(I)` ...; `0` alone when there is none.
+    """
+    budget = search_budget(kernel, args[0], "N", least=1, most=MAX_MATE_MOVES)
+    from kernel.helpmate import HelpmateSearch, TooManySolutions  # imported when first used
+
+    search = HelpmateSearch(budget, kernel.config.max_solutions)
+    position = kernel.position
+    try:
+        lines = within_budget(lambda: search.solutions(position, budget.depth))
+    except TooManySolutions as error:
+        raise CommandError(str(error)) from None
+    written = sorted(" ".join(get_move_name(position, move) for move in line) for line in lines)
+    return "\n".join([str(len(written)), *written])
 
 
 def cmd_mate_in(kernel: Session, args: list[str]) -> str:
@@ -69,14 +96,41 @@ def cmd_perft(kernel: Session, args: list[str]) -> str:
     return str(within_budget(lambda: perft(kernel.position, budget.depth, budget)))
 
 
-def cmd_solution(kernel: Session, args: list[str]) -> str:
-    """Show how each key mates in N, for people.
+def cmd_selfmate(kernel: Session, args: list[str]) -> str:
+    """List the moves that force a selfmate in N.
 
-    Arguments: N >= 1, as for mate_in.
+    Arguments: N >= 1, the most moves of the side to move, which forces the other side to
+    checkmate it.
     Fails: as mate_in.
-    Returns: each key of mate_in N, sorted, and under it, indented, each defence with a mating
-    answer, down to the mate, which is marked `#`; one move per line; empty when no key.
+    Returns: every key (selfmates in N or fewer), sorted, space-separated; empty when none.
     """
+    search = selfmate_search(kernel, args[0])
+    keys = within_budget(lambda: search.keys(kernel.position, search.budget.depth))
+    return move_list(kernel.position, keys)
+
+
+def cmd_solution(kernel: Session, args: list[str]) -> str:
+    """Show how each key mates (or selfmates) in N, for people.
+
+    Arguments: N >= 1, as for mate_in; optionally the stipulation, mate (the default) or
+    selfmate.
+    Fails: as mate_in; a stipulation other than mate or selfmate.
+    Returns: each key of mate_in N (or selfmate N), sorted, and under it, indented, each
+    answer of the other side with the next move of the side to move, down to the mate,
+    which is marked `#`; one move per line; empty when no key.
+    """
+    stipulation = args[1] if len(args) > 1 else "mate"
+    if stipulation not in SOLUTION_STIPULATIONS:
+        hint = " (helpmate lists its solutions itself)" if stipulation == "helpmate" else ""
+        raise CommandError(f"unknown stipulation {shorten(stipulation)}: mate or selfmate{hint}")
+    if stipulation == "selfmate":
+        selfmates = selfmate_search(kernel, args[0])
+        from kernel.selfmate_solution import write_selfmate_solution  # imported when used
+
+        depth = selfmates.budget.depth
+        return "\n".join(
+            within_budget(lambda: write_selfmate_solution(selfmates, kernel.position, depth))
+        )
     search = proof_search(kernel, args[0], "N")
     from kernel.solution import write_solution  # imported when first used, to start faster
 
@@ -103,6 +157,15 @@ def proof_search(kernel: Session, text: str, what: str) -> ProofNumberSearch:
     from kernel.proofnumber import ProofNumberSearch  # imported when first used, to start faster
 
     return ProofNumberSearch(budget, compiled=kernel.config.compiled)
+
+
+def selfmate_search(kernel: Session, text: str) -> SelfmateSearch:
+    """Read the length of selfmate or `solution N selfmate`, check the position, and make
+    the search."""
+    budget = search_budget(kernel, text, "N", least=1, most=MAX_MATE_MOVES)
+    from kernel.selfmate import SelfmateSearch  # imported when first used, to start faster
+
+    return SelfmateSearch(budget)
 
 
 def within_budget(search: Callable[[], Result]) -> Result:

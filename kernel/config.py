@@ -9,6 +9,9 @@ from typing import Any
 
 from kernel.search import MAX_MATE_MOVES
 
+#: The most helpmate solutions a config may allow: each is a tuple of its moves, and the
+#: lines of the positions on the way are held beside them (about 100 MB at this bound).
+MAX_SOLUTIONS = 100_000
 #: The largest board size a config may allow. A board of size n is a padded array of
 #: (n + 4)³ cells, held at 12 bytes a cell (a list of cells, an array of compact indices);
 #: setting one up or writing its record holds a second for a moment. At n = 200 the engine
@@ -45,6 +48,7 @@ class EngineConfig:
     max_nodes: int = 5_000_000
     max_mate_moves: int = 5
     compiled: bool = True
+    max_solutions: int = 1000
     play_depth: int = 0
     play_nodes: int = 0
     move_time: float = 1.0
@@ -87,6 +91,7 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "max_nodes": "max_nodes",
         "max_mate_moves": "max_mate_moves",
         "compiled": "compiled",
+        "max_solutions": "max_solutions",
     },
     "play": {
         "depth": "play_depth",
@@ -154,6 +159,10 @@ def check_config(config: EngineConfig) -> None:
     if not 1 <= config.max_mate_moves <= MAX_MATE_MOVES:
         raise ConfigError(
             f"search.max_mate_moves: {config.max_mate_moves} is outside 1 ... {MAX_MATE_MOVES}"
+        )
+    if not 1 <= config.max_solutions <= MAX_SOLUTIONS:
+        raise ConfigError(
+            f"search.max_solutions: {config.max_solutions} is outside 1 ... {MAX_SOLUTIONS:,}"
         )
     check_play(config)
     # The largest board must fit on one line, with room for the command and its size.

@@ -41,7 +41,14 @@ from kernel.commands_position import (
     cmd_showboard,
     cmd_test_get_point_from_xy,
 )
-from kernel.commands_search import cmd_mate_in, cmd_mate_search, cmd_perft, cmd_solution
+from kernel.commands_search import (
+    cmd_helpmate,
+    cmd_mate_in,
+    cmd_mate_search,
+    cmd_perft,
+    cmd_selfmate,
+    cmd_solution,
+)
 from kernel.messages import (
     BOARD_ROW_AGAIN,
     BOARD_ROW_HINT,
@@ -240,6 +247,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("genmove", "[COLOR]", cmd_genmove),
     CommandSpec("get_board", "", cmd_get_board),
     CommandSpec("help", "[COMMAND]", cmd_help),
+    CommandSpec("helpmate", "N", cmd_helpmate),
     CommandSpec("known_command", "NAME", cmd_known_command),
     CommandSpec("legal_moves", "", cmd_legal_moves),
     CommandSpec("level", "[depth N] [nodes N] [time S]", cmd_level),
@@ -256,9 +264,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("quit", "", cmd_quit),
     CommandSpec("reg_genmove", "[COLOR]", cmd_reg_genmove),
     CommandSpec("result", "", cmd_result),
+    CommandSpec("selfmate", "N", cmd_selfmate),
     CommandSpec("set_board", "[N] BOARD... [SIDE]", cmd_set_board),
     CommandSpec("showboard", "", cmd_showboard),
-    CommandSpec("solution", "N", cmd_solution),
+    CommandSpec("solution", "N [STIPULATION]", cmd_solution),
     CommandSpec("status", "", cmd_status),
     CommandSpec("test_get_point_from_xy", "X Y [Z]", cmd_test_get_point_from_xy),
     CommandSpec("time_left", "COLOR TIME STONES", cmd_time_left),

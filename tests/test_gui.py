@@ -740,6 +740,31 @@ def test_solve_mate_in_2(page: Page) -> None:
     settle(page)
 
 
+def test_solve_a_selfmate_and_a_helpmate(page: Page) -> None:
+    """The stipulation menu: a selfmate's key and tree, then a helpmate's solutions, whose
+    first moves are the keys shown; changing the stipulation clears the keys."""
+    load(page, "[###,q##,#B#],[##Q,###,#k#],[##K,###,#b#]")
+    page.select_option("#stipulation", "selfmate")
+    page.fill("#mate-depth", "1")
+    page.click("#solve")
+    settle(page)
+    assert page.inner_text("#solve-status") == "White selfmates in 1: 1 key"
+    assert page.locator("#keys button").all_inner_texts() == ["Qc3(II)-b2(II)"]
+    assert page.inner_text("#solution").splitlines() == ["Qc3(II)-b2(II)", "  qa2(III)xb2(II) #"]
+    page.select_option("#stipulation", "helpmate")
+    assert page.locator("#keys button").count() == 0
+    load(page, "[###,B##,###],[K#k,###,#N#],[###,###,##Q] b")
+    page.click("#solve")
+    settle(page)
+    assert page.inner_text("#solve-status") == "Black is helpmated in 1: 1 solution"
+    assert page.locator("#keys button").all_inner_texts() == ["kc3(II)-c2(III)"]
+    assert page.inner_text("#solution") == "kc3(II)-c2(III) Qc1(I)-b2(II)"
+    page.fill("#mate-depth", "2")
+    page.click("#solve")
+    settle(page)
+    assert page.inner_text("#solve-status").startswith("Black is helpmated in 2: ")
+
+
 def test_page_stays_usable_while_solving(page: Page) -> None:
     """While the engine searches, edits still land; a result for an older board is dropped."""
     page.select_option("#examples", MATE_IN_2_EXAMPLE)
