@@ -54,7 +54,7 @@ MAX_DEPTH = 64
 #: judged as it stands (the Python stack stays shallow whatever the board).
 MAX_PLY = 100
 #: The most plies of captures searched past the nominal depth.
-QUIESCENCE_PLIES = 8
+QUIESCENCE_PLIES = 4
 #: Centipawns a capture may gain beyond its victim's value (placement, a discovered attack).
 DELTA_MARGIN = 200
 #: Kinds of bound a table entry holds.
