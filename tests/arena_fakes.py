@@ -2,11 +2,13 @@
 
 - The fake engine of tests/arena_fake_engine.py answering in this process, and a table of them.
 - `python -m tests.arena_fakes arena ARGS...`: the arena's command line, from the tests.
+- `report_row`: one row of the arena's final table.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 import runpy
 import sys
 
@@ -19,6 +21,14 @@ REPO_MODULE = "kernel.record"
 
 #: The game record module, for the tests to read records with.
 records = importlib.import_module(REPO_MODULE)
+
+
+def report_row(report: str, label: str) -> str:
+    """The value of the row `label` in the arena's final table. Its labels are padded to the
+    longest one present, which depends on the games (no complete pair: no "elo (games)")."""
+    found = re.search(rf"^{re.escape(label)}  +(\S.*)$", report, re.MULTILINE)
+    assert found is not None, f"no row {label!r} in:\n{report}"
+    return found.group(1)
 
 
 # -- the fake engine in process

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.arena_fakes import records
+from tests.arena_fakes import records, report_row
 from tests.conftest import REPO, TIMEOUT, default_signals
 
 FAKE = f"{sys.executable} -m tests.arena_fake_engine"
@@ -208,4 +208,4 @@ def test_a_full_disk_stops_the_match_with_whole_records(tmp_path: Path) -> None:
     assert [game.headers["Round"] for game in written] == [
         str(number) for number in range(1, len(written) + 1)
     ]
-    assert f"games        {len(written)} of 400" in result.stdout
+    assert report_row(result.stdout, "games").startswith(f"{len(written)} of 400 ")
