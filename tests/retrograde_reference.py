@@ -50,7 +50,7 @@ def materials(white: str, black: str) -> set[tuple[str, str]]:
 def positions(n: int, white: str, black: str) -> list[Position]:
     """List every game position of one ending on the n-cube, both sides to move."""
     letters = "K" + white + "k" + black.lower()
-    cells = list(itertools.product(range(n), repeat=3))
+    cells: list[Cell] = [(x, y, z) for z in range(n) for y in range(n) for x in range(n)]
     found: list[Position] = []
     for placement in itertools.permutations(cells, len(letters)):
         pieces = dict(zip(placement, letters, strict=True))
