@@ -34,8 +34,6 @@
    handler also gets its turn): the search then unwinds, and the exception reaches the
    caller. */
 
-#include <structmember.h>
-
 #include "core.h"
 
 /* As in kernel/proofnumber.py. */
