@@ -37,11 +37,10 @@ class Stats:
 
     def row(self) -> str:
         """One row of the Markdown table of docs/tablebases.md."""
-        share = (
-            (lambda count: f"{100 * count / self.positions:.1f} %")
-            if self.positions
-            else (lambda count: "-")
-        )
+
+        def share(count: int) -> str:
+            return f"{100 * count / self.positions:.1f} %" if self.positions else "-"
+
         longest = f"{self.longest}" if self.longest else "-"
         example = f"`{self.example}`" if self.example else "-"
         return (
