@@ -31,7 +31,7 @@ from functools import cache
 from itertools import permutations, product
 from pathlib import Path
 
-from kernel.position import WHITE, Position
+from kernel.position import WHITE, Move, Position
 
 #: A file's first bytes, its layout's version, its header: magic, version, size, piece count,
 #: material, entries, game positions, the longest mate in plies, CRC-32 of the values, and
@@ -413,3 +413,68 @@ def table_cells(position: Position, name: str, swapped: bool) -> tuple[int, list
     cells = [slots[letter].pop() for letter in letters]
     side = 1 - position.side if swapped else position.side
     return side, cells
+
+
+@cache
+def tablebases_for(path: str) -> Tablebases:
+    """The tables of a folder (none for an empty path), one object per folder."""
+    return Tablebases(Path(path) if path else None)
+
+
+def plies_of(value: int) -> int:
+    """The plies to mate of a decided value byte."""
+    return value - 1
+
+
+def is_win(value: int) -> bool:
+    """Tell whether a value byte is a win for the side to move."""
+    return value not in (DRAW, NO_VALUE) and value % 2 == 0
+
+
+def is_loss(value: int) -> bool:
+    """Tell whether a value byte is a loss for the side to move."""
+    return value != NO_VALUE and value % 2 == 1
+
+
+def table_move(tables: Tablebases, position: Position) -> tuple[Move, int] | None:
+    """Choose a move of a game position from the tables, with the position's value: the
+    fastest win, else a drawing move, else the longest defence (the first such move in the
+    order of the legal moves). None when no table answers the position or a move of it."""
+    from kernel.rules import Analysis  # the engine imports this module at start: keep it light
+
+    try:
+        value = tables.probe(position)
+        scored: list[tuple[int, Move]] = []
+        for move in list(Analysis(position).legal_moves()):
+            position.play(move)
+            try:
+                after = tables.probe(position)
+            finally:
+                position.undo(move)
+            # For the mover: a lost successor is best, fastest first; then a draw; then the
+            # slowest win for the opponent.
+            rank = (
+                plies_of(after)
+                if is_loss(after)
+                else 1000
+                if after == DRAW
+                else 2000 - plies_of(after)
+            )
+            scored.append((rank, move))
+    except (NoTable, TableError):
+        return None
+    if not scored:
+        return None
+    best = min(scored, key=lambda pair: pair[0])
+    return best[1], value
+
+
+def value_score(value: int) -> int:
+    """A value byte as the player's search scores it: a mate p plies away MATE - p."""
+    from kernel.alphabeta import MATE
+
+    if is_win(value):
+        return MATE - plies_of(value)
+    if is_loss(value):
+        return -(MATE - plies_of(value))
+    return 0
