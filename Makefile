@@ -34,7 +34,7 @@ WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 # and the page most of the time (38 s for 22 CPU-s alone), and the other tests fill the waits.
 BROWSER_TESTS := tests/test_gui.py tests/test_gui_game.py
 
-.PHONY: run test lint typecheck pytest pytest-browser pytest-others regress bench stress sweep gui clean batch arena ladder bytecode sanitize
+.PHONY: run test lint typecheck pytest pytest-browser pytest-others regress bench stress sweep gui clean batch arena ladder bytecode sanitize tablebases
 
 # Silent, so that stdout carries nothing but the engine's responses.
 # At a terminal the engine takes the foreground itself, so that Ctrl-C ends it, not make.
@@ -112,6 +112,14 @@ arena: $(STAMP) bytecode
 # "--sizes 4 --part ladder" does a part.
 ladder: $(STAMP) bytecode
 	@$(BIN)/python -m bench.ladder $(ARGS)
+
+# Every endgame table of 3 and 4 pieces on n = 3, 4 and 5 into $(TABLES) (docs/tablebases.md):
+# one process, smaller boards first; stopped, it goes on from the tables already written.
+# The engine reads them with `--tablebases tables` (or [tablebase] path = "tables").
+TABLES ?= tables
+tablebases: $(STAMP) bytecode
+	@for n in 3 4 5; do $(BIN)/python -m tablebase build --size $$n --pieces 4 --out $(TABLES) \
+		|| exit 1; done
 
 # `make gui PORT=N` picks the port; PORT=0 takes any free one (the address is printed).
 PORT ?= 8765
