@@ -31,6 +31,7 @@ from functools import cache
 from itertools import permutations, product
 from pathlib import Path
 
+from kernel.board import geometry_for as kernel_geometry_for
 from kernel.position import WHITE, Move, Position
 
 #: A file's first bytes, its layout's version, its header: magic, version, size, piece count,
@@ -72,6 +73,7 @@ def sort_kinds(pieces: str) -> str:
     return "".join(sorted(pieces.upper(), key=KINDS.index))
 
 
+@cache
 def ending_name(white: str, black: str) -> tuple[str, bool]:
     """Name the table of an ending (each side's pieces after its king), and say whether the
     colours are exchanged in it (black's pieces the stronger)."""
@@ -82,6 +84,7 @@ def ending_name(white: str, black: str) -> tuple[str, bool]:
     return f"K{white}K{black}", swapped
 
 
+@cache
 def material_of(name: str) -> tuple[str, str]:
     """Read an ending's name, `KQKR`, into each side's pieces after the king: ("Q", "R")."""
     if not name.startswith("K") or name.count("K") != 2:
@@ -115,6 +118,7 @@ def combinations_of(count: int) -> list[str]:
     )
 
 
+@cache
 def letters_of(name: str) -> str:
     """The ending's pieces in index order: the kings, white's pieces, black's (`KkQr`)."""
     white, black = material_of(name)
@@ -400,19 +404,29 @@ class Tablebases:
 def table_cells(position: Position, name: str, swapped: bool) -> tuple[int, list[int]]:
     """Give the side to move and the cells of a position's pieces in the table's index order,
     the colours exchanged when the table has them so."""
-    size = position.size
-    geometry = position.geometry
+    cell_of = cells_of_points(position.size)
     letters = letters_of(name)
     if swapped:
         letters = letters.swapcase()  # the table's white pieces are the position's black
     slots: dict[str, list[int]] = {}
     for pieces in position.pieces:
         for point, letter in pieces.items():
-            x, y, z = geometry.get_cell_from_point(point)
-            slots.setdefault(letter, []).append(x + size * (y + size * z))
+            slots.setdefault(letter, []).append(cell_of[point])
     cells = [slots[letter].pop() for letter in letters]
     side = 1 - position.side if swapped else position.side
     return side, cells
+
+
+@cache
+def cells_of_points(size: int) -> list[int]:
+    """Each point of the padded board (kernel/board.py) as a table's cell, x + n (y + n z)."""
+    geometry = kernel_geometry_for(size)
+    cells = [-1] * geometry.memory_area
+    for z in range(size):
+        for y in range(size):
+            for x in range(size):
+                cells[geometry.get_point_from_cell(x, y, z)] = x + size * (y + size * z)
+    return cells
 
 
 @cache

@@ -170,16 +170,23 @@ static int make_material(Material *material, const Cube *cube, const char *lette
     return 0;
 }
 
-/* The stored index of a position: kernel/tablebase.py's canonical_index. */
+/* The stored index of a position: kernel/tablebase.py's canonical_index. Every symmetry
+   tried brings the white king to the same region cell, so the black king's cell decides
+   first: a symmetry putting it on a larger cell than the best so far is passed over. */
 static uint64_t position_index(const Cube *cube, const Material *material, int side,
                                const int *cells) {
     uint64_t best = UINT64_MAX;
-    int king = cells[0], count = material->count;
+    int king = cells[0], count = material->count, best_black = cube->cells;
     for (int k = 0; k < cube->king_counts[king]; k++) {
-        const int16_t *table =
-            cube->transforms + (size_t)cube->king_transforms[(size_t)king * SYMMETRIES + k] * cube->cells;
+        const int16_t *table = cube->transforms +
+                               (size_t)cube->king_transforms[(size_t)king * SYMMETRIES + k] *
+                                   cube->cells;
         int mapped[MOST_PIECES] = {0};
-        for (int i = 0; i < count; i++) mapped[i] = table[cells[i]];
+        mapped[1] = table[cells[1]];
+        if (mapped[1] > best_black) continue;
+        best_black = mapped[1];
+        mapped[0] = table[king];
+        for (int i = 2; i < count; i++) mapped[i] = table[cells[i]];
         for (int r = 0; r < material->run_count; r++)
             for (int i = material->runs[r][0] + 1; i < material->runs[r][1]; i++)
                 for (int j = i; j > material->runs[r][0] && mapped[j - 1] > mapped[j]; j--) {
@@ -303,9 +310,19 @@ static int cube_in_check(const Cube *cube, const Material *material, const int *
     return piece_attacks(cube, material, cells, cells[side], 1 - side, -1);
 }
 
-static int compare_indices(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+/* Sort a few indices (the successors or predecessors of one position: tens, a few hundred
+   at most) in place: Shell's sort, no calls per comparison as qsort makes. */
+static void sort_indices(uint64_t *items, int count) {
+    static const int gaps[] = {132, 57, 23, 10, 4, 1};
+    for (int g = 0; g < 6; g++) {
+        int gap = gaps[g];
+        for (int i = gap; i < count; i++) {
+            uint64_t item = items[i];
+            int j = i;
+            for (; j >= gap && items[j - gap] > item; j -= gap) items[j] = items[j - gap];
+            items[j] = item;
+        }
+    }
 }
 
 static uint8_t capture_value(const Cube *cube, const Capture *capture, const int *cells, int side) {
@@ -385,7 +402,7 @@ static int forward(Solver *s) {
             }
             continue;
         }
-        qsort(s->before, (size_t)successors, sizeof(uint64_t), compare_indices);
+        sort_indices(s->before, successors);
         int distinct_successors = 0;
         for (int i = 0; i < successors; i++)
             if (!i || s->before[i] != s->before[i - 1]) distinct_successors++;
@@ -426,7 +443,7 @@ static int settle(Solver *s) {
                 earlier[s->steps[m].slot] = s->steps[m].target;
                 s->before[m] = position_index(cube, material, 1 - side, earlier);
             }
-            qsort(s->before, (size_t)many, sizeof(uint64_t), compare_indices);
+            sort_indices(s->before, many);
             for (int m = 0; m < many; m++) {
                 uint64_t previous = s->before[m];
                 if ((m && previous == s->before[m - 1]) || s->values[previous]) continue;
