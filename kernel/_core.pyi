@@ -61,3 +61,13 @@ def retrograde(
     size: int, letters: str, captures: list[tuple[int, str, int, tuple[int, ...], bytes | None]], /
 ) -> bytearray:
     """Solve one ending: the value of every index of its table (tablebase/retrograde.py)."""
+
+def verify(
+    size: int,
+    letters: str,
+    captures: list[tuple[int, str, int, tuple[int, ...], bytes | None]],
+    values: bytes,
+    most: int,
+    /,
+) -> list[tuple[int, int, int]]:
+    """The first `most` faults of a table: (index, held, expected) (tablebase/verify.py)."""

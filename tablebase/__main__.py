@@ -2,7 +2,7 @@
 
     python -m tablebase build --size N --pieces K --out DIR [--python]
     python -m tablebase stats DIR
-    python -m tablebase verify FILE...
+    python -m tablebase verify FILE... [--python]
 
 Exit status 0 on success, 1 when verify finds a fault, 2 on a usage error or an unusable file.
 """
@@ -38,6 +38,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     stats.add_argument("folder", type=Path)
     verify = commands.add_parser("verify", help="check every value of table files")
     verify.add_argument("files", type=Path, nargs="+")
+    verify.add_argument(
+        "--python", action="store_true", help="check in Python even where the core was built"
+    )
     return parser.parse_args(argv)
 
 
@@ -87,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
 
         status = 0
         for path in arguments.files:
-            faults = verify(path)
+            faults = verify(path, compiled=not arguments.python)
             for fault in faults:
                 print(f"{path}: {fault}")
             print(f"{path}: {'sound' if not faults else 'FAULTY'}", flush=True)

@@ -21,7 +21,7 @@ from kernel.tablebase import (
     read_table,
 )
 from tablebase.files import write_table
-from tablebase.retrograde import Capture, captures_of, solve
+from tablebase.retrograde import Capture, captures_of, core_captures, solve
 
 Report = Callable[[str], None]
 
@@ -48,17 +48,7 @@ def compiled_solver() -> Callable[[int, str, list[Capture]], bytearray] | None:
         return None
 
     def solve_compiled(size: int, name: str, captures: list[Capture]) -> bytearray:
-        given = [
-            (
-                capture.slot,
-                "Kk" if not capture.values else letters_of(capture.name),
-                int(capture.swapped),
-                capture.order,
-                capture.values or None,
-            )
-            for capture in captures
-        ]
-        return retrograde(size, letters_of(name), given)
+        return retrograde(size, letters_of(name), core_captures(captures))
 
     return solve_compiled
 

@@ -188,6 +188,25 @@ def captures_of(name: str, load: Callable[[str], bytes]) -> list[Capture]:
     return found
 
 
+#: A capture as the compiled core takes it: slot, the smaller ending's letters, swapped,
+#: order, values (None for bare kings).
+CoreCapture = tuple[int, str, int, tuple[int, ...], bytes | None]
+
+
+def core_captures(captures: list[Capture]) -> list[CoreCapture]:
+    """The captures as kernel/core/retrograde.c takes them."""
+    return [
+        (
+            capture.slot,
+            letters_of(capture.name) if capture.values else "Kk",
+            int(capture.swapped),
+            capture.order,
+            capture.values or None,
+        )
+        for capture in captures
+    ]
+
+
 def capture_value(size: int, capture: Capture, cells: list[int], side: int) -> int:
     """Give the value, for the side to move then, of the position after a capture: `cells`
     are this ending's, the captured piece's included, `side` the side to move after it."""

@@ -156,5 +156,6 @@ extern PyTypeObject PlayerCoreType;
 /* --- retrograde.c: one ending's endgame table, solved (a function of the module) ---------- */
 
 PyObject *retrograde(PyObject *self, PyObject *args);
+PyObject *retrograde_verify(PyObject *self, PyObject *args);
 
 #endif

@@ -351,19 +351,44 @@ static void free_solver(Solver *s) {
     free(s->frontier.items), free(s->decided.items);
 }
 
+/* Decode an index; tell whether it is a stored position (its pieces on distinct cells, the
+   index its stored form, the side not to move out of check). */
+static int stored(const Cube *cube, const Material *material, uint64_t index, int *cells,
+                  int *side) {
+    *side = decode(cube, material, index, cells);
+    for (int i = 0; i < material->count; i++)
+        for (int j = i + 1; j < material->count; j++)
+            if (cells[i] == cells[j]) return 0;
+    return position_index(cube, material, *side, cells) == index &&
+           !cube_in_check(cube, material, cells, 1 - *side);
+}
+
+/* The value after a capture of slot `taken` (`after` the cells then, `side` to move then),
+   or -1 with an exception set. */
+static int value_after_capture(const Solver *s, const int *after, int taken, int side) {
+    const Capture *capture = NULL;
+    for (int c = 0; c < s->material.count; c++)
+        if (s->captures[c].slot == taken) capture = &s->captures[c];
+    if (!capture) {
+        PyErr_SetString(PyExc_ValueError, "no table given for a capture");
+        return -1;
+    }
+    int value = capture_value(&s->cube, capture, after, side);
+    if (value == NO_VALUE) {
+        PyErr_SetString(PyExc_ValueError, "a capture leads to a position not stored");
+        return -1;
+    }
+    return value;
+}
+
 /* The forward pass (retrograde.py's solve, before settle). */
 static int forward(Solver *s) {
     const Cube *cube = &s->cube;
     const Material *material = &s->material;
-    int cells[MOST_PIECES], count = material->count;
+    int cells[MOST_PIECES], side;
     for (uint64_t index = 0; index < material->entries; index++) {
         if ((index & 0xFFFF) == 0 && PyErr_CheckSignals() < 0) return -1;
-        int side = decode(cube, material, index, cells), distinct = 1;
-        for (int i = 0; i < count && distinct; i++)
-            for (int j = i + 1; j < count; j++)
-                if (cells[i] == cells[j]) distinct = 0;
-        if (!distinct || position_index(cube, material, side, cells) != index ||
-            cube_in_check(cube, material, cells, 1 - side)) {
+        if (!stored(cube, material, index, cells, &side)) {
             s->values[index] = NO_VALUE;
             continue;
         }
@@ -377,18 +402,8 @@ static int forward(Solver *s) {
                 s->before[successors++] = position_index(cube, material, 1 - side, after);
                 continue;
             }
-            const Capture *capture = NULL;
-            for (int c = 0; c < count; c++)
-                if (s->captures[c].slot == s->steps[m].taken) capture = &s->captures[c];
-            if (!capture) {
-                PyErr_SetString(PyExc_ValueError, "no table given for a capture");
-                return -1;
-            }
-            int value = capture_value(cube, capture, after, 1 - side);
-            if (value == NO_VALUE) {
-                PyErr_SetString(PyExc_ValueError, "a capture leads to a position not stored");
-                return -1;
-            }
+            int value = value_after_capture(s, after, s->steps[m].taken, 1 - side);
+            if (value < 0) return -1;
             if (value == 0 || value % 2) {
                 escapes++;
                 if (value && (!best || value < best)) best = value;
@@ -473,69 +488,84 @@ static int settle(Solver *s) {
     return 0;
 }
 
-/* retrograde(size, letters, captures) -> bytearray: captures a list of (slot, letters of the
-   smaller ending, swapped, order, values or None for bare kings). */
-PyObject *retrograde(PyObject *self, PyObject *args) {
-    int size;
-    const char *letters;
-    PyObject *captures;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "isO!", &size, &letters, &PyList_Type, &captures)) return NULL;
+/* Set a solver up from the arguments both functions take: the size, the ending's letters
+   and its captures, a list of (slot, letters of the smaller ending, swapped, order, values
+   or None for bare kings); the buffers of the smaller tables are held in `views`. */
+static int set_up(Solver *s, int size, const char *letters, PyObject *captures,
+                  Py_buffer *views, int *viewed) {
+    memset(s, 0, sizeof *s);
+    *viewed = 0;
     if (size < 2 || size > 31) {
         PyErr_Format(PyExc_ValueError, "size %d is outside 2 ... 31", size);
-        return NULL;
+        return -1;
     }
-    Solver s;
-    memset(&s, 0, sizeof s);
-    PyObject *result = NULL;
-    Py_buffer views[MOST_PIECES];
-    int viewed = 0;
-    if (make_cube(&s.cube, size) < 0) return NULL;
-    if (make_material(&s.material, &s.cube, letters) < 0) goto done;
+    if (make_cube(&s->cube, size) < 0) return -1;
+    if (make_material(&s->material, &s->cube, letters) < 0) return -1;
     Py_ssize_t given = PyList_GET_SIZE(captures);
     if (given > MOST_PIECES) {
         PyErr_SetString(PyExc_ValueError, "too many captures");
-        goto done;
+        return -1;
     }
-    for (int c = 0; c < MOST_PIECES; c++) s.captures[c].slot = -1;
+    for (int c = 0; c < MOST_PIECES; c++) s->captures[c].slot = -1;
     for (Py_ssize_t c = 0; c < given; c++) {
-        Capture *capture = &s.captures[c];
+        Capture *capture = &s->captures[c];
         const char *smaller;
         PyObject *order, *values;
         if (!PyArg_ParseTuple(PyList_GET_ITEM(captures, c), "isiO!O", &capture->slot, &smaller,
                               &capture->swapped, &PyTuple_Type, &order, &values))
-            goto done;
-        if (make_material(&capture->material, &s.cube, smaller) < 0) goto done;
+            return -1;
+        if (make_material(&capture->material, &s->cube, smaller) < 0) return -1;
         if (PyTuple_GET_SIZE(order) != capture->material.count) {
             PyErr_SetString(PyExc_ValueError, "a capture's order does not fit its letters");
-            goto done;
+            return -1;
         }
         for (int i = 0; i < capture->material.count; i++) {
             long place = PyLong_AsLong(PyTuple_GET_ITEM(order, i));
-            if (place < 0 || place >= s.material.count) {
+            if (place < 0 || place >= s->material.count) {
                 if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad capture order");
-                goto done;
+                return -1;
             }
             capture->order[i] = (int)place;
         }
         if (values == Py_None) continue;
-        if (PyObject_GetBuffer(values, &views[viewed], PyBUF_SIMPLE) < 0) goto done;
-        if ((uint64_t)views[viewed].len != capture->material.entries) {
-            PyBuffer_Release(&views[viewed]);
+        if (PyObject_GetBuffer(values, &views[*viewed], PyBUF_SIMPLE) < 0) return -1;
+        if ((uint64_t)views[*viewed].len != capture->material.entries) {
+            PyBuffer_Release(&views[*viewed]);
             PyErr_SetString(PyExc_ValueError, "a smaller table of the wrong length");
-            goto done;
+            return -1;
         }
-        capture->values = views[viewed++].buf;
+        capture->values = views[(*viewed)++].buf;
     }
-    result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)s.material.entries);
     size_t most = (size_t)MOST_PIECES * 26 * (size_t)size + 24 * MOST_PIECES;
+    s->steps = malloc(most * sizeof(Step));
+    s->before = malloc(most * sizeof(uint64_t));
+    if (!s->steps || !s->before) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void tear_down(Solver *s, Py_buffer *views, int viewed) {
+    for (int v = 0; v < viewed; v++) PyBuffer_Release(&views[v]);
+    free_solver(s);
+}
+
+/* retrograde(size, letters, captures) -> bytearray: every index's value. */
+PyObject *retrograde(PyObject *self, PyObject *args) {
+    int size, viewed;
+    const char *letters;
+    PyObject *captures, *result = NULL;
+    Py_buffer views[MOST_PIECES];
+    Solver s;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "isO!", &size, &letters, &PyList_Type, &captures)) return NULL;
+    if (set_up(&s, size, letters, captures, views, &viewed) < 0) goto done;
+    result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)s.material.entries);
     s.floors = calloc((size_t)s.material.entries, 1);
     s.counts = calloc((size_t)s.material.entries, sizeof(uint16_t));
-    s.steps = malloc(most * sizeof(Step));
-    s.before = malloc(most * sizeof(uint64_t));
-    if (!result || !s.floors || !s.counts || !s.steps || !s.before) {
-        Py_XDECREF(result);
-        result = NULL;
+    if (!result || !s.floors || !s.counts) {
+        Py_CLEAR(result);
         if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
     }
@@ -543,7 +573,75 @@ PyObject *retrograde(PyObject *self, PyObject *args) {
     memset(s.values, 0, (size_t)s.material.entries);
     if (forward(&s) < 0 || settle(&s) < 0) Py_CLEAR(result);
 done:
-    for (int v = 0; v < viewed; v++) PyBuffer_Release(&views[v]);
-    free_solver(&s);
+    tear_down(&s, views, viewed);
     return result;
+}
+
+/* The value a position must hold given its moves (tablebase/verify.py's expected_value). */
+static int expected(Solver *s, const int *cells, int side) {
+    const Cube *cube = &s->cube;
+    int moves = steps_of(cube, &s->material, cells, side, 0, s->steps);
+    if (!moves) return cube_in_check(cube, &s->material, cells, side) ? 1 : 0;
+    int fastest = 0, slowest = 0, drawn = 0;
+    for (int m = 0; m < moves; m++) {
+        int after[MOST_PIECES], value;
+        memcpy(after, cells, sizeof after);
+        after[s->steps[m].slot] = s->steps[m].target;
+        if (s->steps[m].taken < 0)
+            value = s->values[position_index(cube, &s->material, 1 - side, after)];
+        else if ((value = value_after_capture(s, after, s->steps[m].taken, 1 - side)) < 0)
+            return -1;
+        if (value == 0)
+            drawn = 1;
+        else if (value % 2) {
+            if (!fastest || value < fastest) fastest = value;
+        } else if (value > slowest)
+            slowest = value;
+    }
+    return fastest ? fastest + 1 : drawn ? 0 : slowest + 1;
+}
+
+/* verify(size, letters, captures, values, most) -> [(index, held, expected)]: the first
+   `most` indices whose value disagrees with the values after their moves (255 expected: not
+   a stored position). */
+PyObject *retrograde_verify(PyObject *self, PyObject *args) {
+    int size, viewed, most;
+    const char *letters;
+    PyObject *captures, *faults = NULL;
+    Py_buffer views[MOST_PIECES], table;
+    Solver s;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "isO!y*i", &size, &letters, &PyList_Type, &captures, &table,
+                          &most))
+        return NULL;
+    if (set_up(&s, size, letters, captures, views, &viewed) < 0) goto done;
+    if ((uint64_t)table.len != s.material.entries) {
+        PyErr_SetString(PyExc_ValueError, "a table of the wrong length");
+        goto done;
+    }
+    s.values = table.buf;
+    faults = PyList_New(0);
+    int cells[MOST_PIECES], side;
+    for (uint64_t index = 0; faults && index < s.material.entries; index++) {
+        if ((index & 0xFFFF) == 0 && PyErr_CheckSignals() < 0) {
+            Py_CLEAR(faults);
+            break;
+        }
+        int want =
+            stored(&s.cube, &s.material, index, cells, &side) ? expected(&s, cells, side) : NO_VALUE;
+        if (want < 0) {
+            Py_CLEAR(faults);
+            break;
+        }
+        if (want == s.values[index]) continue;
+        PyObject *fault = Py_BuildValue("(Kii)", (unsigned long long)index, s.values[index], want);
+        if (!fault || PyList_Append(faults, fault) < 0) Py_CLEAR(faults);
+        Py_XDECREF(fault);
+        if (faults && PyList_GET_SIZE(faults) >= most) break;
+    }
+done:
+    s.values = NULL;
+    tear_down(&s, views, viewed);
+    PyBuffer_Release(&table);
+    return faults;
 }
