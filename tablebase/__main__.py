@@ -1,6 +1,6 @@
 """python -m tablebase: build, count and check endgame tables (docs/tablebases.md).
 
-    python -m tablebase build --size N --pieces K --out DIR [--python]
+    python -m tablebase build --size N --pieces K --out DIR [--python] [--dask ADDRESS]
     python -m tablebase stats DIR
     python -m tablebase verify FILE... [--python]
 
@@ -34,6 +34,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     build.add_argument(
         "--python", action="store_true", help="solve in Python even where the core was built"
     )
+    build.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="solve the endings of each piece count on this Dask scheduler",
+    )
     stats = commands.add_parser("stats", help="count the tables of a folder")
     stats.add_argument("folder", type=Path)
     verify = commands.add_parser("verify", help="check every value of table files")
@@ -63,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
                     arguments.pieces,
                     compiled=not arguments.python,
                     report=progress,
+                    dask=arguments.dask,
                 )
             except BuildError as error:
                 print(f"tablebase: {error}", file=sys.stderr)

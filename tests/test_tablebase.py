@@ -197,3 +197,21 @@ def test_every_table_of_three_cubed_is_sound(tables3: Path) -> None:
     for count in (3, 4):
         for name in endings(count):
             assert verify(tables3 / file_name(name, 3)) == [], name
+
+
+def test_a_build_on_a_local_dask_cluster_gives_the_same_files(
+    tables3: Path, tmp_path: Path
+) -> None:
+    """Every table of 3³ solved on a Dask cluster, the tasks pickled to a worker process."""
+    from distributed import LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=True, dashboard_address=":0"
+    )
+    try:
+        done = build(tmp_path, 3, 4 if COMPILED else 3, dask=cluster.scheduler_address)
+    finally:
+        cluster.close()
+    assert all(table.built for table in done)
+    for table in done:
+        assert table.path.read_bytes() == (tables3 / table.path.name).read_bytes(), table.name
