@@ -430,9 +430,9 @@ def cells_of_points(size: int) -> list[int]:
 
 
 @cache
-def tablebases_for(path: str) -> Tablebases:
-    """The tables of a folder (none for an empty path), one object per folder."""
-    return Tablebases(Path(path) if path else None)
+def tablebases_for(path: str) -> Tablebases | None:
+    """The tables of a folder, one object per folder; None for an empty path."""
+    return Tablebases(Path(path)) if path else None
 
 
 def plies_of(value: int) -> int:
