@@ -24,6 +24,7 @@ indexes positions, reads and checks the files, and probes.
 
 from __future__ import annotations
 
+import mmap
 import struct
 import zlib
 from dataclasses import dataclass
@@ -323,6 +324,27 @@ def read_table(path: Path, name: str | None = None, size: int | None = None) -> 
     return values
 
 
+def map_table(path: Path, name: str, size: int) -> memoryview:
+    """Map a table's values into memory, checked as read_table checks them: the engine's
+    tables are then pages of the files (shared, dropped under memory pressure), not copies."""
+    try:
+        with path.open("rb") as file:
+            header = check_header(path, file.read(HEADER_SIZE))
+            if (header.name, header.size) != (name, size):
+                read_table(path, name, size)  # raises, naming both
+            if file.seek(0, 2) != HEADER_SIZE + header.entries:
+                read_table(path, name, size)  # raises: the length is wrong
+            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError) as error:
+        raise TableError(f"{path}: cannot map: {error}") from None
+    values = memoryview(mapped)[HEADER_SIZE:]
+    if zlib.crc32(values) != header.checksum:
+        values.release()
+        mapped.close()
+        raise TableError(f"{path}: damaged (the values' checksum does not match)")
+    return values
+
+
 def read_header(path: Path) -> Header:
     """Read and check a file's header alone; raise TableError naming the file."""
     try:
@@ -368,9 +390,9 @@ class Tablebases:
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
-        self._loaded: dict[tuple[str, int], bytes] = {}
+        self._loaded: dict[tuple[str, int], memoryview] = {}
 
-    def values(self, name: str, size: int) -> bytes:
+    def values(self, name: str, size: int) -> memoryview:
         """Return an ending's values; raise NoTable when there is no file, TableError when
         the file is unusable."""
         key = (name, size)
@@ -379,7 +401,7 @@ class Tablebases:
             path = None if self.folder is None else self.folder / file_name(name, size)
             if path is None or not path.exists():
                 raise NoTable(f"no table for {name} on the {size}×{size}×{size} board")
-            values = read_table(path, name, size)
+            values = map_table(path, name, size)
             self._loaded[key] = values
         return values
 

@@ -20,6 +20,7 @@ from kernel.tablebase import (
     TableError,
     endings,
     file_name,
+    map_table,
     read_header,
     read_table,
     value_text,
@@ -99,9 +100,15 @@ def test_a_damaged_or_foreign_file_is_refused_by_name(tables3: Path, tmp_path: P
     path.write_bytes(bytes(damaged))
     with pytest.raises(TableError, match=f"{path}: damaged"):
         read_table(path, "KQK", 3)
+    with pytest.raises(TableError, match=f"{path}: damaged"):
+        map_table(path, "KQK", 3)  # as the engine opens them
     path.write_bytes(good[:-1])
     with pytest.raises(TableError, match="values where the header says"):
         read_table(path, "KQK", 3)
+    with pytest.raises(TableError, match="values where the header says"):
+        map_table(path, "KQK", 3)
+    path.write_bytes(good)
+    assert bytes(map_table(path, "KQK", 3)) == read_table(path, "KQK", 3)
     path.write_bytes(b"hello, world\n" * 10)
     with pytest.raises(TableError, match="not an endgame table"):
         read_table(path, "KQK", 3)
