@@ -105,6 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     except TableError as error:
         print(f"tablebase: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # The tables written are whole; the one being written is at most a `.part`.
+        print("tablebase: interrupted (the same command goes on from there)", file=sys.stderr)
+        return 130
     except OSError as error:
         print(f"tablebase: {error.filename}: {error.strerror}", file=sys.stderr)
         return 2

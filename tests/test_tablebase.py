@@ -35,6 +35,17 @@ ROOT = Path(__file__).resolve().parent.parent
 needs_core = pytest.mark.skipif(not COMPILED, reason="the compiled core was not built")
 
 
+def tablebase_cli(*arguments: str) -> subprocess.CompletedProcess[str]:
+    """Run `python -m tablebase` as a user would."""
+    return subprocess.run(
+        [sys.executable, "-m", "tablebase", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 @pytest.fixture(scope="module")
 def tables3(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every table of up to four pieces on 3³, built once (compiled where it can)."""
@@ -141,24 +152,7 @@ def test_a_build_started_again_keeps_the_tables_written(tmp_path: Path) -> None:
 def test_a_build_refuses_to_overwrite_an_unusable_file(tmp_path: Path) -> None:
     foreign = tmp_path / file_name("KQK", 3)
     foreign.write_text("my notes\n")
-    process = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tablebase",
-            "build",
-            "--size",
-            "3",
-            "--pieces",
-            "3",
-            "--out",
-            str(tmp_path),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    process = tablebase_cli("build", "--size", "3", "--pieces", "3", "--out", str(tmp_path))
     assert process.returncode == 2
     assert f"{foreign}: not an endgame table" in process.stderr
     assert foreign.read_text() == "my notes\n"
@@ -189,13 +183,7 @@ def test_the_verifier_passes_a_good_table_and_finds_a_changed_value(
     path.write_bytes(forged.pack() + bytes(values))
     faults = verify(path, compiled=compiled)
     assert faults and f"index {index}: holds win 2, its moves say win 1" in faults[0]
-    process = subprocess.run(
-        [sys.executable, "-m", "tablebase", "verify", str(path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    process = tablebase_cli("verify", str(path))
     assert process.returncode == 1 and "FAULTY" in process.stdout
 
 
