@@ -76,7 +76,7 @@ bench: $(STAMP) bytecode
 sweep: $(STAMP) bytecode
 	CUBEMATE_SWEEP=$${CUBEMATE_SWEEP:-10} $(BIN)/pytest -q -n $(WORKERS) --dist loadgroup
 
-# The compiled core (the mate search and the player's search) under AddressSanitizer and UBSan (docs/design.md, "Tests"): a copy
+# The compiled core (the mate search, the player's search, the tables' solver) under AddressSanitizer and UBSan (docs/design.md, "Tests"): a copy
 # of the tree in build/sanitize, the extension built there instrumented, and the tests that
 # drive it (and the engine processes they start) run there; any report ends the run.
 SANITIZE := build/sanitize
@@ -92,7 +92,8 @@ sanitize: $(STAMP)
 	cd $(SANITIZE) && LD_PRELOAD="$(SANITIZERS)" ASAN_OPTIONS=detect_leaks=0,abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1,halt_on_error=1 $(CURDIR)/$(BIN)/python -m pytest -q \
 		-p no:cacheprovider -n $(WORKERS) tests/test_proofcore.py tests/test_proofnumber.py \
-		tests/test_mate.py tests/test_interrupt.py tests/test_playercore.py tests/test_genmove.py
+		tests/test_mate.py tests/test_interrupt.py tests/test_playercore.py tests/test_genmove.py \
+		tests/test_tablebase.py tests/test_tablebase_engine.py
 
 # The signal stress tests of the suite, run for a minute each instead of a few seconds.
 stress: $(STAMP) bytecode
