@@ -368,6 +368,9 @@ def read_config(arguments: argparse.Namespace) -> tuple[EngineConfig, Path]:
             config = replace(config, tablebase_path=str(source.parent / config.tablebase_path))
     if arguments.tablebases is not None:
         config = replace(config, tablebase_path=str(arguments.tablebases))
+    if config.tablebase_path and not Path(config.tablebase_path).is_dir():
+        where = "--tablebases" if arguments.tablebases is not None else "tablebase.path"
+        raise ConfigError(f"{where}: {config.tablebase_path} is not a folder")
     return replace(config, log_dir=str(arguments.log_dir or log_dir)), source
 
 

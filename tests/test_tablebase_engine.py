@@ -15,7 +15,7 @@ from kernel.kernel import Kernel
 from kernel.tablebase import HEADER_SIZE, NO_VALUE, Table, file_name, read_table
 from tablebase.build import build
 from tablebase.stats import position_text, stats_of
-from tests.conftest import Engine
+from tests.conftest import Engine, run_engine
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="four-piece tables need the compiled core")
 
@@ -50,6 +50,8 @@ def test_tb_probe_through_the_engine_process(folder: Path, tmp_path: Path) -> No
     engine = Engine(tmp_path, "--tablebases", str(folder))
     try:
         assert probe(engine, KQKR_WIN_4) == "= win 4"
+        # The colours exchanged: black's queen against white's rook, read from KQKR.
+        assert probe(engine, "3 [###,###,###],[##q,###,###],[###,R##,k#K] b") == "= win 4"
         assert probe(engine, a_position(folder, "KQKR", 1)) == "= loss 0"
         assert probe(engine, a_position(folder, "KRKN", 0)) == "= draw"
         assert probe(engine, a_position(folder, "KQK", 3)) == "= loss 1"
@@ -132,3 +134,10 @@ def test_mate_search_agrees_with_the_tables(folder: Path) -> None:
     tables.run("set_board", KQKR_WIN_4.split())
     assert tables.run("mate_search", ["1"]).startswith("4 ")
     assert values.count(NO_VALUE) < len(values)
+
+
+def test_a_tablebase_folder_that_is_not_one_stops_the_engine(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-folder"
+    process = run_engine(b"status\n", tmp_path, "--tablebases", str(missing))
+    assert process.returncode == 2
+    assert f"--tablebases: {missing} is not a folder" in process.stderr.decode()
