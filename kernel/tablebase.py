@@ -203,11 +203,6 @@ class Table:
         count: int = geometry.cells ** (len(self.letters) - 1)
         return 2 * len(geometry.region) * count
 
-    @property
-    def groups(self) -> list[tuple[int, int]]:
-        """The runs of identical pieces in index order (start, end), two or more long."""
-        return identical_runs(self.letters)
-
     def index(self, side: int, cells: list[int]) -> int:
         """Give the index of a position (its pieces' cells in index order) in its stored
         form: of every symmetry that brings the white king into the region, the one giving
