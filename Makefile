@@ -19,7 +19,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # The project's own modules, compiled to bytecode once so that no engine start compiles them.
-SOURCES := main.py kernel client batch arena gui regress
+SOURCES := main.py kernel client batch arena gui regress tablebase
 # Installs into the virtual environment (the set-up below).
 INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python
 # How pip installs uv, which then installs the rest.
@@ -35,7 +35,7 @@ WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 # and the page most of the time (38 s for 22 CPU-s alone), and the other tests fill the waits.
 BROWSER_TESTS := tests/test_gui.py tests/test_gui_game.py
 
-.PHONY: run test lint typecheck pytest pytest-browser pytest-others regress bench stress sweep gui clean batch arena ladder bytecode sanitize
+.PHONY: run test lint typecheck pytest pytest-browser pytest-others regress bench stress sweep gui clean batch arena ladder bytecode sanitize tablebases
 
 # Silent, so that stdout carries nothing but the engine's responses.
 # At a terminal the engine takes the foreground itself, so that Ctrl-C ends it, not make.
@@ -77,7 +77,7 @@ bench: $(STAMP) bytecode
 sweep: $(STAMP) bytecode
 	CUBEMATE_SWEEP=$${CUBEMATE_SWEEP:-10} $(BIN)/pytest -q -n $(WORKERS) --dist loadgroup
 
-# The compiled core (the mate search and the player's search) under AddressSanitizer and UBSan (docs/design.md, "Tests"): a copy
+# The compiled core (the mate search, the player's search, the tables' solver) under AddressSanitizer and UBSan (docs/design.md, "Tests"): a copy
 # of the tree in build/sanitize, the extension built there instrumented, and the tests that
 # drive it (and the engine processes they start) run there; any report ends the run.
 SANITIZE := build/sanitize
@@ -93,7 +93,8 @@ sanitize: $(STAMP)
 	cd $(SANITIZE) && LD_PRELOAD="$(SANITIZERS)" ASAN_OPTIONS=detect_leaks=0,abort_on_error=1 \
 		UBSAN_OPTIONS=print_stacktrace=1,halt_on_error=1 $(CURDIR)/$(BIN)/python -m pytest -q \
 		-p no:cacheprovider -n $(WORKERS) tests/test_proofcore.py tests/test_proofnumber.py \
-		tests/test_mate.py tests/test_interrupt.py tests/test_playercore.py tests/test_genmove.py
+		tests/test_mate.py tests/test_interrupt.py tests/test_playercore.py tests/test_genmove.py \
+		tests/test_tablebase.py tests/test_tablebase_engine.py
 
 # The signal stress tests of the suite, run for a minute each instead of a few seconds.
 stress: $(STAMP) bytecode
@@ -113,6 +114,14 @@ arena: $(STAMP) bytecode
 # "--sizes 4 --part ladder" does a part.
 ladder: $(STAMP) bytecode
 	@$(BIN)/python -m bench.ladder $(ARGS)
+
+# Every endgame table of 3 and 4 pieces on n = 3, 4 and 5 into $(TABLES) (docs/tablebases.md):
+# one process, smaller boards first; stopped, it goes on from the tables already written.
+# The engine reads them with `--tablebases tables` (or [tablebase] path = "tables").
+TABLES ?= tables
+tablebases: $(STAMP) bytecode
+	@for n in 3 4 5; do $(BIN)/python -m tablebase build --size $$n --pieces 4 --out $(TABLES) \
+		|| exit 1; done
 
 # `make gui PORT=N` picks the port; PORT=0 takes any free one (the address is printed).
 PORT ?= 8765

@@ -76,6 +76,11 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--log-dir", type=Path, help="folder for both logs (overrides config)")
     parser.add_argument(
+        "--tablebases",
+        type=Path,
+        help="folder of the endgame tables (docs/tablebases.md; overrides config)",
+    )
+    parser.add_argument(
         "--version", action="store_true", help="print the version and exit (no engine started)"
     )
     return parser.parse_args(argv)
@@ -359,6 +364,13 @@ def read_config(arguments: argparse.Namespace) -> tuple[EngineConfig, Path]:
         # A log folder in the config is relative to the config file, one on the command line
         # to the current folder, as each reader would expect.
         log_dir = source.parent / config.log_dir
+        if config.tablebase_path:  # relative to the config file, as the log folder
+            config = replace(config, tablebase_path=str(source.parent / config.tablebase_path))
+    if arguments.tablebases is not None:
+        config = replace(config, tablebase_path=str(arguments.tablebases))
+    if config.tablebase_path and not Path(config.tablebase_path).is_dir():
+        where = "--tablebases" if arguments.tablebases is not None else "tablebase.path"
+        raise ConfigError(f"{where}: {config.tablebase_path} is not a folder")
     return replace(config, log_dir=str(arguments.log_dir or log_dir)), source
 
 

@@ -1,5 +1,6 @@
 """Types of kernel._core, the compiled core (kernel/core/*.c): the df-pn of
-kernel/proofnumber.py (MateCore) and the search of kernel/alphabeta.py (PlayerCore)."""
+kernel/proofnumber.py (MateCore), the search of kernel/alphabeta.py (PlayerCore) and the
+retrograde solver of tablebase/retrograde.py (retrograde)."""
 
 from collections.abc import Callable, Mapping, Sequence
 
@@ -55,3 +56,18 @@ class PlayerCore:
         """Search each root move to `depth`: (score, best index, pv, stopped)."""
     def evaluate(self) -> int:
         """Return the evaluation of the position set up, for the side to move."""
+
+def retrograde(
+    size: int, letters: str, captures: list[tuple[int, str, int, tuple[int, ...], bytes | None]], /
+) -> bytearray:
+    """Solve one ending: the value of every index of its table (tablebase/retrograde.py)."""
+
+def verify(
+    size: int,
+    letters: str,
+    captures: list[tuple[int, str, int, tuple[int, ...], bytes | None]],
+    values: bytes,
+    most: int,
+    /,
+) -> list[tuple[int, int, int]]:
+    """The first `most` faults of a table: (index, held, expected) (tablebase/verify.py)."""

@@ -72,12 +72,21 @@ def cmd_mate_search(kernel: Session, args: list[str]) -> str:
     left out).
     Fails: MAX is not a whole number from 1 to 100; no white king; the side not to move is in
     check; there is no mate within MAX moves ("no mate within MAX moves"); the search would
-    visit more than search.max_nodes positions.
+    visit more than search.max_nodes positions. Where an endgame table covers the position
+    (--tablebases), its answer, at any length.
     Returns: the length of the shortest mate, then every key of that length, sorted:
     `3 Qa1(I)-b2(II) Rc1(I)-c3(I)`.
     """
     search = proof_search(kernel, args[0] if args else str(kernel.config.max_mate_moves), "MAX")
     most = search.budget.depth
+    from kernel.commands_tablebase import table_mate  # where tables cover it, at any length
+
+    answer = table_mate(kernel)
+    if answer is not None:
+        length, keys = answer
+        if not keys:
+            raise CommandError(f"no mate within {most} move{'s' if most > 1 else ''}")
+        return f"{length} {move_list(kernel.position, keys)}"
     keys, length = within_budget(lambda: search.shortest_mate(kernel.position, most))
     if not keys:
         raise CommandError(f"no mate within {most} move{'s' if most > 1 else ''}")

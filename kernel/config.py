@@ -63,6 +63,8 @@ class EngineConfig:
     eval_exposure: int = 12
     eval_king_reach: int = 6
     eval_cornering: int = 10
+    #: The folder of the endgame tables (docs/tablebases.md); empty: none.
+    tablebase_path: str = ""
 
     def __post_init__(self) -> None:
         check_config(self)
@@ -111,6 +113,7 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "king_reach": "eval_king_reach",
         "cornering": "eval_cornering",
     },
+    "tablebase": {"path": "tablebase_path"},
 }
 
 #: The values of `play.thinking`: where genmove's thinking lines go.

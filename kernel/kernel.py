@@ -49,6 +49,7 @@ from kernel.commands_search import (
     cmd_selfmate,
     cmd_solution,
 )
+from kernel.commands_tablebase import cmd_tb_probe
 from kernel.messages import (
     BOARD_ROW_AGAIN,
     BOARD_ROW_HINT,
@@ -269,6 +270,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("showboard", "", cmd_showboard),
     CommandSpec("solution", "N [STIPULATION]", cmd_solution),
     CommandSpec("status", "", cmd_status),
+    CommandSpec("tb_probe", "", cmd_tb_probe),
     CommandSpec("test_get_point_from_xy", "X Y [Z]", cmd_test_get_point_from_xy),
     CommandSpec("time_left", "COLOR TIME STONES", cmd_time_left),
     CommandSpec("time_settings", "MAIN BYO_TIME BYO_STONES", cmd_time_settings),

@@ -31,6 +31,7 @@ from kernel.evaluation import DEFAULT_WEIGHTS, Weights
 from kernel.game import Game
 from kernel.notation import get_move_name
 from kernel.position import Move
+from kernel.tablebase import Tablebases, table_move, value_score
 
 
 @dataclass
@@ -132,6 +133,9 @@ class Player:
         self.hash_mb = hash_mb
         self.weights = weights
         self.compiled = compiled
+        #: The endgame tables genmove plays from where they cover the position (set by the
+        #: session from the config).
+        self.tablebases: Tablebases | None = None
 
     def choose(
         self,
@@ -148,6 +152,12 @@ class Player:
         # Moves are generated in the order of the pieces: the same order for the same
         # position, whatever was played and taken back before, gives the same search.
         game.position.order_pieces()
+        if self.tablebases is not None:
+            found = table_move(self.tablebases, game.position)
+            if found is not None:
+                move, value = found
+                pv = [(move.piece, move.origin, move.target, move.captured)]
+                return Choice(move, SearchResult(pv[0], value_score(value), 1, 0, 0.0, pv))
         searcher: Searcher
         if self.compiled and COMPILED and game.position.size <= CORE_LARGEST_SIZE:
             slots = core_slots(self.hash_mb, limits)

@@ -22,6 +22,7 @@ from kernel.search import (
     Budget,
     Progress,
 )
+from kernel.tablebase import tablebases_for
 
 
 class Session:
@@ -38,6 +39,7 @@ class Session:
         #: What answering a move costs beyond its search, measured move by move.
         self.overhead = Overhead()
         self.player = Player(config.hash_mb, weights_of(config), config.compiled)
+        self.player.tablebases = tablebases_for(config.tablebase_path)
         #: Where events beside the exchanges go (the JSON log's `search`); set by main.py.
         self.log_event: Callable[[str, dict[str, Any]], None] = lambda name, fields: None
         self.quit_requested = False

@@ -24,6 +24,7 @@ SOURCES = (
     "arena",
     "gui",
     "regress",
+    "tablebase",
 )
 
 

@@ -4,7 +4,7 @@
 
    Each C file mirrors a Python module, which is the one to read first: board.c mirrors
    kernel/rules.py and kernel/position.py, mate.c kernel/proofnumber.py, player.c
-   kernel/alphabeta.py and kernel/evaluation.py. Each says at its top where it differs. */
+   kernel/alphabeta.py and kernel/evaluation.py, retrograde.c tablebase/retrograde.py. Each says at its top where it differs. */
 
 #ifndef CUBEMATE_CORE_H
 #define CUBEMATE_CORE_H
@@ -152,5 +152,10 @@ static inline int king_step_lands(const Board *board, int target, int side) {
 
 extern PyTypeObject MateCoreType;
 extern PyTypeObject PlayerCoreType;
+
+/* --- retrograde.c: one ending's endgame table, solved (a function of the module) ---------- */
+
+PyObject *retrograde(PyObject *self, PyObject *args);
+PyObject *retrograde_verify(PyObject *self, PyObject *args);
 
 #endif

@@ -1,17 +1,26 @@
 /* The compiled core as one extension, kernel._core: the mate search's type (mate.c) and the
-   player's (player.c), both on the board of board.c. kernel/proofnumber.py and
+   player's (player.c), both on the board of board.c, and the endgame tables' retrograde
+   solver (retrograde.c, a function). kernel/proofnumber.py and
    kernel/alphabeta_core.py import it where the install built it; without it the same
    searches run in Python. */
 
 #include "core.h"
 
+static PyMethodDef functions[] = {
+    {"retrograde", retrograde, METH_VARARGS,
+     "retrograde(size, letters, captures) -> bytearray: tablebase/retrograde.py's solve."},
+    {"verify", retrograde_verify, METH_VARARGS,
+     "verify(size, letters, captures, values, most) -> faults: tablebase/verify.py's verify."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     "_core",
     "The compiled core: kernel/proofnumber.py's df-pn (MateCore) and kernel/alphabeta.py's\n"
-    "search (PlayerCore), on one board.",
+    "search (PlayerCore), on one board; tablebase/retrograde.py's solve (retrograde).",
     -1,
-    NULL,
+    functions,
     NULL,
     NULL,
     NULL,

@@ -1,0 +1,647 @@
+/* Solving one ending by retrograde analysis, for the endgame tables (docs/tablebases.md).
+
+   Mirrors tablebase/retrograde.py, the one to read first: the same forward pass (values of
+   the positions not stored, mates, stalemates, captures into the smaller tables, the count
+   of distinct quiet successors plus the captures that do not lose), the same ply-by-ply
+   un-moving from the frontier, and kernel/tablebase.py's index (the white king brought into
+   the region by the 48 symmetries of the cube, the smallest index of those, identical
+   pieces sorted). Where it differs:
+   - a position is its pieces' cells (at most five), not a board: "who attacks this cell"
+     asks each piece through core.h's could_attack and walks the cells between, and the
+     moves walk (x, y, z) to the edge; board.c's padded board and piece lists would have to
+     be filled for every one of the millions of positions a table has, and its questions
+     (pins, discovered checks) are for positions of many pieces;
+   - the predecessors of a frontier position are made distinct by sorting, not in a set;
+   - positions decided later (capture wins, deferred losses) wait in one growable list per
+     ply, and Ctrl-C is looked for every 2^16 positions and at each ply. */
+
+#include "core.h"
+
+#define MOST_PIECES 5
+#define SYMMETRIES 48
+#define NO_VALUE 255
+#define MOST_PLIES 253
+
+typedef struct {
+    int size, cells, regions;
+    int16_t *transforms;      /* SYMMETRIES * cells: each symmetry as a map of cells */
+    int16_t *region, *region_index;
+    uint8_t *king_transforms; /* cells * SYMMETRIES: those bringing a king there into the region */
+    uint8_t *king_counts;
+    int8_t (*xyz)[3];
+} Cube;
+
+typedef struct {
+    int count;
+    int kind[MOST_PIECES], side[MOST_PIECES];
+    int runs[MOST_PIECES][2], run_count;
+    uint64_t entries;
+} Material;
+
+typedef struct {
+    int slot, swapped;
+    int order[MOST_PIECES];
+    Material material;
+    const uint8_t *values; /* NULL for bare kings: a draw */
+} Capture;
+
+typedef struct {
+    uint64_t *items;
+    size_t count, capacity;
+} List;
+
+static int push(List *list, uint64_t item) {
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? 2 * list->capacity : 1024;
+        uint64_t *items = realloc(list->items, capacity * sizeof(uint64_t));
+        if (!items) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        list->items = items, list->capacity = capacity;
+    }
+    list->items[list->count++] = item;
+    return 0;
+}
+
+static void free_cube(Cube *cube) {
+    free(cube->transforms), free(cube->region), free(cube->region_index);
+    free(cube->king_transforms), free(cube->king_counts), free(cube->xyz);
+}
+
+static int make_cube(Cube *cube, int size) {
+    int cells = size * size * size, half = (size - 1) / 2;
+    memset(cube, 0, sizeof *cube);
+    cube->size = size, cube->cells = cells;
+    cube->transforms = malloc((size_t)SYMMETRIES * cells * sizeof(int16_t));
+    cube->region = malloc((size_t)cells * sizeof(int16_t));
+    cube->region_index = malloc((size_t)cells * sizeof(int16_t));
+    cube->king_transforms = malloc((size_t)cells * SYMMETRIES);
+    cube->king_counts = calloc((size_t)cells, 1);
+    cube->xyz = malloc((size_t)cells * sizeof *cube->xyz);
+    if (!cube->transforms || !cube->region || !cube->region_index || !cube->king_transforms ||
+        !cube->king_counts || !cube->xyz) {
+        free_cube(cube);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int cell = 0; cell < cells; cell++) {
+        cube->xyz[cell][0] = (int8_t)(cell % size);
+        cube->xyz[cell][1] = (int8_t)(cell / size % size);
+        cube->xyz[cell][2] = (int8_t)(cell / size / size);
+        cube->region_index[cell] = -1;
+    }
+    /* The same order as kernel/tablebase.py: the orders of the axes as itertools.permutations
+       gives them, the reflections as itertools.product((False, True), repeat=3). */
+    static const int orders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    int t = 0;
+    for (int o = 0; o < 6; o++)
+        for (int flips = 0; flips < 8; flips++, t++)
+            for (int cell = 0; cell < cells; cell++) {
+                int turned[3];
+                for (int axis = 0; axis < 3; axis++) {
+                    int c = cube->xyz[cell][axis];
+                    turned[axis] = (flips >> (2 - axis)) & 1 ? size - 1 - c : c;
+                }
+                int x = turned[orders[o][0]], y = turned[orders[o][1]], z = turned[orders[o][2]];
+                cube->transforms[(size_t)t * cells + cell] = (int16_t)(x + size * (y + size * z));
+            }
+    int regions = 0;
+    for (int z = 0; z <= half; z++)
+        for (int y = 0; y <= z; y++)
+            for (int x = 0; x <= y; x++) {
+                int cell = x + size * (y + size * z);
+                cube->region_index[cell] = (int16_t)regions;
+                cube->region[regions++] = (int16_t)cell;
+            }
+    cube->regions = regions;
+    for (int cell = 0; cell < cells; cell++)
+        for (t = 0; t < SYMMETRIES; t++)
+            if (cube->region_index[cube->transforms[(size_t)t * cells + cell]] >= 0)
+                cube->king_transforms[(size_t)cell * SYMMETRIES + cube->king_counts[cell]++] =
+                    (uint8_t)t;
+    return 0;
+}
+
+static int kind_of(char letter) {
+    switch (letter | 0x20) {
+        case 'k':
+            return KING;
+        case 'q':
+            return QUEEN;
+        case 'r':
+            return ROOK;
+        case 'b':
+            return BISHOP;
+        case 'n':
+            return KNIGHT;
+        default:
+            return 0;
+    }
+}
+
+/* Read an ending's letters in index order (`KkQr`: upper case white's). */
+static int make_material(Material *material, const Cube *cube, const char *letters) {
+    int count = (int)strlen(letters);
+    if (count < 2 || count > MOST_PIECES || letters[0] != 'K' || letters[1] != 'k') {
+        PyErr_Format(PyExc_ValueError, "not an ending's letters: %s", letters);
+        return -1;
+    }
+    material->count = count, material->run_count = 0;
+    for (int i = 0; i < count; i++) {
+        material->kind[i] = kind_of(letters[i]);
+        material->side[i] = letters[i] >= 'a';
+        if (!material->kind[i]) {
+            PyErr_Format(PyExc_ValueError, "not an ending's letters: %s", letters);
+            return -1;
+        }
+    }
+    for (int start = 0, end = 1; end <= count; end++)
+        if (end == count || letters[end] != letters[start]) {
+            if (end - start > 1) {
+                material->runs[material->run_count][0] = start;
+                material->runs[material->run_count++][1] = end;
+            }
+            start = end;
+        }
+    uint64_t entries = 2 * (uint64_t)cube->regions;
+    for (int i = 1; i < count; i++) entries *= (uint64_t)cube->cells;
+    material->entries = entries;
+    return 0;
+}
+
+/* The stored index of a position: kernel/tablebase.py's canonical_index. Every symmetry
+   tried brings the white king to the same region cell, so the black king's cell decides
+   first: a symmetry putting it on a larger cell than the best so far is passed over. */
+static uint64_t position_index(const Cube *cube, const Material *material, int side,
+                               const int *cells) {
+    uint64_t best = UINT64_MAX;
+    int king = cells[0], count = material->count, best_black = cube->cells;
+    for (int k = 0; k < cube->king_counts[king]; k++) {
+        const int16_t *table = cube->transforms +
+                               (size_t)cube->king_transforms[(size_t)king * SYMMETRIES + k] *
+                                   cube->cells;
+        int mapped[MOST_PIECES] = {0};
+        mapped[1] = table[cells[1]];
+        if (mapped[1] > best_black) continue;
+        best_black = mapped[1];
+        mapped[0] = table[king];
+        for (int i = 2; i < count; i++) mapped[i] = table[cells[i]];
+        for (int r = 0; r < material->run_count; r++)
+            for (int i = material->runs[r][0] + 1; i < material->runs[r][1]; i++)
+                for (int j = i; j > material->runs[r][0] && mapped[j - 1] > mapped[j]; j--) {
+                    int swap = mapped[j];
+                    mapped[j] = mapped[j - 1], mapped[j - 1] = swap;
+                }
+        uint64_t index = (uint64_t)side * cube->regions + (uint64_t)cube->region_index[mapped[0]];
+        for (int i = 1; i < count; i++) index = index * (uint64_t)cube->cells + (uint64_t)mapped[i];
+        if (index < best) best = index;
+    }
+    return best;
+}
+
+static int decode(const Cube *cube, const Material *material, uint64_t index, int *cells) {
+    for (int i = material->count - 1; i >= 1; i--) {
+        cells[i] = (int)(index % (uint64_t)cube->cells);
+        index /= (uint64_t)cube->cells;
+    }
+    cells[0] = cube->region[index % (uint64_t)cube->regions];
+    return (int)(index / (uint64_t)cube->regions);
+}
+
+/* Tell whether a piece of `side` (not the one of slot `gone`; a captured slot holds -1)
+   attacks `cell`. */
+static int piece_attacks(const Cube *cube, const Material *material, const int *cells, int cell,
+                    int side, int gone) {
+    const int8_t *to = cube->xyz[cell];
+    for (int slot = 0; slot < material->count; slot++) {
+        if (slot == gone || material->side[slot] != side || cells[slot] < 0) continue;
+        const int8_t *from = cube->xyz[cells[slot]];
+        int dx = to[0] - from[0], dy = to[1] - from[1], dz = to[2] - from[2];
+        int kind = material->kind[slot];
+        if (kind == KING) {
+            if (abs(dx) <= 1 && abs(dy) <= 1 && abs(dz) <= 1 && (dx || dy || dz)) return 1;
+            continue;
+        }
+        if (!could_attack(kind, dx, dy, dz)) continue;
+        if (kind == KNIGHT) return 1;
+        int sx = (dx > 0) - (dx < 0), sy = (dy > 0) - (dy < 0), sz = (dz > 0) - (dz < 0);
+        int step = sx + cube->size * (sy + cube->size * sz), clear = 1;
+        for (int on = cells[slot] + step; on != cell && clear; on += step)
+            for (int other = 0; other < material->count; other++)
+                if (other != gone && cells[other] == on) clear = 0;
+        if (clear) return 1;
+    }
+    return 0;
+}
+
+static const int8_t LEAPS[24][3] = {
+    {1, 2, 0},  {1, -2, 0},  {-1, 2, 0}, {-1, -2, 0}, {2, 1, 0},  {2, -1, 0},
+    {-2, 1, 0}, {-2, -1, 0}, {1, 0, 2},  {1, 0, -2},  {-1, 0, 2}, {-1, 0, -2},
+    {2, 0, 1},  {2, 0, -1},  {-2, 0, 1}, {-2, 0, -1}, {0, 1, 2},  {0, 1, -2},
+    {0, -1, 2}, {0, -1, -2}, {0, 2, 1},  {0, 2, -1},  {0, -2, 1}, {0, -2, -1},
+};
+
+/* The directions of a kind as (dx, dy, dz) and whether it slides; returns how many. */
+static int directions(int kind, int8_t (*found)[3], int *slides) {
+    int count = 0;
+    *slides = kind == QUEEN || kind == ROOK || kind == BISHOP;
+    if (kind == KNIGHT) {
+        memcpy(found, LEAPS, sizeof LEAPS);
+        return 24;
+    }
+    for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int axes = (dx != 0) + (dy != 0) + (dz != 0);
+                if (!axes || (kind == ROOK && axes != 1) || (kind == BISHOP && axes != 3)) continue;
+                found[count][0] = (int8_t)dx, found[count][1] = (int8_t)dy;
+                found[count++][2] = (int8_t)dz;
+            }
+    return count;
+}
+
+/* A move or an un-move: the slot, the target and the slot taken (-1: none). */
+typedef struct {
+    int slot, target, taken;
+} Step;
+
+static int occupant(const Material *material, const int *cells, int cell) {
+    for (int slot = 0; slot < material->count; slot++)
+        if (cells[slot] == cell) return slot;
+    return -1;
+}
+
+/* List the legal moves of `side` (retrograde.py's Rules.moves) or, with `back`, the quiet
+   moves it could have just made, backwards (Rules.unmoves); returns how many. */
+static int steps_of(const Cube *cube, const Material *material, const int *cells, int side,
+                    int back, Step *found) {
+    int count = 0, size = cube->size;
+    for (int slot = 0; slot < material->count; slot++) {
+        if (material->side[slot] != side) continue;
+        int8_t dirs[26][3];
+        int slides, many = directions(material->kind[slot], dirs, &slides);
+        const int8_t *from = cube->xyz[cells[slot]];
+        for (int d = 0; d < many; d++) {
+            int x = from[0] + dirs[d][0], y = from[1] + dirs[d][1], z = from[2] + dirs[d][2];
+            while (x >= 0 && x < size && y >= 0 && y < size && z >= 0 && z < size) {
+                int target = x + size * (y + size * z);
+                int taken = occupant(material, cells, target);
+                if (taken >= 0 && (back || material->side[taken] == side)) break;
+                if (back) {
+                    found[count++] = (Step){slot, target, -1};
+                } else {
+                    int after[MOST_PIECES];
+                    memcpy(after, cells, sizeof after);
+                    after[slot] = target;
+                    if (taken >= 0) after[taken] = -1;
+                    if (!piece_attacks(cube, material, after, after[side], 1 - side, taken))
+                        found[count++] = (Step){slot, target, taken};
+                }
+                if (taken >= 0 || !slides) break;
+                x += dirs[d][0], y += dirs[d][1], z += dirs[d][2];
+            }
+        }
+    }
+    return count;
+}
+
+static int cube_in_check(const Cube *cube, const Material *material, const int *cells, int side) {
+    return piece_attacks(cube, material, cells, cells[side], 1 - side, -1);
+}
+
+/* Sort a few indices (the successors or predecessors of one position: tens, a few hundred
+   at most) in place: Shell's sort, no calls per comparison as qsort makes. */
+static void sort_indices(uint64_t *items, int count) {
+    static const int gaps[] = {132, 57, 23, 10, 4, 1};
+    for (int g = 0; g < 6; g++) {
+        int gap = gaps[g];
+        for (int i = gap; i < count; i++) {
+            uint64_t item = items[i];
+            int j = i;
+            for (; j >= gap && items[j - gap] > item; j -= gap) items[j] = items[j - gap];
+            items[j] = item;
+        }
+    }
+}
+
+static uint8_t capture_value(const Cube *cube, const Capture *capture, const int *cells, int side) {
+    if (!capture->values) return 0;
+    int mapped[MOST_PIECES];
+    for (int i = 0; i < capture->material.count; i++) mapped[i] = cells[capture->order[i]];
+    return capture->values[position_index(cube, &capture->material,
+                                          capture->swapped ? 1 - side : side, mapped)];
+}
+
+typedef struct {
+    Cube cube;
+    Material material;
+    Capture captures[MOST_PIECES];
+    uint8_t *values, *floors;
+    uint16_t *counts;
+    List later[MOST_PLIES + 2], frontier, decided;
+    Step *steps;
+    uint64_t *before;
+} Solver;
+
+static void free_solver(Solver *s) {
+    free_cube(&s->cube);
+    free(s->floors), free(s->counts), free(s->steps), free(s->before);
+    for (int p = 0; p < MOST_PLIES + 2; p++) free(s->later[p].items);
+    free(s->frontier.items), free(s->decided.items);
+}
+
+/* Decode an index; tell whether it is a stored position (its pieces on distinct cells, the
+   index its stored form, the side not to move out of check). */
+static int stored(const Cube *cube, const Material *material, uint64_t index, int *cells,
+                  int *side) {
+    *side = decode(cube, material, index, cells);
+    for (int i = 0; i < material->count; i++)
+        for (int j = i + 1; j < material->count; j++)
+            if (cells[i] == cells[j]) return 0;
+    return position_index(cube, material, *side, cells) == index &&
+           !cube_in_check(cube, material, cells, 1 - *side);
+}
+
+/* The value after a capture of slot `taken` (`after` the cells then, `side` to move then),
+   or -1 with an exception set. */
+static int value_after_capture(const Solver *s, const int *after, int taken, int side) {
+    const Capture *capture = NULL;
+    for (int c = 0; c < s->material.count; c++)
+        if (s->captures[c].slot == taken) capture = &s->captures[c];
+    if (!capture) {
+        PyErr_SetString(PyExc_ValueError, "no table given for a capture");
+        return -1;
+    }
+    int value = capture_value(&s->cube, capture, after, side);
+    if (value == NO_VALUE) {
+        PyErr_SetString(PyExc_ValueError, "a capture leads to a position not stored");
+        return -1;
+    }
+    return value;
+}
+
+/* The forward pass (retrograde.py's solve, before settle). */
+static int forward(Solver *s) {
+    const Cube *cube = &s->cube;
+    const Material *material = &s->material;
+    int cells[MOST_PIECES], side;
+    for (uint64_t index = 0; index < material->entries; index++) {
+        if ((index & 0xFFFF) == 0 && PyErr_CheckSignals() < 0) return -1;
+        if (!stored(cube, material, index, cells, &side)) {
+            s->values[index] = NO_VALUE;
+            continue;
+        }
+        int moves = steps_of(cube, material, cells, side, 0, s->steps), successors = 0;
+        int escapes = 0, best = 0, floor = 0;
+        for (int m = 0; m < moves; m++) {
+            int after[MOST_PIECES];
+            memcpy(after, cells, sizeof after);
+            after[s->steps[m].slot] = s->steps[m].target;
+            if (s->steps[m].taken < 0) {
+                s->before[successors++] = position_index(cube, material, 1 - side, after);
+                continue;
+            }
+            int value = value_after_capture(s, after, s->steps[m].taken, 1 - side);
+            if (value < 0) return -1;
+            if (value == 0 || value % 2) {
+                escapes++;
+                if (value && (!best || value < best)) best = value;
+            } else if (value > floor)
+                floor = value;
+        }
+        if (!moves) {
+            if (cube_in_check(cube, material, cells, side)) {
+                s->values[index] = 1;
+                if (push(&s->frontier, index) < 0) return -1;
+            }
+            continue;
+        }
+        sort_indices(s->before, successors);
+        int distinct_successors = 0;
+        for (int i = 0; i < successors; i++)
+            if (!i || s->before[i] != s->before[i - 1]) distinct_successors++;
+        s->counts[index] = (uint16_t)(distinct_successors + escapes);
+        s->floors[index] = (uint8_t)floor;
+        if (best) {
+            if (push(&s->later[best], index) < 0) return -1;
+        } else if (!s->counts[index] && push(&s->later[floor], index) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int pending(const Solver *s, int from) {
+    for (int p = from; p < MOST_PLIES + 2; p++)
+        if (s->later[p].count) return 1;
+    return 0;
+}
+
+/* Ply by ply backwards (retrograde.py's settle). */
+static int settle(Solver *s) {
+    const Cube *cube = &s->cube;
+    const Material *material = &s->material;
+    int cells[MOST_PIECES], ply = 0;
+    while (s->frontier.count || pending(s, ply + 1)) {
+        if (PyErr_CheckSignals() < 0) return -1;
+        if (ply >= MOST_PLIES) {
+            PyErr_Format(PyExc_ValueError, "a mate longer than %d plies", MOST_PLIES);
+            return -1;
+        }
+        s->decided.count = 0;
+        for (size_t f = 0; f < s->frontier.count; f++) {
+            int side = decode(cube, material, s->frontier.items[f], cells);
+            int many = steps_of(cube, material, cells, 1 - side, 1, s->steps);
+            for (int m = 0; m < many; m++) {
+                int earlier[MOST_PIECES];
+                memcpy(earlier, cells, sizeof earlier);
+                earlier[s->steps[m].slot] = s->steps[m].target;
+                s->before[m] = position_index(cube, material, 1 - side, earlier);
+            }
+            sort_indices(s->before, many);
+            for (int m = 0; m < many; m++) {
+                uint64_t previous = s->before[m];
+                if ((m && previous == s->before[m - 1]) || s->values[previous]) continue;
+                if (ply % 2 == 0) {
+                    s->values[previous] = (uint8_t)(ply + 2);
+                    if (push(&s->decided, previous) < 0) return -1;
+                } else if (--s->counts[previous] == 0) {
+                    if (s->floors[previous] <= ply + 1) {
+                        s->values[previous] = (uint8_t)(ply + 2);
+                        if (push(&s->decided, previous) < 0) return -1;
+                    } else if (push(&s->later[s->floors[previous]], previous) < 0)
+                        return -1;
+                }
+            }
+        }
+        ply++;
+        List *now = &s->later[ply];
+        for (size_t i = 0; i < now->count; i++)
+            if (s->values[now->items[i]] == 0) {
+                s->values[now->items[i]] = (uint8_t)(ply + 1);
+                if (push(&s->decided, now->items[i]) < 0) return -1;
+            }
+        now->count = 0;
+        List swap = s->frontier;
+        s->frontier = s->decided, s->decided = swap;
+    }
+    return 0;
+}
+
+/* Set a solver up from the arguments both functions take: the size, the ending's letters
+   and its captures, a list of (slot, letters of the smaller ending, swapped, order, values
+   or None for bare kings); the buffers of the smaller tables are held in `views`. */
+static int set_up(Solver *s, int size, const char *letters, PyObject *captures,
+                  Py_buffer *views, int *viewed) {
+    memset(s, 0, sizeof *s);
+    *viewed = 0;
+    if (size < 2 || size > 31) {
+        PyErr_Format(PyExc_ValueError, "size %d is outside 2 ... 31", size);
+        return -1;
+    }
+    if (make_cube(&s->cube, size) < 0) return -1;
+    if (make_material(&s->material, &s->cube, letters) < 0) return -1;
+    Py_ssize_t given = PyList_GET_SIZE(captures);
+    if (given > MOST_PIECES) {
+        PyErr_SetString(PyExc_ValueError, "too many captures");
+        return -1;
+    }
+    for (int c = 0; c < MOST_PIECES; c++) s->captures[c].slot = -1;
+    for (Py_ssize_t c = 0; c < given; c++) {
+        Capture *capture = &s->captures[c];
+        const char *smaller;
+        PyObject *order, *values;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(captures, c), "isiO!O", &capture->slot, &smaller,
+                              &capture->swapped, &PyTuple_Type, &order, &values))
+            return -1;
+        if (make_material(&capture->material, &s->cube, smaller) < 0) return -1;
+        if (PyTuple_GET_SIZE(order) != capture->material.count) {
+            PyErr_SetString(PyExc_ValueError, "a capture's order does not fit its letters");
+            return -1;
+        }
+        for (int i = 0; i < capture->material.count; i++) {
+            long place = PyLong_AsLong(PyTuple_GET_ITEM(order, i));
+            if (place < 0 || place >= s->material.count) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad capture order");
+                return -1;
+            }
+            capture->order[i] = (int)place;
+        }
+        if (values == Py_None) continue;
+        if (PyObject_GetBuffer(values, &views[*viewed], PyBUF_SIMPLE) < 0) return -1;
+        if ((uint64_t)views[*viewed].len != capture->material.entries) {
+            PyBuffer_Release(&views[*viewed]);
+            PyErr_SetString(PyExc_ValueError, "a smaller table of the wrong length");
+            return -1;
+        }
+        capture->values = views[(*viewed)++].buf;
+    }
+    size_t most = (size_t)MOST_PIECES * 26 * (size_t)size + 24 * MOST_PIECES;
+    s->steps = malloc(most * sizeof(Step));
+    s->before = malloc(most * sizeof(uint64_t));
+    if (!s->steps || !s->before) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void tear_down(Solver *s, Py_buffer *views, int viewed) {
+    for (int v = 0; v < viewed; v++) PyBuffer_Release(&views[v]);
+    free_solver(s);
+}
+
+/* retrograde(size, letters, captures) -> bytearray: every index's value. */
+PyObject *retrograde(PyObject *self, PyObject *args) {
+    int size, viewed;
+    const char *letters;
+    PyObject *captures, *result = NULL;
+    Py_buffer views[MOST_PIECES];
+    Solver s;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "isO!", &size, &letters, &PyList_Type, &captures)) return NULL;
+    if (set_up(&s, size, letters, captures, views, &viewed) < 0) goto done;
+    result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)s.material.entries);
+    s.floors = calloc((size_t)s.material.entries, 1);
+    s.counts = calloc((size_t)s.material.entries, sizeof(uint16_t));
+    if (!result || !s.floors || !s.counts) {
+        Py_CLEAR(result);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    s.values = (uint8_t *)PyByteArray_AS_STRING(result);
+    memset(s.values, 0, (size_t)s.material.entries);
+    if (forward(&s) < 0 || settle(&s) < 0) Py_CLEAR(result);
+done:
+    tear_down(&s, views, viewed);
+    return result;
+}
+
+/* The value a position must hold given its moves (tablebase/verify.py's expected_value). */
+static int expected(Solver *s, const int *cells, int side) {
+    const Cube *cube = &s->cube;
+    int moves = steps_of(cube, &s->material, cells, side, 0, s->steps);
+    if (!moves) return cube_in_check(cube, &s->material, cells, side) ? 1 : 0;
+    int fastest = 0, slowest = 0, drawn = 0;
+    for (int m = 0; m < moves; m++) {
+        int after[MOST_PIECES], value;
+        memcpy(after, cells, sizeof after);
+        after[s->steps[m].slot] = s->steps[m].target;
+        if (s->steps[m].taken < 0)
+            value = s->values[position_index(cube, &s->material, 1 - side, after)];
+        else if ((value = value_after_capture(s, after, s->steps[m].taken, 1 - side)) < 0)
+            return -1;
+        if (value == 0)
+            drawn = 1;
+        else if (value % 2) {
+            if (!fastest || value < fastest) fastest = value;
+        } else if (value > slowest)
+            slowest = value;
+    }
+    return fastest ? fastest + 1 : drawn ? 0 : slowest + 1;
+}
+
+/* verify(size, letters, captures, values, most) -> [(index, held, expected)]: the first
+   `most` indices whose value disagrees with the values after their moves (255 expected: not
+   a stored position). */
+PyObject *retrograde_verify(PyObject *self, PyObject *args) {
+    int size, viewed, most;
+    const char *letters;
+    PyObject *captures, *faults = NULL;
+    Py_buffer views[MOST_PIECES], table;
+    Solver s;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "isO!y*i", &size, &letters, &PyList_Type, &captures, &table,
+                          &most))
+        return NULL;
+    if (set_up(&s, size, letters, captures, views, &viewed) < 0) goto done;
+    if ((uint64_t)table.len != s.material.entries) {
+        PyErr_SetString(PyExc_ValueError, "a table of the wrong length");
+        goto done;
+    }
+    s.values = table.buf;
+    faults = PyList_New(0);
+    int cells[MOST_PIECES], side;
+    for (uint64_t index = 0; faults && index < s.material.entries; index++) {
+        if ((index & 0xFFFF) == 0 && PyErr_CheckSignals() < 0) {
+            Py_CLEAR(faults);
+            break;
+        }
+        int want =
+            stored(&s.cube, &s.material, index, cells, &side) ? expected(&s, cells, side) : NO_VALUE;
+        if (want < 0) {
+            Py_CLEAR(faults);
+            break;
+        }
+        if (want == s.values[index]) continue;
+        PyObject *fault = Py_BuildValue("(Kii)", (unsigned long long)index, s.values[index], want);
+        if (!fault || PyList_Append(faults, fault) < 0) Py_CLEAR(faults);
+        Py_XDECREF(fault);
+        if (faults && PyList_GET_SIZE(faults) >= most) break;
+    }
+done:
+    s.values = NULL;
+    tear_down(&s, views, viewed);
+    PyBuffer_Release(&table);
+    return faults;
+}

@@ -1,0 +1,8 @@
+"""Endgame tables for the cube: build, check and count them (docs/tablebases.md).
+
+`python -m tablebase build --size N --pieces K --out DIR` solves every ending of up to K
+pieces on the N-cube (tablebase/build.py, the solver in tablebase/retrograde.py and, where it
+was built, kernel/core/retrograde.c); `stats DIR` counts them (tablebase/stats.py); `verify
+FILE` checks every value against the values after each move (tablebase/verify.py). What the
+engine needs to read the files is in kernel/tablebase.py.
+"""
