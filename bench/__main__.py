@@ -4,12 +4,13 @@ Throughput and latency through the engine process against a floor that only read
 and logs; the logging cost; checkmate in process against the brute force of
 tests/reference.py; perft against python-chess; mate in 2 and 3 against the brute force, and
 mate in 3, 4 and 5 by df-pn against the AND/OR search; selfmates and helpmates in 3 beside
-the brute force; the peak memory of mate_in 3 and
-perft 3 at n = 64; the memory and time of a game's history at n = 8 and 64; batch positions
-per second on 1 and 2 workers and on Dask; the player (`genmove`): its compiled search's
-speed and depth beside the Python one's, a move at n = 64, its time use under a clock, its
-memory, and mates; start-up against a bare `import structlog`. Each goal is reported PASS or
-MISS; a timing never makes the run fail. Progress goes to stderr, the tables to stdout.
+the brute force; an endgame table's probe in process and `tb_probe` through the engine
+beside `status`; the peak memory of mate_in 3 and perft 3 at n = 64; the memory and time of
+a game's history at n = 8 and 64; batch positions per second on 1 and 2 workers and on Dask;
+the player (`genmove`): its compiled search's speed and depth beside the Python one's, a
+move at n = 64, its time use under a clock, its memory, and mates; start-up against a bare
+`import structlog`. Each goal is reported PASS or MISS; a timing never makes the run fail.
+Progress goes to stderr, the tables to stdout.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from bench import (
     startup,
     stipulations,
 )
+from bench import tablebase as tablebase_bench
 from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
 
 
@@ -142,6 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     stipulation_text, stipulation_goals = stipulations.section(quick=settings is QUICK)
     print(stipulation_text, end="\n\n", flush=True)
 
+    progress("endgame tables")
+    tablebase_text, tablebase_goals = tablebase_bench.section(quick=settings is QUICK)
+    print(tablebase_text, end="\n\n", flush=True)
+
     progress("memory at n = 64")
     memory_text, memory_goals = memory.section(quick=settings is QUICK)
     print(memory_text, end="\n\n", flush=True)
@@ -164,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     found.append(report.perft_goal(perft_ratio))
     found.extend(mate_goals)
     found.extend(stipulation_goals)
+    found.extend(tablebase_goals)
     found.extend(history_goals)
     found.extend(play_goals)
     found.extend(memory_goals)

@@ -11,6 +11,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -38,14 +39,14 @@ def floor_command(log_dir: Path) -> list[str]:
 class Peer:
     """A protocol process with its own temporary log folder, removed when it ends."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, options: Sequence[str] = ()) -> None:
         self.log_dir = Path(tempfile.mkdtemp(prefix=f"cubemate-bench-{kind}-"))
         command = engine_command if kind == "engine" else floor_command
         self.stderr = (self.log_dir / "stderr.txt").open("wb")
         #: When the process was launched, for the start-up benchmark.
         self.started = time.perf_counter()
         self.process = subprocess.Popen(
-            command(self.log_dir),
+            [*command(self.log_dir), *options],
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

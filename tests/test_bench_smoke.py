@@ -35,6 +35,7 @@ def test_quick_benchmark_reports_every_goal() -> None:
         "The player:",
         "The player through the process:",
         "Time use:",
+        "Endgame tables:",
         "Start-up:",
     ):
         assert heading in result.stdout, heading
@@ -48,7 +49,13 @@ def test_quick_benchmark_reports_every_goal() -> None:
     assert "outputs identical: yes" in result.stdout
     # The player's goals: the compiled search against the Python one, the move at n = 64, the
     # time used under a clock.
-    for figure in ("compiled / Python positions/s", "genmove n = 64", "mean thinking / S"):
+    for figure in (
+        "compiled / Python positions/s",
+        "genmove n = 64",
+        "mean thinking / S",
+        "probe in process",
+        "tb_probe round trip",
+    ):
         assert any(figure in line for line in goals), figure
     # The mate section solved its problems, against the brute force and AND/OR.
     for figure in (
