@@ -1,6 +1,7 @@
 """Types of kernel._core, the compiled core (kernel/core/*.c): the df-pn of
-kernel/proofnumber.py (MateCore), the search of kernel/alphabeta.py (PlayerCore) and the
-retrograde solver of tablebase/retrograde.py (retrograde)."""
+kernel/proofnumber.py (MateCore), the helpmate of kernel/helpmate.py (HelpmateCore), the search
+of kernel/alphabeta.py (PlayerCore) and the retrograde solver of tablebase/retrograde.py
+(retrograde)."""
 
 from collections.abc import Callable, Mapping, Sequence
 
@@ -23,6 +24,28 @@ class MateCore:
         /,
     ) -> list[tuple[int, int]]:
         """Return (origin, target) of each move that mates in `moves` or fewer (keys)."""
+
+class HelpmateCore:
+    """The helpmate search, compiled, with its table of `table_entries` entries."""
+
+    #: Entries in use in the table, and the most it may hold.
+    entries: int
+    most_entries: int
+
+    def __init__(self, table_entries: int) -> None: ...
+    def solutions(
+        self,
+        size: int,
+        pieces: list[int],
+        side: int,
+        moves: int,
+        limit: int,
+        spend: Callable[[int], object],
+        allowance: int,
+        /,
+    ) -> list[tuple[tuple[int, int, int, int], ...]] | int:
+        """Every line (origin, target, piece code, captured code) ..., or past `limit` the
+        count that passed it."""
 
 class PlayerCore:
     """One position's search by kernel/alphabeta.py's rules, compiled (set up once)."""

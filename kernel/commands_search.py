@@ -42,7 +42,7 @@ def cmd_helpmate(kernel: Session, args: list[str]) -> str:
     budget = search_budget(kernel, args[0], "N", least=1, most=MAX_MATE_MOVES)
     from kernel.helpmate import HelpmateSearch, TooManySolutions  # imported when first used
 
-    search = HelpmateSearch(budget, kernel.config.max_solutions)
+    search = HelpmateSearch(budget, kernel.config.max_solutions, compiled=kernel.config.compiled)
     position = kernel.position
     try:
         lines = within_budget(lambda: search.solutions(position, budget.depth))

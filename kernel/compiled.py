@@ -1,9 +1,10 @@
 """The compiled core (kernel/core/*.c, the extension kernel._core), where the install built it.
 
 `pip install` (and so `make`) compiles it where a C compiler is found; elsewhere the install
-goes on without it, `COMPILED` is False and every search runs in Python. The C mirrors two
-Python modules, which stay the ones to read: the mate search (kernel/proofnumber.py) and the
-player's search (kernel/alphabeta.py with kernel/evaluation.py). The config's `[search]
+goes on without it, `COMPILED` is False and every search runs in Python. The C mirrors
+Python modules, which stay the ones to read: the mate search (kernel/proofnumber.py), the
+helpmate (kernel/helpmate.py) and the player's search (kernel/alphabeta.py with
+kernel/evaluation.py). The config's `[search]
 compiled = false` asks for Python even where the core was built.
 """
 
@@ -15,13 +16,14 @@ from kernel.board import SIDE_LETTERS
 from kernel.position import Position
 
 MateCore: Any
+HelpmateCore: Any
 PlayerCore: Any
 try:
-    from kernel._core import MateCore, PlayerCore
+    from kernel._core import HelpmateCore, MateCore, PlayerCore
 
     COMPILED = True
 except ImportError:  # no C compiler at install (pyproject.toml): Python alone
-    MateCore = PlayerCore = None
+    MateCore = HelpmateCore = PlayerCore = None
     COMPILED = False
 
 #: The largest board the core takes: its tables of lines grow as (2n - 1)**3 (8 MB at

@@ -16,16 +16,25 @@ earlier is kept only when the other side then has a mate in one, and only then a
 mating moves listed (each check that surely leaves a flight passed over unplayed). Before
 that, when no enemy piece could take all its king's flights but one (`king_must_move`), only
 the king's own steps are tried. Deeper plies are enumerated whole, from the table: on open
-4-cube positions of 5 to 7 pieces a helpmate in 3 takes seconds (docs/protocol.md).
+4-cube positions of 5 to 7 pieces a helpmate in 3 takes seconds here, and tenths of a second
+compiled (docs/protocol.md).
 
 A line count past the limit (`search.max_solutions`) raises TooManySolutions at once: a
 position reached holds only lines that extend to distinct solutions from the start, so any
 tuple longer than the limit means the answer is.
+
+The same search is compiled in kernel/core/helpmate.c (it keeps counts of lines rather than
+the lines, and writes them in a second walk), and `solutions` hands its question to it where
+it was built, 10 to 22 times faster (bench/stipulations.py), with the same answers
+(tests/test_helpcore.py).
 """
 
 from __future__ import annotations
 
-from kernel.board import SIDE_LETTERS, WALL
+from typing import Any
+
+from kernel.board import EMPTY, SIDE_LETTERS, WALL
+from kernel.compiled import CODE_LETTERS, COMPILED, CORE_LARGEST_SIZE, HelpmateCore, core_pieces
 from kernel.mateinone import BITSET_SIZE, SLIDERS, Flights, attack_masks, mates, mates_in_one
 from kernel.position import NO_POINT, Move, Position
 from kernel.proofnumber import key_after
@@ -54,10 +63,18 @@ class TooManySolutions(Exception):
 class HelpmateSearch:
     """List the lines of a helpmate in N, with one table for every question asked."""
 
-    def __init__(self, budget: Budget, limit: int, table_entries: int = TABLE_ENTRIES) -> None:
+    def __init__(
+        self,
+        budget: Budget,
+        limit: int,
+        table_entries: int = TABLE_ENTRIES,
+        compiled: bool = True,
+    ) -> None:
         self.budget = budget
         self.limit = limit
         self.table_entries = table_entries
+        #: The same search compiled (kernel/core/helpmate.c), when it was built and is wanted.
+        self.core = HelpmateCore(table_entries) if compiled and COMPILED else None
         #: (position key, plies left) packed in one int -> the lines that finish from there.
         self.table: dict[int, tuple[Line, ...]] = {}
         self.table_moves = 0
@@ -68,7 +85,36 @@ class HelpmateSearch:
         """Return every line of 2 * `moves` plies that ends with the side to move mated."""
         if position.kings[position.side] == NO_POINT:
             return []  # a side without a king is never mated
+        if self.core is not None and position.size <= CORE_LARGEST_SIZE:
+            return self.compiled_solutions(self.core, position, moves)
         return list(self.lines(position, 2 * moves))
+
+    def compiled_solutions(self, core: Any, position: Position, moves: int) -> list[Line]:
+        """Ask the compiled search (kernel/core/helpmate.c) for every line."""
+        budget = self.budget
+        found = core.solutions(
+            position.size,
+            core_pieces(position),
+            position.side,
+            moves,
+            self.limit,
+            budget.spend,
+            budget.limit - budget.nodes,
+        )
+        if isinstance(found, int):
+            raise TooManySolutions(self.limit, found)
+        return [
+            tuple(
+                Move(
+                    CODE_LETTERS[piece],
+                    origin,
+                    target,
+                    CODE_LETTERS[captured] if captured else EMPTY,
+                )
+                for origin, target, piece, captured in line
+            )
+            for line in found
+        ]
 
     def lines(self, position: Position, plies: int) -> tuple[Line, ...]:
         """Return the lines of `plies` moves from here after which the side that is to move

@@ -43,6 +43,8 @@ int set_size(Board *board, int size) {
     board->compact = compact, board->offset = offset, board->rays = rays,
     board->knight_leaps = knight_leaps;
     board->size = size, board->width = width, board->area = area, board->grid = grid;
+    /* No pieces on the new cells: set_pieces must not take the old ones off them. */
+    board->counts[0] = board->counts[1] = 0;
     memset(cells, WALL, (size_t)area);
     for (int z = 0; z < size; z++)
         for (int y = 0; y < size; y++)
@@ -325,5 +327,76 @@ int has_legal_move(Board *board, MoveList *scratch) {
         for (int j = 0; j < scratch->count; j++)
             if (is_legal(board, &context, &scratch->moves[j])) return 1;
     }
+    return 0;
+}
+
+/* Tell whether the side to move mates in one (-1 on an error), as kernel/mateinone.py's
+   mates_in_one does: each piece's cells are walked and only those from which it could check
+   the king (or any, for a piece whose leaving uncovers a check) are asked about: whether the
+   move checks, is legal, and leaves the king no move. `asked` counts the checks played. */
+int mate_in_one(Board *board, MoveList *scratch, int *asked) {
+    int side = board->side, king = board->kings[1 - side];
+    if (king < 0) return 0;
+    Context context;
+    prepare(board, &context);
+    const uint8_t *cells = board->cells;
+    int to_king[3], found = 0;
+    coordinates(board, king, to_king);
+    for (int i = 0; i < board->counts[side] && !found; i++) {
+        int origin = board->pieces[side][i], from[3];
+        uint8_t piece = cells[origin];
+        int kind = KIND_OF(piece), uncovers = 0;
+        for (int k = 0; k < context.count; k++) uncovers |= context.discoverers[k] == origin;
+        if (kind == KING && !uncovers) continue; /* a king never checks by itself */
+        coordinates(board, origin, from);
+        int dx = to_king[0] - from[0], dy = to_king[1] - from[1], dz = to_king[2] - from[2];
+        int directions = kind == KNIGHT ? 24 : 26;
+        for (int d = 0; d < directions && !found; d++) {
+            if (kind == ROOK && board->step_axes[d] != 1) continue;
+            if (kind == BISHOP && board->step_axes[d] != 3) continue;
+            const int8_t *xyz = kind == KNIGHT ? board->leap_xyz[d] : board->step_xyz[d];
+            int step = kind == KNIGHT ? board->leaps[d] : board->steps[d];
+            int slides = kind != KNIGHT && kind != KING;
+            int target = origin, x = dx, y = dy, z = dz;
+            for (;;) {
+                target += step, x -= xyz[0], y -= xyz[1], z -= xyz[2];
+                uint8_t there = cells[target];
+                if (there == WALL || (there != EMPTY && SIDE_OF(there) == side)) break;
+                if (uncovers || could_attack(kind, x, y, z)) {
+                    Move m = {origin, target, piece, there, 0};
+                    if (gives_check(board, &context, &m) && is_legal(board, &context, &m)) {
+                        ++*asked;
+                        int place = board_play(board, &m);
+                        int escapes = has_legal_move(board, scratch);
+                        board_undo(board, &m, place);
+                        if (escapes < 0) return -1;
+                        found = !escapes;
+                        if (found) break;
+                    }
+                }
+                if (!slides || there != EMPTY) break;
+            }
+        }
+    }
+    return found;
+}
+
+uint64_t board_key(const Board *board) {
+    uint64_t key = board->side ? BLACK_TO_MOVE_KEY : 0;
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < board->counts[s]; i++) {
+            int cell = board->pieces[s][i];
+            key ^= cell_key(cell, board->cells[cell]);
+        }
+    return key;
+}
+
+int spending_flush(Spending *spending) {
+    if (!spending->unspent) return 0;
+    PyObject *result =
+        PyObject_CallFunction(spending->spend, "K", (unsigned long long)spending->unspent);
+    spending->unspent = 0;
+    if (!result) return -1;
+    Py_DECREF(result);
     return 0;
 }

@@ -3,8 +3,10 @@
    one extension, kernel._core.
 
    Each C file mirrors a Python module, which is the one to read first: board.c mirrors
-   kernel/rules.py and kernel/position.py, mate.c kernel/proofnumber.py, player.c
-   kernel/alphabeta.py and kernel/evaluation.py, retrograde.c tablebase/retrograde.py. Each says at its top where it differs. */
+   kernel/rules.py and kernel/position.py (and kernel/mateinone.py's question, whether the
+   side to move mates in one), mate.c kernel/proofnumber.py, helpmate.c kernel/helpmate.py,
+   player.c kernel/alphabeta.py and kernel/evaluation.py, retrograde.c
+   tablebase/retrograde.py. Each says at its top where it differs. */
 
 #ifndef CUBEMATE_CORE_H
 #define CUBEMATE_CORE_H
@@ -90,6 +92,7 @@ void prepare(const Board *board, Context *context);
 int gives_check(const Board *board, const Context *context, const Move *m);
 int is_legal(const Board *board, const Context *context, const Move *m);
 int has_legal_move(Board *board, MoveList *scratch);
+int mate_in_one(Board *board, MoveList *scratch, int *asked);
 
 static inline int between(const Board *board, int from, int to) {
     return board->compact[to] - board->compact[from] + board->offset;
@@ -148,9 +151,106 @@ static inline int king_step_lands(const Board *board, int target, int side) {
     return there == EMPTY || (there != WALL && SIDE_OF(there) != side);
 }
 
-/* --- the types of mate.c and player.c, which module.c adds to the module ------------------ */
+/* Play a move of the side to move on the board; return where the captured piece stood in
+   its side's list, whose last piece takes its place (the mate searches' order of pieces). */
+static inline int board_play(Board *board, const Move *m) {
+    int side = board->side, enemy = 1 - side, place = -1;
+    if (m->captured != EMPTY) {
+        place = board->index[m->target];
+        int last = board->pieces[enemy][--board->counts[enemy]];
+        board->pieces[enemy][place] = last;
+        board->index[last] = place;
+        if (KIND_OF(m->captured) == KING) board->kings[enemy] = -1;
+    }
+    int mine = board->index[m->origin];
+    board->pieces[side][mine] = m->target;
+    board->index[m->target] = mine;
+    board->cells[m->origin] = EMPTY;
+    board->cells[m->target] = m->piece;
+    if (board->kings[side] == m->origin) board->kings[side] = m->target;
+    board->side = enemy;
+    return place;
+}
+
+/* Take back the move just played; `place` is what board_play returned. */
+static inline void board_undo(Board *board, const Move *m, int place) {
+    int side = 1 - board->side, enemy = board->side;
+    board->side = side;
+    int mine = board->index[m->target];
+    board->pieces[side][mine] = m->origin;
+    board->index[m->origin] = mine;
+    board->cells[m->origin] = m->piece;
+    board->cells[m->target] = m->captured;
+    if (board->kings[side] == m->target) board->kings[side] = m->origin;
+    if (m->captured != EMPTY) {
+        int moved = board->pieces[enemy][place];
+        board->pieces[enemy][board->counts[enemy]] = moved;
+        board->index[moved] = board->counts[enemy]++;
+        board->pieces[enemy][place] = m->target;
+        board->index[m->target] = place;
+        if (KIND_OF(m->captured) == KING) board->kings[enemy] = m->target;
+    }
+}
+
+/* --- the mate searches' keys of positions (their own, not kernel/position.py's) ------------ */
+
+static inline uint64_t mix(uint64_t x) {
+    /* splitmix64's finaliser: every bit of the cell and code reaches every bit of the key. */
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+static inline uint64_t cell_key(int cell, int code) {
+    return mix((uint64_t)cell << 4 | code);
+}
+
+#define BLACK_TO_MOVE_KEY 0x5851F42D4C957F2DULL
+
+/* The key of the board as it stands. */
+uint64_t board_key(const Board *board);
+
+/* The key after a move from the position of `key` (and, the same XORs, before it). */
+static inline uint64_t key_after(uint64_t key, const Move *m) {
+    key ^= BLACK_TO_MOVE_KEY ^ cell_key(m->origin, m->piece) ^ cell_key(m->target, m->piece);
+    if (m->captured != EMPTY) key ^= cell_key(m->target, m->captured);
+    return key;
+}
+
+/* --- a search's count of positions, handed to the Python budget's `spend` ----------------- */
+
+/* Positions counted between two calls of `spend`. */
+#define SPEND_EVERY 1024
+
+/* The positions counted in a call, those not yet handed to `spend`, `spend` itself, and how
+   many the budget has left (past them, `spend` raises). */
+typedef struct {
+    uint64_t nodes, unspent, allowance;
+    PyObject *spend;
+} Spending;
+
+int spending_flush(Spending *spending);
+
+/* Count `count` positions; hand them on every SPEND_EVERY, and at once when they would take
+   the count past the budget's allowance, the ones before them first: the budget then refuses
+   this very count and says how many it had, as it would in Python. */
+static inline int spending_add(Spending *spending, uint64_t count) {
+    if (spending->nodes + count > spending->allowance) {
+        if (spending_flush(spending) < 0) return -1;
+        spending->unspent = count;
+        spending->nodes += count;
+        return spending_flush(spending);
+    }
+    spending->nodes += count;
+    spending->unspent += count;
+    return spending->unspent >= SPEND_EVERY ? spending_flush(spending) : 0;
+}
+
+/* --- the types of mate.c, helpmate.c and player.c, which module.c adds to the module ------ */
 
 extern PyTypeObject MateCoreType;
+extern PyTypeObject HelpmateCoreType;
 extern PyTypeObject PlayerCoreType;
 
 /* --- retrograde.c: one ending's endgame table, solved (a function of the module) ---------- */

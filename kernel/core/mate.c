@@ -44,8 +44,6 @@
 #define ATTACKER_MOVES 30
 #define DEFENCES 3
 #define LARGEST_GUESS ((uint64_t)1 << 24)
-/* Positions counted between two calls of the budget's `spend`. */
-#define SPEND_EVERY 1024
 /* Entries of one bucket of the table. */
 #define BUCKET 4
 enum { CHECK = 0, CAPTURE = 1, QUIET = 2, ILLEGAL = 3 };
@@ -75,107 +73,26 @@ typedef struct {
     uint8_t has_killer[MAX_MATE_MOVES + 2];
     /* One move list per ply of the path. */
     MoveList lists[2 * MAX_MATE_MOVES + 4];
-    /* The positions counted in this call, those not yet handed to `spend`, `spend` itself,
-       and how many the budget has left (past them, `spend` raises). */
-    uint64_t nodes;
-    uint64_t unspent;
-    PyObject *spend;
-    uint64_t allowance;
+    /* The positions counted in this call, and the budget's `spend`. */
+    Spending spending;
     /* A search is running: `spend` must not start another on the same core. */
     int busy;
 } Core;
 
-/* --- keys ---------------------------------------------------------------------------- */
+/* --- the position ------------------------------------------------------------------- */
 
-static uint64_t mix(uint64_t x) {
-    /* splitmix64's finaliser: every bit of the cell and code reaches every bit of the key. */
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
-
-static inline uint64_t piece_key(int cell, int code) {
-    return mix((uint64_t)cell << 4 | code);
-}
-
-#define BLACK_TO_MOVE_KEY 0x5851F42D4C957F2DULL
-
-static inline uint64_t key_after(const Core *core, const Move *m) {
-    uint64_t key = core->key ^ BLACK_TO_MOVE_KEY ^ piece_key(m->origin, m->piece) ^
-                   piece_key(m->target, m->piece);
-    if (m->captured != EMPTY) key ^= piece_key(m->target, m->captured);
-    return key;
-}
-
-/* Play a move of the side to move; return where the captured piece stood in its list. */
 static inline int play(Core *core, const Move *m) {
-    int side = core->board.side, enemy = 1 - side, place = -1;
-    uint8_t *cells = core->board.cells;
-    if (m->captured != EMPTY) {
-        place = core->board.index[m->target];
-        int last = core->board.pieces[enemy][--core->board.counts[enemy]];
-        core->board.pieces[enemy][place] = last;
-        core->board.index[last] = place;
-        if (KIND_OF(m->captured) == KING) core->board.kings[enemy] = -1;
-    }
-    int mine = core->board.index[m->origin];
-    core->board.pieces[side][mine] = m->target;
-    core->board.index[m->target] = mine;
-    cells[m->origin] = EMPTY;
-    cells[m->target] = m->piece;
-    if (core->board.kings[side] == m->origin) core->board.kings[side] = m->target;
-    core->key = key_after(core, m);
-    core->board.side = enemy;
-    return place;
+    core->key = key_after(core->key, m);
+    return board_play(&core->board, m);
 }
 
-/* Take back the move just played; `place` is what play returned. */
 static inline void undo(Core *core, const Move *m, int place) {
-    int side = 1 - core->board.side, enemy = core->board.side;
-    uint8_t *cells = core->board.cells;
-    core->board.side = side;
-    core->key = key_after(core, m); /* the same XORs take the key back */
-    int mine = core->board.index[m->target];
-    core->board.pieces[side][mine] = m->origin;
-    core->board.index[m->origin] = mine;
-    cells[m->origin] = m->piece;
-    cells[m->target] = m->captured;
-    if (core->board.kings[side] == m->target) core->board.kings[side] = m->origin;
-    if (m->captured != EMPTY) {
-        int moved = core->board.pieces[enemy][place];
-        core->board.pieces[enemy][core->board.counts[enemy]] = moved;
-        core->board.index[moved] = core->board.counts[enemy]++;
-        core->board.pieces[enemy][place] = m->target;
-        core->board.index[m->target] = place;
-        if (KIND_OF(m->captured) == KING) core->board.kings[enemy] = m->target;
-    }
+    board_undo(&core->board, m, place);
+    core->key = key_after(core->key, m); /* the same XORs take the key back */
 }
 
-/* --- the budget ------------------------------------------------------------------------ */
-
-static int flush(Core *core) {
-    if (!core->unspent) return 0;
-    PyObject *result = PyObject_CallFunction(core->spend, "K", (unsigned long long)core->unspent);
-    core->unspent = 0;
-    if (!result) return -1;
-    Py_DECREF(result);
-    return 0;
-}
-
-/* Count `count` positions; hand them on every SPEND_EVERY, and at once when they would
-   take the count past the budget's allowance, the ones before them first: the budget
-   then refuses this very count and says how many it had, as it would in Python. */
 static inline int spend(Core *core, uint64_t count) {
-    if (core->nodes + count > core->allowance) {
-        if (flush(core) < 0) return -1;
-        core->unspent = count;
-        core->nodes += count;
-        return flush(core);
-    }
-    core->nodes += count;
-    core->unspent += count;
-    return core->unspent >= SPEND_EVERY ? flush(core) : 0;
+    return spending_add(&core->spending, count);
 }
 
 /* --- the table ------------------------------------------------------------------------- */
@@ -279,70 +196,20 @@ static inline void settle(Core *core, uint64_t key, int depth, int proved, uint6
 
 /* --- the last moves, exactly ----------------------------------------------------------- */
 
-/* Play a check, tell whether the other side has no legal move left, take it back. */
-static int mates(Core *core, const Move *m, MoveList *scratch) {
-    int place = play(core, m);
-    int escapes = has_legal_move(&core->board, scratch);
-    undo(core, m, place);
-    return escapes < 0 ? -1 : !escapes;
-}
-
-/* Tell whether a move of the side to move checkmates (-1 on an error). Each piece's cells
-   are walked and only those from which it could check the king (or any, for a piece whose
-   leaving uncovers a check) are asked about: whether the move checks, is legal, and leaves
-   the king no move. The count spent is the pieces asked and the checks played, as in
-   Python. */
+/* Tell whether the side to move mates in one (board.c's mate_in_one); the count spent is
+   the pieces asked and the checks played, as in Python. */
 static int mates_in_one(Core *core, int ply) {
-    MoveList *replies = &core->lists[ply + 1];
-    int side = core->board.side, king = core->board.kings[1 - side];
-    if (king < 0) return 0;
-    Context context;
-    prepare(&core->board, &context);
-    const uint8_t *cells = core->board.cells;
-    int to_king[3], asked = 0, found = 0;
-    coordinates(&core->board, king, to_king);
-    for (int i = 0; i < core->board.counts[side] && !found; i++) {
-        int origin = core->board.pieces[side][i], from[3];
-        uint8_t piece = cells[origin];
-        int kind = KIND_OF(piece), uncovers = 0;
-        for (int k = 0; k < context.count; k++) uncovers |= context.discoverers[k] == origin;
-        if (kind == KING && !uncovers) continue; /* a king never checks by itself */
-        coordinates(&core->board, origin, from);
-        int dx = to_king[0] - from[0], dy = to_king[1] - from[1], dz = to_king[2] - from[2];
-        int directions = kind == KNIGHT ? 24 : 26;
-        for (int d = 0; d < directions && !found; d++) {
-            if (kind == ROOK && core->board.step_axes[d] != 1) continue;
-            if (kind == BISHOP && core->board.step_axes[d] != 3) continue;
-            const int8_t *xyz = kind == KNIGHT ? core->board.leap_xyz[d] : core->board.step_xyz[d];
-            int step = kind == KNIGHT ? core->board.leaps[d] : core->board.steps[d];
-            int slides = kind != KNIGHT && kind != KING;
-            int target = origin, x = dx, y = dy, z = dz;
-            for (;;) {
-                target += step, x -= xyz[0], y -= xyz[1], z -= xyz[2];
-                uint8_t there = cells[target];
-                if (there == WALL || (there != EMPTY && SIDE_OF(there) == side)) break;
-                if (uncovers || could_attack(kind, x, y, z)) {
-                    Move m = {origin, target, piece, there, QUIET};
-                    if (gives_check(&core->board, &context, &m) &&
-                        is_legal(&core->board, &context, &m)) {
-                        asked++;
-                        found = mates(core, &m, replies);
-                        if (found) break;
-                    }
-                }
-                if (!slides || there != EMPTY) break;
-            }
-        }
-    }
+    int asked = 0, side = core->board.side;
+    int found = mate_in_one(&core->board, &core->lists[ply + 1], &asked);
     if (found < 0) return -1;
     if (spend(core, (uint64_t)(core->board.counts[side] + asked)) < 0) return -1;
     return found;
 }
 
 static int settled_mates_in_one(Core *core, int ply) {
-    uint64_t key = core->key, started = core->nodes, pn, dn;
+    uint64_t key = core->key, started = core->spending.nodes, pn, dn;
     int mates = mates_in_one(core, ply);
-    if (mates >= 0) settle(core, key, 1, mates, core->nodes - started + 1, &pn, &dn);
+    if (mates >= 0) settle(core, key, 1, mates, core->spending.nodes - started + 1, &pn, &dn);
     return mates;
 }
 
@@ -350,7 +217,7 @@ static int settled_mates_in_one(Core *core, int ply) {
    it (the table asked first), 0 when not, -1 on an error. */
 static int mated_after(Core *core, int ply, const Move *m) {
     if (spend(core, 1) < 0) return -1;
-    uint64_t key = key_after(core, m), pn, dn;
+    uint64_t key = key_after(core->key, m), pn, dn;
     if (!lookup(core, key, 1, 1, &pn, &dn) && (pn == 0 || dn == 0)) return pn == 0;
     int place = play(core, m);
     int mated = settled_mates_in_one(core, ply + 1);
@@ -481,7 +348,7 @@ static int mid(Core *core, int ply, int depth, int attacker, uint64_t proof_limi
         PyErr_SetString(PyExc_RecursionError, "mate search deeper than its path allows");
         return -1;
     }
-    uint64_t started = core->nodes;
+    uint64_t started = core->spending.nodes;
     if (depth <= 1) {
         int proved;
         if (attacker) {
@@ -493,7 +360,7 @@ static int mid(Core *core, int ply, int depth, int attacker, uint64_t proof_limi
             proved = moves < 0 ? -1 : !moves && in_check(&core->board, core->board.side);
         }
         if (proved < 0) return -1;
-        settle(core, key, depth, proved, core->nodes - started + 1, out_pn, out_dn);
+        settle(core, key, depth, proved, core->spending.nodes - started + 1, out_pn, out_dn);
         return 0;
     }
     MoveList *list = &core->lists[ply];
@@ -527,7 +394,7 @@ static int mid(Core *core, int ply, int depth, int attacker, uint64_t proof_limi
     uint64_t *pns = list->pns, *dns = list->dns;
     for (int i = 0; i < count; i++) {
         int unknown =
-            lookup(core, key_after(core, &moves[i]), child_depth, !attacker, &pns[i], &dns[i]);
+            lookup(core, key_after(core->key, &moves[i]), child_depth, !attacker, &pns[i], &dns[i]);
         /* A defence that checks leaves the attacker a few evasions to disprove: tried first. */
         if (unknown && !attacker && moves[i].kind == CHECK) dns[i] = 1;
     }
@@ -553,7 +420,7 @@ static int mid(Core *core, int ply, int depth, int attacker, uint64_t proof_limi
         if (pn >= proof_limit || dn >= disproof_limit) {
             if (dn == 0 && !attacker)
                 core->killers[depth] = moves[best], core->has_killer[depth] = 1;
-            store(core, key, depth, pn, dn, core->nodes - started);
+            store(core, key, depth, pn, dn, core->spending.nodes - started);
             *out_pn = pn, *out_dn = dn;
             return 0;
         }
@@ -625,23 +492,19 @@ static int begin(Core *self, int size, PyObject *pieces, int side, int depth, Py
         return -1;
     }
     if (set_size(&self->board, size) < 0 || set_pieces(&self->board, pieces, side) < 0) return -1;
-    self->key = side ? BLACK_TO_MOVE_KEY : 0;
-    for (int s = 0; s < 2; s++)
-        for (int i = 0; i < self->board.counts[s]; i++) {
-            int cell = self->board.pieces[s][i];
-            self->key ^= piece_key(cell, self->board.cells[cell]);
-        }
-    self->spend = spend, self->busy = 1, self->allowance = allowance > 0 ? allowance : 0;
-    self->nodes = self->unspent = 0;
+    self->key = board_key(&self->board);
+    self->spending.spend = spend, self->busy = 1;
+    self->spending.allowance = allowance > 0 ? allowance : 0;
+    self->spending.nodes = self->spending.unspent = 0;
     return 0;
 }
 
 /* End a call: hand the positions not yet spent to `spend` unless the search failed (its
    exception is set: nothing more is spent); return whether the call failed. */
 static int end(Core *self, int failed) {
-    if (failed) self->unspent = 0;
-    failed = failed || flush(self) < 0;
-    self->spend = NULL, self->busy = 0;
+    if (failed) self->spending.unspent = 0;
+    failed = failed || spending_flush(&self->spending) < 0;
+    self->spending.spend = NULL, self->busy = 0;
     return failed;
 }
 

@@ -1,8 +1,7 @@
-/* The compiled core as one extension, kernel._core: the mate search's type (mate.c) and the
-   player's (player.c), both on the board of board.c, and the endgame tables' retrograde
-   solver (retrograde.c, a function). kernel/proofnumber.py and
-   kernel/alphabeta_core.py import it where the install built it; without it the same
-   searches run in Python. */
+/* The compiled core as one extension, kernel._core: the mate search's type (mate.c), the
+   helpmate's (helpmate.c) and the player's (player.c), all on the board of board.c, and the
+   endgame tables' retrograde solver (retrograde.c, a function). kernel/compiled.py imports
+   it where the install built it; without it the same searches run in Python. */
 
 #include "core.h"
 
@@ -17,8 +16,9 @@ static PyMethodDef functions[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     "_core",
-    "The compiled core: kernel/proofnumber.py's df-pn (MateCore) and kernel/alphabeta.py's\n"
-    "search (PlayerCore), on one board; tablebase/retrograde.py's solve (retrograde).",
+    "The compiled core: kernel/proofnumber.py's df-pn (MateCore), kernel/helpmate.py's\n"
+    "search (HelpmateCore) and kernel/alphabeta.py's (PlayerCore), on one board;\n"
+    "tablebase/retrograde.py's solve (retrograde).",
     -1,
     functions,
     NULL,
@@ -41,6 +41,7 @@ PyMODINIT_FUNC PyInit__core(void) {
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     if (add_type(m, &MateCoreType, "MateCore") < 0 ||
+        add_type(m, &HelpmateCoreType, "HelpmateCore") < 0 ||
         add_type(m, &PlayerCoreType, "PlayerCore") < 0) {
         Py_DECREF(m);
         return NULL;
