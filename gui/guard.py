@@ -51,6 +51,7 @@ READ_ONLY = frozenset(
         "showboard",
         "solution",
         "status",
+        "tb_probe",
         "test_get_point_from_xy",
         "time_left",
         "time_settings",

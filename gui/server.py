@@ -1,8 +1,10 @@
 """Serve the cubemate board editor and relay its protocol lines to an engine child process.
 
-Run ``python -m gui.server [--port 8765] [--engine CMD]``. The server listens on 127.0.0.1 only,
-starts the engine as a child process and talks to it exactly like any other GUI would: one
-protocol line on its stdin, one response (up to the empty line) from its stdout.
+Run ``python -m gui.server [--port 8765] [--engine CMD] [--tablebases DIR]``. The server
+listens on 127.0.0.1 only, starts the engine as a child process and talks to it exactly like any
+other GUI would: one protocol line on its stdin, one response (up to the empty line) from its
+stdout. ``--tablebases DIR`` is handed on to the engine, whose endgame tables' verdict the page
+shows under the board.
 
 HTTP interface:
 
@@ -37,6 +39,7 @@ import argparse
 import errno
 import json
 import math
+import os
 import shlex
 import signal
 import sys
@@ -471,11 +474,30 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="seconds a connection may stay silent, or take to send one request, "
         f"before it is closed (default {DEFAULT_IDLE_TIMEOUT:g})",
     )
+    parser.add_argument(
+        "--tablebases",
+        type=tables_folder,
+        default=None,
+        metavar="DIR",
+        help="folder of endgame tables (make tablebases; docs/tablebases.md), passed to the "
+        "engine as --tablebases DIR; the page shows their verdict under the board",
+    )
     parser.add_argument("--verbose", action="store_true", help="log every HTTP request")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error("--port must be 0 … 65535")
     return args
+
+
+def tables_folder(text: str) -> Path:
+    """Read the folder of endgame tables: one that exists and can be listed and read, as an
+    absolute path (the engine runs from the repository root, not from here)."""
+    folder = Path(text).expanduser()
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a folder")
+    if not os.access(folder, os.R_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text!r}: no permission to read the folder")
+    return folder.resolve()
 
 
 def seconds(text: str) -> float:
@@ -517,6 +539,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not command:
         print("error: --engine is empty", file=sys.stderr)
         return 2
+    if args.tablebases is not None:
+        command += ["--tablebases", str(args.tablebases)]
     feed = ThinkingFeed()
     engine = Engine(command, REPO_ROOT, args.timeout, on_stderr=stderr_reader(feed))
     guard = GameGuard(engine, feed, args.timeout)

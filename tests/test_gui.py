@@ -63,6 +63,8 @@ from playwright.sync_api import (  # noqa: E402
 )
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: E402
 
+from kernel.compiled import COMPILED  # noqa: E402
+from tablebase.build import build  # noqa: E402
 from tests.cases import REFERENCE_CASES, ReferenceCase  # noqa: E402
 from tests.conftest import claim_one_worker  # noqa: E402
 
@@ -99,14 +101,16 @@ NO_PAUSE = 0
 DEFAULT_PAUSE_MS = 300
 
 
-def start_server(logs: Path, *engine_args: str) -> tuple[subprocess.Popen[str], str]:
+def start_server(
+    logs: Path, *engine_args: str, server_args: tuple[str, ...] = ()
+) -> tuple[subprocess.Popen[str], str]:
     """Start the GUI server on a free port with a real engine (``engine_args`` added to its
-    command line; the GUI's own config when there are none); return the process and the URL
-    it prints."""
+    command line; the GUI's own config when there are none; ``server_args`` to the server's);
+    return the process and the URL it prints."""
     options = engine_args or ("--config", str(GUI_CONFIG))
     engine = shlex.join([sys.executable, "main.py", "--log-dir", str(logs), *options])
     process = subprocess.Popen(
-        [sys.executable, "-m", "gui.server", "--port", "0", "--engine", engine],
+        [sys.executable, "-m", "gui.server", "--port", "0", "--engine", engine, *server_args],
         cwd=REPO_ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -974,6 +978,104 @@ def test_big_board_keeps_the_verdict_in_view(shared_tab: Page, server_url: str) 
         tab.fill("#zoom", "200")
         assert tab.evaluate("document.querySelector('.cell').offsetWidth") == 2 * width
         assert tab.evaluate("document.documentElement.scrollWidth") <= 1400  # they wrap
+
+
+# ---------------------------------------------------------------- the endgame tables
+
+#: KQKR on 3³, white to move: the ending's longest win, mate in 4 (docs/tablebases.md).
+KQKR_WIN_4 = "[###,###,###],[##Q,###,###],[###,r##,K#k]"
+#: The same with the colours exchanged, black to move.
+KRKQ_BLACK_WINS_4 = "[###,###,###],[##q,###,###],[###,R##,k#K] b"
+#: KQK on 3³, white to move: Qa3(I)-b2(I) mates.
+KQK_WIN_1 = "[###,###,###],[###,###,###],[Q##,##k,K##]"
+#: Five pieces: the tables of the test hold four at most.
+KQRKR = "[###,###,###],[##Q,###,###],[###,rR#,K#k]"
+#: KQK on the 4-cube, white to move.
+KQK_4 = "[####,####,####,####],[####,####,####,####],[####,####,####,####],[####,####,###k,KQ##]"
+
+
+@pytest.fixture(scope="module")
+def tables_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A GUI server started with --tablebases: every table of up to four pieces on 3³, built
+    here (half a second with the compiled core)."""
+    if not COMPILED:
+        pytest.skip("four-piece tables need the compiled core")
+    folder = tmp_path_factory.mktemp("tables")
+    build(folder, 3, 4)
+    logs = tmp_path_factory.mktemp("tables-engine-logs")
+    process, url = start_server(
+        logs, "--config", str(GUI_CONFIG), server_args=("--tablebases", str(folder))
+    )
+    try:
+        yield url
+    finally:
+        code, errors = stop_server(process)
+    assert code == 0, errors
+
+
+def table_line(page: Page) -> str:
+    """The endgame table's line under the board, "" when it is empty; an empty line must not
+    show, and a shown one must name the board on screen."""
+    text = page.inner_text("#tablebase")
+    assert page.is_visible("#tablebase") == bool(text)
+    if text:
+        assert page.get_attribute("#tablebase", "data-for") == page.input_value("#notation")
+    return text
+
+
+def test_the_tables_verdict_shows_under_the_board(shared_tab: Page, tables_url: str) -> None:
+    """Set up a position of a table, play moves and take one back: the line under the board
+    gives the table's verdict in colours after each, worded for a person."""
+    with loaded(shared_tab, tables_url) as page:
+        load(page, KQKR_WIN_4)
+        assert table_line(page) == "Endgame table: White wins in 4 moves"
+        page.check('#mode input[value="play"]')
+        play(page, "a1(I)", "a1(II)")  # the fastest win: black to move is lost in 3
+        assert page.input_value("#notation") == "[###,###,###],[##Q,###,K##],[###,r##,##k] b"
+        assert table_line(page) == "Endgame table: White wins in 3 moves"
+        page.click("#undo")
+        settle(page)
+        assert table_line(page) == "Endgame table: White wins in 4 moves"
+        play(page, "a1(I)", "a2(I)")  # the king takes the rook: KQK, black to move, drawn
+        assert page.input_value("#notation") == "[###,###,###],[##Q,###,###],[###,K##,##k] b"
+        assert table_line(page) == "Endgame table: draw"
+        load(page, KRKQ_BLACK_WINS_4)  # read from KQKR with the colours exchanged
+        assert table_line(page) == "Endgame table: Black wins in 4 moves"
+        load(page, KQK_WIN_1)
+        assert table_line(page) == "Endgame table: White wins in 1 move"
+        play(page, "a3(I)", "b2(I)")
+        assert page.inner_text("#verdict") == "checkmate"
+        assert table_line(page) == "Endgame table: Black is checkmated"
+        assert page.inner_text("#message") == ""
+
+
+def test_no_table_shows_no_verdict(shared_tab: Page, tables_url: str, server_url: str) -> None:
+    """Material no table holds (five pieces; KQK on the 4-cube), or a server without tables:
+    the line stays empty and hidden, no message, and the board is judged as ever."""
+    with loaded(shared_tab, tables_url) as page:
+        load(page, KQKR_WIN_4)
+        assert table_line(page) != ""
+        load(page, KQRKR)  # the line of the board before goes with it
+        assert table_line(page) == ""
+        assert page.inner_text("#verdict") == "check"
+        load(page, KQK_4)  # the tables are of the 3-cube only
+        assert table_line(page) == ""
+        assert page.inner_text("#verdict") == "normal"
+        assert page.inner_text("#message") == ""
+    with loaded(shared_tab, server_url) as page:
+        load(page, KQKR_WIN_4)
+        assert table_line(page) == ""
+        assert page.inner_text("#verdict") == "check"  # the rook beside white's king
+        assert page.inner_text("#message") == ""
+
+
+def test_a_restarted_engine_keeps_the_tables(tables_url: str) -> None:
+    """The server starts a dead engine again with the same --tablebases."""
+    status, answer = post_line(tables_url, "quit")
+    assert (status, answer["ok"]) == (200, True)
+    status, answer = post_line_batch(tables_url, [f"set_board {KQKR_WIN_4}", "tb_probe"])
+    assert status == 200 and answer["replies"][0]["restarted"], answer
+    assert answer["replies"][1]["text"] == "win 4"
 
 
 # ---------------------------------------------------------------- the server

@@ -218,7 +218,16 @@ def engine_commands(logs: Path) -> list[str]:
 
 def commands_since(logs: Path, mark: int) -> list[str]:
     """The commands after the first ``mark`` ones, without the page's reading commands."""
-    reading = {"status", "checkers", "legal_moves", "explain", "result", "printgame", "get_board"}
+    reading = {
+        "status",
+        "checkers",
+        "legal_moves",
+        "explain",
+        "result",
+        "tb_probe",
+        "printgame",
+        "get_board",
+    }
     return [line for line in engine_commands(logs)[mark:] if line.split()[0] not in reading]
 
 

@@ -128,6 +128,11 @@ def test_versions_count_what_changes_the_game(api: Api) -> None:
     assert api.line("play Ra3(I)-a3(II)")["game"] == version + 1
     status, batch = api.post("engine", {"lines": ["undo", "get_board"]})
     assert status == 200 and batch["game"] == version + 2
+    # The page asks tb_probe after every change: an answer (bare kings are a draw without
+    # tables) must not void a move asked for meanwhile.
+    bare_kings = api.line("set_board [###,###,###],[###,###,###],[###,##k,K##]")["game"]
+    answer = api.line("tb_probe")
+    assert (answer["text"], answer["game"]) == ("draw", bare_kings)
 
 
 def test_genmove_plays_and_reports_its_thinking(api: Api) -> None:

@@ -31,6 +31,7 @@ import pytest
 from gui.connections import DEFAULT_WORKERS, HEAD_LIMIT
 from gui.request_body import MAX_BATCH
 from gui.server import MAX_BODY
+from tablebase.build import build
 from tests.conftest import CASE_1, CASE_2, REPO, TIMEOUT
 
 #: The short idle timeout of the server that tests timeouts, in seconds.
@@ -740,6 +741,51 @@ def test_bad_seconds_are_refused(option: str, value: str) -> None:
     assert f"argument {option}: '{value}' is not a number of seconds" in result.stderr
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+def test_a_tablebase_folder_that_is_not_one_is_refused(tmp_path: Path) -> None:
+    """--tablebases naming no folder (missing, or a file) stops the server before anything
+    starts: one line naming it, exit code 2, no engine started, no address printed."""
+    started = tmp_path / "started"
+    engine = shlex.join(["touch", str(started)])  # an "engine" that leaves a trace if run
+    (tmp_path / "a-file").write_text("not a folder")
+    for given in (tmp_path / "no-such-folder", tmp_path / "a-file"):
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "gui.server",
+                "--port",
+                "0",
+                "--engine",
+                engine,
+                "--tablebases",
+                str(given),
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+        assert result.returncode == 2
+        assert f"argument --tablebases: '{given}' is not a folder" in result.stderr
+        assert "Traceback" not in result.stderr
+        assert result.stdout == ""
+    assert not started.exists()
+
+
+def test_a_tablebase_folder_is_passed_to_the_engine(tmp_path: Path) -> None:
+    """--tablebases DIR reaches the engine as its own --tablebases: it answers tb_probe from
+    the tables of three pieces on 3³ built here."""
+    tables = tmp_path / "tables"
+    build(tables, 3, 3)
+    with running_server(tmp_path / "logs", "--tablebases", str(tables)) as server:
+        set_board(server.port, "[###,###,###],[###,###,###],[Q##,##k,K##]")
+        status, answer = ask(server.port, {"line": "tb_probe"})
+        assert (status, answer["raw"]) == (200, "= win 1\n\n"), answer
+        set_board(server.port, "[###,###,###],[##Q,###,###],[###,r##,K#k]")
+        status, answer = ask(server.port, {"line": "tb_probe"})
+        assert answer["raw"] == "? no table for KQKR on the 3×3×3 board\n\n", answer
 
 
 def keep_connecting(port: int, stop: threading.Event) -> None:
