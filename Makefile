@@ -125,8 +125,9 @@ tablebases: $(STAMP) bytecode
 
 # `make gui PORT=N` picks the port; PORT=0 takes any free one (the address is printed).
 PORT ?= 8765
+# make gui TABLEBASES=tables: the page shows the endgame tables' verdict under the board.
 gui: $(STAMP) bytecode
-	$(BIN)/python -m gui.server --port $(PORT)
+	$(BIN)/python -m gui.server --port $(PORT) $(if $(TABLEBASES),--tablebases $(TABLEBASES))
 
 # Quick when nothing changed: only sources newer than their bytecode are compiled again.
 bytecode: $(STAMP) $(CORE_STAMP)

@@ -405,10 +405,11 @@ class Tablebases:
         raise NoTable or TableError when no table answers."""
         white = "".join(letter for letter in position.pieces[WHITE].values() if letter != "K")
         black = "".join(letter for letter in position.pieces[1].values() if letter != "k")
-        if not white and not black:
-            return DRAW
+        # Before the bare kings: a white king alone is no drawn ending but no game's.
         if position.kings[1] < 0:
             raise NoTable("no table for a position without a black king")
+        if not white and not black:
+            return DRAW
         pieces = 2 + len(white) + len(black)
         name, swapped = ending_name(white, black)
         if pieces > LARGEST_PIECES:

@@ -66,6 +66,9 @@ def test_tb_probe_through_the_engine_process(folder: Path, tmp_path: Path) -> No
     try:
         assert probe(engine, BARE_KINGS) == "= draw"
         assert probe(engine, KQKR_WIN_4) == "? no table for KQKR on the 3×3×3 board"
+        # A white king alone is no bare kings' draw: there is no black king to draw with.
+        lone_king = "3 [###,###,###],[###,###,###],[###,###,##K]"
+        assert probe(engine, lone_king) == "? no table for a position without a black king"
     finally:
         engine.discard()
 

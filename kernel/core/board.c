@@ -1,5 +1,5 @@
-/* The board: its cells and pieces, the moves of a piece, attacks, checks and legality, for
-   the searches of mate.c and player.c.
+/* The board: its cells and pieces, the moves of a piece, attacks, checks, legality and the
+   mate in one, for the searches of mate.c, helpmate.c and player.c.
 
    kernel/rules.py and kernel/position.py are the modules to read first; this file answers
    the same questions (who attacks a cell, is a move legal, does it check, has the side to
