@@ -125,6 +125,7 @@ class CompiledSearcher(Searcher):
                 weights.cornering,
                 tables.start_material,
                 RAY_LIMIT,
+                weights.drawish,
             ],
             steps=steps,
             game=game.seen,

@@ -63,6 +63,7 @@ class EngineConfig:
     eval_exposure: int = 12
     eval_king_reach: int = 6
     eval_cornering: int = 10
+    eval_drawish: int = 1
     #: The folder of the endgame tables (docs/tablebases.md); empty: none.
     tablebase_path: str = ""
 
@@ -112,6 +113,7 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "exposure": "eval_exposure",
         "king_reach": "eval_king_reach",
         "cornering": "eval_cornering",
+        "drawish": "eval_drawish",
     },
     "tablebase": {"path": "tablebase_path"},
 }
@@ -125,6 +127,8 @@ MAX_MOVE_TIME = 86_400.0
 MAX_HASH_MB = 4096
 #: The largest centipawn weight of an evaluation term.
 MAX_EVAL_WEIGHT = 1000
+#: The largest divisor of a score whose side cannot mate (evaluation.drawish).
+MAX_DRAWISH = 100
 
 #: The values of `protocol.comments`: where a `#` starts a comment.
 COMMENT_MODES = ("line-start", "anywhere")
@@ -214,6 +218,10 @@ def check_play(config: EngineConfig) -> None:
         weight = getattr(config, f"eval_{name}")
         if not 0 <= weight <= MAX_EVAL_WEIGHT:
             raise ConfigError(f"evaluation.{name}: {weight} is outside 0 ... {MAX_EVAL_WEIGHT}")
+    if not 1 <= config.eval_drawish <= MAX_DRAWISH:
+        raise ConfigError(
+            f"evaluation.drawish: {config.eval_drawish} is outside 1 (never) ... {MAX_DRAWISH}"
+        )
     if config.thinking not in THINKING_MODES:
         raise ConfigError(
             f"play.thinking: {config.thinking!r} is not one of "

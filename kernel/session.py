@@ -114,6 +114,7 @@ def weights_of(config: EngineConfig) -> Weights:
         config.eval_exposure,
         config.eval_king_reach,
         config.eval_cornering,
+        config.eval_drawish,
     )
 
 

@@ -240,6 +240,7 @@ def test_the_evaluation_weights_of_a_level(kernel: Kernel) -> None:
         exposure=24,
         king_reach=3,
         cornering=20,
+        drawish=8,
     )
     rng = random.Random(3607)
     found = []
@@ -265,6 +266,36 @@ def test_the_evaluation_itself(kernel: Kernel) -> None:
         python = evaluate(searcher.position, searcher.tables, searcher.material, searcher.army)
         assert compiled.core.material == searcher.material, board_text(problem)
         assert compiled.core.evaluate() == python, board_text(problem)
+
+
+def test_the_evaluation_of_armies_that_cannot_mate(kernel: Kernel) -> None:
+    """With `drawish`, the core divides the score of a side without a queen and of at most
+    two other pieces as Python does (towards zero, from n = 4): endings of both sides to
+    move, each side favoured, on n = 3 ... 7; and the searches agree at depth 3."""
+    weights = Weights(drawish=8)
+    rng = random.Random(3610)
+    divided = 0
+    found = []
+    for i in range(120):
+        n = 3 + i % 5
+        problem = noise_game_position(rng, n, WHITE if i % 2 else BLACK, rng.randint(2, 6))
+        game = Game(game_of(kernel, problem).position.copy())
+        game.position.order_pieces()
+        searcher = Searcher(game, Limits(), TranspositionTable(0), weights=weights)
+        compiled = CompiledSearcher(game, Limits(), 1, weights=weights)
+        python = evaluate(searcher.position, searcher.tables, searcher.material, searcher.army)
+        assert compiled.core.evaluate() == python, board_text(problem)
+        plain = Searcher(game, Limits(), TranspositionTable(0))
+        undivided = evaluate(plain.position, plain.tables, plain.material, plain.army)
+        if python != undivided:
+            divided += 1
+            assert n >= 4 and abs(python) == abs(undivided) // 8, board_text(problem)
+        if i % 6 == 0:
+            trouble = difference(game, Limits(depth=3, nodes=3000), weights)
+            if trouble:
+                found.append(f"{board_text(problem)}: {trouble}")
+    assert not found, found[:3]
+    assert divided >= 20, divided
 
 
 def test_a_64_cube() -> None:

@@ -43,6 +43,8 @@
 #define QUIESCENCE_PLIES 4
 #define DELTA_MARGIN 200
 #define FIFTY_MOVE_PLIES 100
+/* evaluation.py's DRAWISH_FROM_SIZE. */
+#define DRAWISH_FROM_SIZE 4
 enum { EXACT = 0, LOWER = 1, UPPER = 2 };
 /* Positions between two looks at the clock, and between two looks at a stop request. */
 #define CLOCK_EVERY 16
@@ -76,7 +78,7 @@ typedef struct {
     int values[16];
     double average[6];
     double blocking, placement, exposure, king_reach;
-    int cornering, start_material, ray_limit;
+    int cornering, start_material, ray_limit, drawish;
     /* Each kind's steps in kernel/evaluation.py's order (that of kernel/directions.py), as
        (dx, dy, dz) and as offsets in the padded array; whether the kind slides. */
     int8_t step_xyz[6][26][3];
@@ -231,10 +233,22 @@ static int cornering(const Player *p) {
     return 0;
 }
 
+/* evaluation.py's can_mate: a queen, or three pieces or more besides the king. */
+static int can_mate(const Player *p, int side) {
+    const Board *b = &p->board;
+    if (b->counts[side] > 3) return 1;
+    for (int i = 0; i < b->counts[side]; i++)
+        if (KIND_OF(b->cells[b->pieces[side][i]]) == QUEEN) return 1;
+    return 0;
+}
+
 /* The score of the position for the side to move. */
 static int evaluate(const Player *p) {
     int score = p->material + king_safety(p, 0) - king_safety(p, 1);
     if (!(p->army[0] && p->army[1])) score += cornering(p);
+    if (p->drawish > 1 && score && p->board.size >= DRAWISH_FROM_SIZE &&
+        !can_mate(p, score > 0 ? 0 : 1))
+        score /= p->drawish; /* towards zero, as evaluation.py's */
     return p->board.side == 0 ? score : -score;
 }
 
@@ -835,13 +849,15 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     if (read_numbers(average, 6, "average", reals, NULL) < 0) return -1;
     for (int i = 0; i < 6; i++) self->average[i] = reals[i];
     /* weights: blocking, placement, exposure, king_reach, cornering, start_material,
-       ray_limit */
-    if (read_numbers(weights, 7, "weights", reals, NULL) < 0) return -1;
+       ray_limit, drawish */
+    if (read_numbers(weights, 8, "weights", reals, NULL) < 0) return -1;
     self->blocking = reals[0], self->placement = reals[1], self->exposure = reals[2];
     self->king_reach = reals[3], self->cornering = (int)reals[4];
     self->start_material = (int)reals[5], self->ray_limit = (int)reals[6];
-    if (self->start_material < 1 || self->ray_limit < 1) {
-        PyErr_SetString(PyExc_ValueError, "start_material and ray_limit must be 1 or more");
+    self->drawish = (int)reals[7];
+    if (self->start_material < 1 || self->ray_limit < 1 || self->drawish < 1) {
+        PyErr_SetString(PyExc_ValueError,
+                        "start_material, ray_limit and drawish must be 1 or more");
         return -1;
     }
     double limit_values[3];
