@@ -188,7 +188,7 @@ def ladder_matches(size: int) -> Iterator[Match]:
 VARIANTS = ("knight-0.8", "exposure-0", "exposure-24", "placement-16")
 #: More experiments on 5³ only, for the endings the compiled player draws by the fifty-move
 #: rule with a winning army against a bare king (docs/arena.md).
-VARIANTS_5 = ("cornering-30", "king-reach-12", "drawish-8")
+VARIANTS_5 = ("cornering-30", "king-reach-12", "drawish-8", "queenless-8")
 #: The variants whose SPRT accepted H1 and that became the defaults (their files now say
 #: what engine_config.toml says; the records keep the match against the old default).
 ADOPTED = ("placement-16",)

@@ -126,6 +126,7 @@ class CompiledSearcher(Searcher):
                 tables.start_material,
                 RAY_LIMIT,
                 weights.drawish,
+                weights.mating_pieces,
             ],
             steps=steps,
             game=game.seen,

@@ -64,6 +64,7 @@ class EngineConfig:
     eval_king_reach: int = 6
     eval_cornering: int = 10
     eval_drawish: int = 1
+    eval_mating_pieces: int = 3
     #: The folder of the endgame tables (docs/tablebases.md); empty: none.
     tablebase_path: str = ""
 
@@ -114,6 +115,7 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "king_reach": "eval_king_reach",
         "cornering": "eval_cornering",
         "drawish": "eval_drawish",
+        "mating_pieces": "eval_mating_pieces",
     },
     "tablebase": {"path": "tablebase_path"},
 }
@@ -129,6 +131,9 @@ MAX_HASH_MB = 4096
 MAX_EVAL_WEIGHT = 1000
 #: The largest divisor of a score whose side cannot mate (evaluation.drawish).
 MAX_DRAWISH = 100
+#: The most pieces besides the king that evaluation.mating_pieces may ask for (more than
+#: any army holds: none mates without a queen).
+MAX_MATING_PIECES = 1000
 
 #: The values of `protocol.comments`: where a `#` starts a comment.
 COMMENT_MODES = ("line-start", "anywhere")
@@ -221,6 +226,11 @@ def check_play(config: EngineConfig) -> None:
     if not 1 <= config.eval_drawish <= MAX_DRAWISH:
         raise ConfigError(
             f"evaluation.drawish: {config.eval_drawish} is outside 1 (never) ... {MAX_DRAWISH}"
+        )
+    if not 0 <= config.eval_mating_pieces <= MAX_MATING_PIECES:
+        raise ConfigError(
+            f"evaluation.mating_pieces: {config.eval_mating_pieces} is outside 0 ... "
+            f"{MAX_MATING_PIECES}"
         )
     if config.thinking not in THINKING_MODES:
         raise ConfigError(

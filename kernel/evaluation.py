@@ -26,8 +26,9 @@ the centre.
 **Mating power.** On the 4-cube and larger, an army without a queen and of at most two other
 pieces mates a lone king in under 4 % of positions (the endgame tables: docs/tablebases.md;
 none at all with a bishop or two knights), so such an advantage is mostly a draw: when the
-side the score favours has no more, the score is divided by `DRAWISH_DIVISOR`, and the
-player keeps the material that mates rather than trade into a fifty-move draw.
+side the score favours has no queen and fewer than `MATING_PIECES` other pieces, the score is
+divided by `DRAWISH_DIVISOR`, and the player keeps the material that mates rather than trade
+into a fifty-move draw.
 
 Both material and placement are sums over pieces, kept up to date move by move by the
 search (`move_delta`); exposure looks at the two kings' neighbours at each evaluation.
@@ -59,6 +60,8 @@ KING_REACH_WEIGHT = 6
 CORNERING_WEIGHT = 10
 #: What the score is divided by when the side it favours cannot mate (1: never divided).
 DRAWISH_DIVISOR = 1
+#: The fewest pieces besides the king that may mate without a queen: the tables stop at two.
+MATING_PIECES = 3
 #: The smallest board on which two pieces without a queen do not mate (on 3³ a rook and a
 #: knight, or two rooks, mate a lone king in 70 to 77 % of positions).
 DRAWISH_FROM_SIZE = 4
@@ -132,7 +135,7 @@ def piece_values(size: int) -> dict[str, int]:
 class Weights:
     """The evaluation's tunable numbers (config `[evaluation]`): a factor on each derived
     piece value, the centipawns of placement, exposure, king reach and cornering, and the
-    divisor of a score whose side cannot mate."""
+    divisor of a score whose side cannot mate, and the pieces without a queen that can."""
 
     queen: float = 1.0
     rook: float = 1.0
@@ -143,6 +146,7 @@ class Weights:
     king_reach: int = KING_REACH_WEIGHT
     cornering: int = CORNERING_WEIGHT
     drawish: int = DRAWISH_DIVISOR
+    mating_pieces: int = MATING_PIECES
 
     def values(self, size: int) -> dict[str, int]:
         """Return each letter's value on this size with the factors applied, signed."""
@@ -321,13 +325,14 @@ def evaluate(position: Position, tables: Tables, material: int, army: list[int])
     divisor = tables.weights.drawish
     if divisor > 1 and score and tables.size >= DRAWISH_FROM_SIZE:
         favoured = WHITE if score > 0 else BLACK
-        if not can_mate(position.pieces[favoured]):
+        if not can_mate(position.pieces[favoured], tables.weights.mating_pieces):
             # Towards zero, as C's integer division (kernel/core/player.c mirrors this).
             score = abs(score) // divisor * (1 if score > 0 else -1)
     return score if position.side == WHITE else -score
 
 
-def can_mate(pieces: dict[int, str]) -> bool:
-    """Tell whether an army (kings included) may mate a lone king: a queen, or three pieces
-    or more besides the king (the tables stop at two)."""
-    return len(pieces) > 3 or any(letter in "Qq" for letter in pieces.values())
+def can_mate(pieces: dict[int, str], mating_pieces: int) -> bool:
+    """Tell whether an army (its king included) may mate a lone king: a queen, or
+    `mating_pieces` pieces or more besides the king."""
+    others = sum(letter not in "Kk" for letter in pieces.values())
+    return others >= mating_pieces or any(letter in "Qq" for letter in pieces.values())

@@ -115,6 +115,7 @@ def weights_of(config: EngineConfig) -> Weights:
         config.eval_king_reach,
         config.eval_cornering,
         config.eval_drawish,
+        config.eval_mating_pieces,
     )
 
 

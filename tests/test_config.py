@@ -78,6 +78,7 @@ def test_every_field_is_reachable_from_the_file() -> None:
             "king_reach": 3,
             "cornering": 15,
             "drawish": 8,
+            "mating_pieces": 5,
         },
         "tablebase": {"path": "tables"},
     }

@@ -269,16 +269,17 @@ def test_the_evaluation_itself(kernel: Kernel) -> None:
 
 
 def test_the_evaluation_of_armies_that_cannot_mate(kernel: Kernel) -> None:
-    """With `drawish`, the core divides the score of a side without a queen and of at most
-    two other pieces as Python does (towards zero, from n = 4): endings of both sides to
-    move, each side favoured, on n = 3 ... 7; and the searches agree at depth 3."""
-    weights = Weights(drawish=8)
+    """With `drawish`, the core divides the score of a side without a queen and of fewer than
+    `mating_pieces` other pieces as Python does (towards zero, from n = 4): endings of both
+    sides to move, each side favoured, on n = 3 ... 7, with the tables' 3 and with no army
+    but a queen's able to mate; and the searches agree at depth 3."""
     rng = random.Random(3610)
     divided = 0
     found = []
     for i in range(120):
+        weights = Weights(drawish=8, mating_pieces=3 if i % 4 < 2 else 1000)
         n = 3 + i % 5
-        problem = noise_game_position(rng, n, WHITE if i % 2 else BLACK, rng.randint(2, 6))
+        problem = noise_game_position(rng, n, WHITE if i % 2 else BLACK, rng.randint(2, 9))
         game = Game(game_of(kernel, problem).position.copy())
         game.position.order_pieces()
         searcher = Searcher(game, Limits(), TranspositionTable(0), weights=weights)

@@ -78,7 +78,7 @@ typedef struct {
     int values[16];
     double average[6];
     double blocking, placement, exposure, king_reach;
-    int cornering, start_material, ray_limit, drawish;
+    int cornering, start_material, ray_limit, drawish, mating_pieces;
     /* Each kind's steps in kernel/evaluation.py's order (that of kernel/directions.py), as
        (dx, dy, dz) and as offsets in the padded array; whether the kind slides. */
     int8_t step_xyz[6][26][3];
@@ -233,10 +233,10 @@ static int cornering(const Player *p) {
     return 0;
 }
 
-/* evaluation.py's can_mate: a queen, or three pieces or more besides the king. */
+/* evaluation.py's can_mate: a queen, or mating_pieces pieces or more besides the king. */
 static int can_mate(const Player *p, int side) {
     const Board *b = &p->board;
-    if (b->counts[side] > 3) return 1;
+    if (b->counts[side] - (b->kings[side] >= 0) >= p->mating_pieces) return 1;
     for (int i = 0; i < b->counts[side]; i++)
         if (KIND_OF(b->cells[b->pieces[side][i]]) == QUEEN) return 1;
     return 0;
@@ -849,12 +849,12 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     if (read_numbers(average, 6, "average", reals, NULL) < 0) return -1;
     for (int i = 0; i < 6; i++) self->average[i] = reals[i];
     /* weights: blocking, placement, exposure, king_reach, cornering, start_material,
-       ray_limit, drawish */
-    if (read_numbers(weights, 8, "weights", reals, NULL) < 0) return -1;
+       ray_limit, drawish, mating_pieces */
+    if (read_numbers(weights, 9, "weights", reals, NULL) < 0) return -1;
     self->blocking = reals[0], self->placement = reals[1], self->exposure = reals[2];
     self->king_reach = reals[3], self->cornering = (int)reals[4];
     self->start_material = (int)reals[5], self->ray_limit = (int)reals[6];
-    self->drawish = (int)reals[7];
+    self->drawish = (int)reals[7], self->mating_pieces = (int)reals[8];
     if (self->start_material < 1 || self->ray_limit < 1 || self->drawish < 1) {
         PyErr_SetString(PyExc_ValueError,
                         "start_material, ray_limit and drawish must be 1 or more");
