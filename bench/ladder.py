@@ -191,11 +191,14 @@ VARIANTS = ("knight-0.8", "exposure-0", "exposure-24", "placement-16")
 VARIANTS_5 = ("cornering-30", "king-reach-12", "drawish-8", "queenless-8")
 #: The variants whose SPRT accepted H1 and that became the defaults (their files now say
 #: what engine_config.toml says; the records keep the match against the old default).
-ADOPTED = ("placement-16",)
+ADOPTED = ("placement-16", "queenless-8")
 
 
 #: The sizes the experiments are played on: where a game at their node count takes seconds.
 TUNING_SIZES = tuple(TUNING_NODES)
+#: Variants played again deeper, by size: the trades a variant is about lie beyond what 20,000
+#: nodes see on 5³ (200,000 are about a tenth of a second of the compiled search).
+DEEP_VARIANTS: dict[int, tuple[tuple[str, int], ...]] = {5: (("queenless-8", 200_000),)}
 
 
 def tuning_matches(size: int) -> Iterator[Match]:
@@ -207,6 +210,12 @@ def tuning_matches(size: int) -> Iterator[Match]:
     for variant in VARIANTS + (VARIANTS_5 if size == 5 else ()):
         config = f"levels/{variant}.toml"
         level = engine(variant, f"{variant}-nodes{nodes}", "nodes", nodes, config)
+        yield Match(size, level, base, most=400, sprt=TUNING_SPRT)
+    for variant, deep in DEEP_VARIANTS.get(size, ()):
+        base = engine("default", f"default-nodes{deep}", "nodes", str(deep))
+        config = f"levels/{variant}.toml"
+        name = f"{variant}, {deep:,} nodes"
+        level = engine(name, f"{variant}-nodes{deep}", "nodes", str(deep), config)
         yield Match(size, level, base, most=400, sprt=TUNING_SPRT)
 
 

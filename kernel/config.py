@@ -63,8 +63,8 @@ class EngineConfig:
     eval_exposure: int = 12
     eval_king_reach: int = 6
     eval_cornering: int = 10
-    eval_drawish: int = 1
-    eval_mating_pieces: int = 3
+    eval_drawish: int = 8
+    eval_mating_pieces: int = 1000
     #: The folder of the endgame tables (docs/tablebases.md); empty: none.
     tablebase_path: str = ""
 

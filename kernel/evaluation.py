@@ -25,10 +25,12 @@ the centre.
 
 **Mating power.** On the 4-cube and larger, an army without a queen and of at most two other
 pieces mates a lone king in under 4 % of positions (the endgame tables: docs/tablebases.md;
-none at all with a bishop or two knights), so such an advantage is mostly a draw: when the
-side the score favours has no queen and fewer than `MATING_PIECES` other pieces, the score is
-divided by `DRAWISH_DIVISOR`, and the player keeps the material that mates rather than trade
-into a fifty-move draw.
+none at all with a bishop or two knights), and in the arena's games on 5³ no larger army
+without one found a mate either: every fifty-move draw there was an ending without a queen on
+the stronger side. So such an advantage is mostly a draw: when the side the score favours has
+no queen (and fewer than `MATING_PIECES` other pieces: by default any number), the score is
+divided by `DRAWISH_DIVISOR`, and the player keeps its queen rather than trade into a draw
+(an SPRT at 200,000 nodes a move on 5³ accepted it: docs/arena.md).
 
 Both material and placement are sums over pieces, kept up to date move by move by the
 search (`move_delta`); exposure looks at the two kings' neighbours at each evaluation.
@@ -59,9 +61,10 @@ KING_REACH_WEIGHT = 6
 #: Centipawns per step the winner's king comes nearer a bare enemy king.
 CORNERING_WEIGHT = 10
 #: What the score is divided by when the side it favours cannot mate (1: never divided).
-DRAWISH_DIVISOR = 1
-#: The fewest pieces besides the king that may mate without a queen: the tables stop at two.
-MATING_PIECES = 3
+DRAWISH_DIVISOR = 8
+#: The fewest pieces besides the king that may mate without a queen: more than any army has
+#: (the tables show two do not; the games, that the search finds no mate with more).
+MATING_PIECES = 1000
 #: The smallest board on which two pieces without a queen do not mate (on 3³ a rook and a
 #: knight, or two rooks, mate a lone king in 70 to 77 % of positions).
 DRAWISH_FROM_SIZE = 4

@@ -77,7 +77,7 @@ def test_every_field_is_reachable_from_the_file() -> None:
             "exposure": 20,
             "king_reach": 3,
             "cornering": 15,
-            "drawish": 8,
+            "drawish": 4,
             "mating_pieces": 5,
         },
         "tablebase": {"path": "tables"},

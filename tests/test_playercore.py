@@ -286,7 +286,7 @@ def test_the_evaluation_of_armies_that_cannot_mate(kernel: Kernel) -> None:
         compiled = CompiledSearcher(game, Limits(), 1, weights=weights)
         python = evaluate(searcher.position, searcher.tables, searcher.material, searcher.army)
         assert compiled.core.evaluate() == python, board_text(problem)
-        plain = Searcher(game, Limits(), TranspositionTable(0))
+        plain = Searcher(game, Limits(), TranspositionTable(0), weights=Weights(drawish=1))
         undivided = evaluate(plain.position, plain.tables, plain.material, plain.army)
         if python != undivided:
             divided += 1
