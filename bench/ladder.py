@@ -93,9 +93,9 @@ TIME = {
 #: of a second a move searches deeper than depth 1, and on 4³ depth 2 lost to 0.3 s a move.
 LADDERS: dict[int, tuple[Level, ...]] = {
     4: (RANDOM, GREEDY, DEPTH[1], TIME["0.1"], DEPTH[2], TIME["0.3"], TIME["1"]),
-    # A game of 0.3 s a move against depth 2 takes minutes on 5³: the rest of this ladder,
-    # and depth 3 on both sizes, wait for a longer run.
-    5: (RANDOM, GREEDY, DEPTH[1], TIME["0.1"], DEPTH[2]),
+    # On 5³ the rungs above depth 2 were played by the compiled player (a game of 1 s a move
+    # takes minutes); depth 3 on both sizes waits for a longer run.
+    5: (RANDOM, GREEDY, DEPTH[1], TIME["0.1"], DEPTH[2], TIME["0.3"], TIME["1"]),
 }
 #: Matches beyond the rungs. Level nodes 1 (the GUI's weakest) against greedy and depth 1:
 #: it plays as greedy does, so it is no rung of its own. And on 4³ the first ladder had
