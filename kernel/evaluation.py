@@ -28,7 +28,8 @@ pieces mates a lone king in under 4 % of positions (the endgame tables: docs/tab
 none at all with a bishop or two knights), and in the arena's games on 5³ no larger army
 without one found a mate either: every fifty-move draw there was an ending without a queen on
 the stronger side. So such an advantage is mostly a draw: when the side the score favours has
-no queen (and fewer than `MATING_PIECES` other pieces: by default any number), the score is
+no queen (and fewer than `MATING_PIECES` other pieces: by default any number; on the 4-cube,
+whose five-piece tables show three rooks or knights mating, fewer than three), the score is
 divided by `DRAWISH_DIVISOR`, and the player keeps its queen rather than trade into a draw
 (an SPRT at 200,000 nodes a move on 5³ accepted it: docs/arena.md).
 
@@ -65,6 +66,9 @@ DRAWISH_DIVISOR = 8
 #: The fewest pieces besides the king that may mate without a queen: more than any army has
 #: (the tables show two do not; the games, that the search finds no mate with more).
 MATING_PIECES = 1000
+#: On the 4-cube three pieces without a queen mate a lone king in 72 to 77 % of positions
+#: (three rooks or knights, or a rook and two others but two bishops: the five-piece tables).
+MATING_PIECES_ON_4 = 3
 #: The smallest board on which two pieces without a queen do not mate (on 3³ a rook and a
 #: knight, or two rooks, mate a lone king in 70 to 77 % of positions).
 DRAWISH_FROM_SIZE = 4
@@ -328,14 +332,17 @@ def evaluate(position: Position, tables: Tables, material: int, army: list[int])
     divisor = tables.weights.drawish
     if divisor > 1 and score and tables.size >= DRAWISH_FROM_SIZE:
         favoured = WHITE if score > 0 else BLACK
-        if not can_mate(position.pieces[favoured], tables.weights.mating_pieces):
+        if not can_mate(position.pieces[favoured], tables.weights.mating_pieces, tables.size):
             # Towards zero, as C's integer division (kernel/core/player.c mirrors this).
             score = abs(score) // divisor * (1 if score > 0 else -1)
     return score if position.side == WHITE else -score
 
 
-def can_mate(pieces: dict[int, str], mating_pieces: int) -> bool:
+def can_mate(pieces: dict[int, str], mating_pieces: int, size: int) -> bool:
     """Tell whether an army (its king included) may mate a lone king: a queen, or
-    `mating_pieces` pieces or more besides the king."""
+    `mating_pieces` pieces or more besides the king (on the 4-cube at most
+    `MATING_PIECES_ON_4`, which the tables show mate)."""
+    if size == 4:
+        mating_pieces = min(mating_pieces, MATING_PIECES_ON_4)
     others = sum(letter not in "Kk" for letter in pieces.values())
     return others >= mating_pieces or any(letter in "Qq" for letter in pieces.values())

@@ -43,8 +43,9 @@
 #define QUIESCENCE_PLIES 4
 #define DELTA_MARGIN 200
 #define FIFTY_MOVE_PLIES 100
-/* evaluation.py's DRAWISH_FROM_SIZE. */
+/* evaluation.py's DRAWISH_FROM_SIZE and MATING_PIECES_ON_4. */
 #define DRAWISH_FROM_SIZE 4
+#define MATING_PIECES_ON_4 3
 enum { EXACT = 0, LOWER = 1, UPPER = 2 };
 /* Positions between two looks at the clock, and between two looks at a stop request. */
 #define CLOCK_EVERY 16
@@ -233,10 +234,13 @@ static int cornering(const Player *p) {
     return 0;
 }
 
-/* evaluation.py's can_mate: a queen, or mating_pieces pieces or more besides the king. */
+/* evaluation.py's can_mate: a queen, or mating_pieces pieces or more besides the king (on
+   the 4-cube at most MATING_PIECES_ON_4). */
 static int can_mate(const Player *p, int side) {
     const Board *b = &p->board;
-    if (b->counts[side] - (b->kings[side] >= 0) >= p->mating_pieces) return 1;
+    int needed = p->mating_pieces;
+    if (b->size == 4 && needed > MATING_PIECES_ON_4) needed = MATING_PIECES_ON_4;
+    if (b->counts[side] - (b->kings[side] >= 0) >= needed) return 1;
     for (int i = 0; i < b->counts[side]; i++)
         if (KIND_OF(b->cells[b->pieces[side][i]]) == QUEEN) return 1;
     return 0;
