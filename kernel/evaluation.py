@@ -344,5 +344,9 @@ def can_mate(pieces: dict[int, str], mating_pieces: int, size: int) -> bool:
     `MATING_PIECES_ON_4`, which the tables show mate)."""
     if size == 4:
         mating_pieces = min(mating_pieces, MATING_PIECES_ON_4)
-    others = sum(letter not in "Kk" for letter in pieces.values())
-    return others >= mating_pieces or any(letter in "Qq" for letter in pieces.values())
+    # The queen first (an army that has one mostly finds it soon), then the count.
+    if any(letter in "Qq" for letter in pieces.values()):
+        return True
+    if len(pieces) < mating_pieces:
+        return False
+    return sum(letter not in "Kk" for letter in pieces.values()) >= mating_pieces
