@@ -34,8 +34,9 @@ DEFAULT_ATTACKERS = {"crowded": 4, "sparse": 3}
 DEFAULT_DEFENDERS = {"crowded": 2, "sparse": 1}
 #: Draws allowed per position before the options are declared impossible.
 MAX_TRIES = 1000
-#: The largest board any engine configuration accepts (engine.max_board_size).
-MAX_SIZE = 256
+#: The largest board any cubemate configuration accepts (kernel/config.py, LARGEST_SUPPORTED_SIZE):
+#: a larger one would be generated only to be refused.
+MAX_SIZE = 200
 
 ROOK = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)]
 BISHOP = [(x, y, z) for x in (1, -1) for y in (1, -1) for z in (1, -1)]

@@ -628,7 +628,7 @@ def test_filter_errors(source: str, message: str) -> None:
         (["--timeout", "nan"], "", "--timeout must be a positive number of seconds, not nan"),
         (["--timeout", "inf"], "", "--timeout must be a positive number of seconds, not inf"),
         (["--jobs", "100000"], "", "--jobs 100000: at most 256 local workers"),
-        (["--generate", "crowded", "--size", "1000"], "", "--size must be 2 ... 256, not 1000"),
+        (["--generate", "crowded", "--size", "1000"], "", "--size must be 2 ... 200, not 1000"),
         (
             ["--generate", "crowded", "--size", "65"],
             "",
