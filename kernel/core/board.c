@@ -330,6 +330,15 @@ int has_legal_move(Board *board, MoveList *scratch) {
     return 0;
 }
 
+/* Play a legal move, tell whether the other side has no legal move left (1), take it back;
+   -1 on an error. */
+int checkmates(Board *board, const Move *m, MoveList *scratch) {
+    int place = board_play(board, m);
+    int escapes = has_legal_move(board, scratch);
+    board_undo(board, m, place);
+    return escapes < 0 ? -1 : !escapes;
+}
+
 /* Tell whether the side to move mates in one (-1 on an error), as kernel/mateinone.py's
    mates_in_one does: each piece's cells are walked and only those from which it could check
    the king (or any, for a piece whose leaving uncovers a check) are asked about: whether the
@@ -366,11 +375,7 @@ int mate_in_one(Board *board, MoveList *scratch, int *asked) {
                     Move m = {origin, target, piece, there, 0};
                     if (gives_check(board, &context, &m) && is_legal(board, &context, &m)) {
                         ++*asked;
-                        int place = board_play(board, &m);
-                        int escapes = has_legal_move(board, scratch);
-                        board_undo(board, &m, place);
-                        if (escapes < 0) return -1;
-                        found = !escapes;
+                        if ((found = checkmates(board, &m, scratch)) < 0) return -1;
                         if (found) break;
                     }
                 }
@@ -389,6 +394,19 @@ uint64_t board_key(const Board *board) {
             key ^= cell_key(cell, board->cells[cell]);
         }
     return key;
+}
+
+void spending_start(Spending *spending, PyObject *spend, long long allowance) {
+    spending->spend = spend;
+    spending->allowance = allowance > 0 ? (uint64_t)allowance : 0;
+    spending->nodes = spending->unspent = 0;
+}
+
+int spending_finish(Spending *spending, int failed) {
+    if (failed) spending->unspent = 0; /* an exception is set: nothing more is spent */
+    failed = failed || spending_flush(spending) < 0;
+    spending->spend = NULL;
+    return failed;
 }
 
 int spending_flush(Spending *spending) {

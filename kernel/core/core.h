@@ -92,6 +92,7 @@ void prepare(const Board *board, Context *context);
 int gives_check(const Board *board, const Context *context, const Move *m);
 int is_legal(const Board *board, const Context *context, const Move *m);
 int has_legal_move(Board *board, MoveList *scratch);
+int checkmates(Board *board, const Move *m, MoveList *scratch);
 int mate_in_one(Board *board, MoveList *scratch, int *asked);
 
 static inline int between(const Board *board, int from, int to) {
@@ -231,6 +232,11 @@ typedef struct {
 } Spending;
 
 int spending_flush(Spending *spending);
+/* Start counting a call's positions against `allowance`, handing them to `spend`. */
+void spending_start(Spending *spending, PyObject *spend, long long allowance);
+/* End a call: hand on the positions not yet spent unless the call `failed` (its exception
+   is set); return whether it failed, the last hand-over included. */
+int spending_finish(Spending *spending, int failed);
 
 /* Count `count` positions; hand them on every SPEND_EVERY, and at once when they would take
    the count past the budget's allowance, the ones before them first: the budget then refuses

@@ -134,11 +134,9 @@ static int mating_moves(Core *core, int ply) {
         if (!gives_check(&core->board, &context, &m) || !is_legal(&core->board, &context, &m))
             continue;
         checks++;
-        int place = board_play(&core->board, &m);
-        int escapes = has_legal_move(&core->board, scratch);
-        board_undo(&core->board, &m, place);
-        if (escapes < 0) return -1;
-        if (!escapes) list->moves[kept++] = m;
+        int mates = checkmates(&core->board, &m, scratch);
+        if (mates < 0) return -1;
+        if (mates) list->moves[kept++] = m;
     }
     list->count = kept;
     return spend(core, (uint64_t)checks);
@@ -382,31 +380,24 @@ static PyObject *core_solutions(Core *self, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "this HelpmateCore is already searching");
         return NULL;
     }
-    /* The table's keys do not hold the board's size: a new size starts it afresh. */
-    if (self->board.size != size && self->filled) {
+    /* The table starts afresh for a new size (its keys do not hold the board's size) or a
+       new limit (its counts were kept only up to the old one). */
+    if ((self->board.size != size || self->limit != (uint64_t)limit) && self->filled) {
         memset(self->table, 0, (size_t)(self->buckets * BUCKET) * sizeof(Lines));
         self->filled = 0;
     }
     if (set_size(&self->board, size) < 0 || set_pieces(&self->board, pieces, side) < 0)
         return NULL;
-    if (self->limit != (uint64_t)limit && self->filled) {
-        /* Counts were kept only up to the old limit. */
-        memset(self->table, 0, (size_t)(self->buckets * BUCKET) * sizeof(Lines));
-        self->filled = 0;
-    }
     self->key = board_key(&self->board);
     self->limit = (uint64_t)limit, self->too_many = 0;
-    self->spending.spend = spend_function;
-    self->spending.allowance = allowance > 0 ? (uint64_t)allowance : 0;
-    self->spending.nodes = self->spending.unspent = 0;
+    spending_start(&self->spending, spend_function, allowance);
     self->busy = 1;
     PyObject *lines = PyList_New(0);
     uint64_t total = 0;
     int status = lines ? count_lines(self, 2 * moves, 0, &total) : -1;
     if (status == 0 && total) status = write_lines(self, 2 * moves, 0, lines);
-    if (status == -1) self->spending.unspent = 0; /* an exception is set: nothing more spent */
-    if (spending_flush(&self->spending) < 0) status = -1;
-    self->spending.spend = NULL, self->busy = 0;
+    if (spending_finish(&self->spending, status == -1)) status = -1;
+    self->busy = 0;
     if (status == -1) {
         Py_XDECREF(lines);
         return NULL;

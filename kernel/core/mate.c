@@ -493,18 +493,16 @@ static int begin(Core *self, int size, PyObject *pieces, int side, int depth, Py
     }
     if (set_size(&self->board, size) < 0 || set_pieces(&self->board, pieces, side) < 0) return -1;
     self->key = board_key(&self->board);
-    self->spending.spend = spend, self->busy = 1;
-    self->spending.allowance = allowance > 0 ? allowance : 0;
-    self->spending.nodes = self->spending.unspent = 0;
+    spending_start(&self->spending, spend, allowance);
+    self->busy = 1;
     return 0;
 }
 
 /* End a call: hand the positions not yet spent to `spend` unless the search failed (its
    exception is set: nothing more is spent); return whether the call failed. */
 static int end(Core *self, int failed) {
-    if (failed) self->spending.unspent = 0;
-    failed = failed || spending_flush(&self->spending) < 0;
-    self->spending.spend = NULL, self->busy = 0;
+    failed = spending_finish(&self->spending, failed);
+    self->busy = 0; /* only now: the last hand-over calls `spend` */
     return failed;
 }
 
