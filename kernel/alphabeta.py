@@ -33,10 +33,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kernel.board import EMPTY, SIDE_LETTERS
-from kernel.evaluation import DEFAULT_WEIGHTS, Tables, Weights, armies, evaluate, move_delta
+from kernel.evaluation import (
+    DEFAULT_WEIGHTS,
+    Tables,
+    Weights,
+    armies,
+    draw_value,
+    evaluate,
+    move_delta,
+)
 from kernel.game import FIFTY_MOVE_PLIES, Game
 from kernel.interrupt import COMMAND
-from kernel.position import KING_LETTERS, Position
+from kernel.position import KING_LETTERS, WHITE, Position
 from kernel.rules import Analysis, attackers, gives_check, is_attacked, pin_of
 
 #: A move as the search handles it: piece letter, origin, target, captured (EMPTY if none).
@@ -168,6 +176,8 @@ class Searcher:
         self.tables = Tables(self.position, weights)
         self.material = self.tables.material(self.position)
         self.army = armies(self.position, self.tables)
+        #: What a draw is worth to white: the contempt, against the side searched for.
+        self.draw = draw_value(weights, self.position.side)
         self.nodes = 0
         self.last_clock = self.started
         self.longest_gap = 0.0
@@ -266,14 +276,14 @@ class Searcher:
         if (repeated and self.quiet_plies < FIFTY_MOVE_PLIES) or (
             self.quiet_plies >= FIFTY_MOVE_PLIES and self.has_escape()
         ):
-            return 0  # a repetition, or a fifty-move draw (unless it is a mate)
+            return self.draw_score()  # a repetition, or a fifty-move draw (unless a mate)
         # Mate distance: no score here can beat a mate already found nearer the root.
         alpha = max(alpha, -MATE + ply)
         beta = min(beta, MATE - ply - 1)
         if alpha >= beta:
             return alpha
         if ply >= MAX_PLY:
-            return evaluate(position, self.tables, self.material, self.army)
+            return evaluate(position, self.tables, self.material, self.army, self.draw)
         if in_check and ply < 2 * self.root_depth:
             depth += 1  # a check extension, while the line is not yet twice the nominal depth
         if depth <= 0:
@@ -322,29 +332,33 @@ class Searcher:
                             self.remember_cut(move, ply, depth)
                         break
         if searched == 0:
-            return -MATE + ply if in_check else 0
+            return -MATE + ply if in_check else self.draw_score()
         kind = (
             EXACT if original_alpha < best_score < beta else LOWER if best_score >= beta else UPPER
         )
         self.table.put(key, depth, kind, score_to_table(best_score, ply), best_move)
         return best_score
 
+    def draw_score(self) -> int:
+        """Return a draw's score for the side to move: the contempt, against the root's side."""
+        return self.draw if self.position.side == WHITE else -self.draw
+
     def quiescence(self, alpha: int, beta: int, ply: int, in_check: bool) -> int:
         """Search captures only (every evasion when in check) until the position is quiet."""
         position = self.position
         if ply >= MAX_PLY:
-            return evaluate(position, self.tables, self.material, self.army)
+            return evaluate(position, self.tables, self.material, self.army, self.draw)
         if in_check:
             if ply > self.root_depth + 1:
                 # Deep in the captures a check is only looked at for mate: searching every
                 # evasion of every check there costs more than it tells.
                 if not Analysis(position).has_legal_move():
                     return -MATE + ply
-                return evaluate(position, self.tables, self.material, self.army)
+                return evaluate(position, self.tables, self.material, self.army, self.draw)
             best_score = -MATE + ply  # mated unless an evasion is found
             moves = self.evasions()
         else:
-            best_score = evaluate(position, self.tables, self.material, self.army)
+            best_score = evaluate(position, self.tables, self.material, self.army, self.draw)
             if best_score >= beta or ply >= self.root_depth + QUIESCENCE_PLIES:
                 return best_score
             alpha = max(alpha, best_score)

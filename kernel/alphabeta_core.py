@@ -127,6 +127,7 @@ class CompiledSearcher(Searcher):
                 RAY_LIMIT,
                 weights.drawish,
                 weights.mating_pieces,
+                self.draw,
             ],
             steps=steps,
             game=game.seen,

@@ -65,6 +65,7 @@ class EngineConfig:
     eval_cornering: int = 10
     eval_drawish: int = 8
     eval_mating_pieces: int = 1000
+    eval_contempt: int = 100
     #: The folder of the endgame tables (docs/tablebases.md); empty: none.
     tablebase_path: str = ""
 
@@ -116,6 +117,7 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "cornering": "eval_cornering",
         "drawish": "eval_drawish",
         "mating_pieces": "eval_mating_pieces",
+        "contempt": "eval_contempt",
     },
     "tablebase": {"path": "tablebase_path"},
 }
@@ -219,7 +221,7 @@ def check_play(config: EngineConfig) -> None:
         factor = getattr(config, f"eval_{name}")
         if not 0.1 <= factor <= 10.0:  # also false for NaN
             raise ConfigError(f"evaluation.{name}: {factor} is outside 0.1 ... 10")
-    for name in ("placement", "exposure", "king_reach", "cornering"):
+    for name in ("placement", "exposure", "king_reach", "cornering", "contempt"):
         weight = getattr(config, f"eval_{name}")
         if not 0 <= weight <= MAX_EVAL_WEIGHT:
             raise ConfigError(f"evaluation.{name}: {weight} is outside 0 ... {MAX_EVAL_WEIGHT}")

@@ -33,6 +33,14 @@ whose five-piece tables show three rooks or knights mating, fewer than three), t
 divided by `DRAWISH_DIVISOR`, and the player keeps its queen rather than trade into a draw
 (an SPRT at 200,000 nodes a move on 5³ accepted it: docs/arena.md).
 
+**Contempt.** Against a weaker opponent a draw is a loss of half a point, and on 5³ nearly
+every draw came from trading queens within the first moves (docs/arena.md). So the player
+values a draw below zero: a position neither side can mate in (by the rule above), a
+repetition, the fifty-move rule and a stalemate count `CONTEMPT` centipawns against the side
+the search is for (`draw_value`), and the player keeps the game alive rather than drift into
+one. The evaluation itself stays the same for both sides; only the search knows whose side it
+is on.
+
 Both material and placement are sums over pieces, kept up to date move by move by the
 search (`move_delta`); exposure looks at the two kings' neighbours at each evaluation.
 """
@@ -72,6 +80,8 @@ MATING_PIECES_ON_4 = 3
 #: The smallest board on which two pieces without a queen do not mate (on 3³ a rook and a
 #: knight, or two rooks, mate a lone king in 70 to 77 % of positions).
 DRAWISH_FROM_SIZE = 4
+#: Centipawns a draw costs the side the search is for (0: a draw is worth nothing either way).
+CONTEMPT = 100
 
 #: The moves of each kind of piece: its steps and whether it slides.
 MOVES: dict[str, tuple[tuple[Step, ...], bool]] = {
@@ -141,8 +151,9 @@ def piece_values(size: int) -> dict[str, int]:
 @dataclass(frozen=True)
 class Weights:
     """The evaluation's tunable numbers (config `[evaluation]`): a factor on each derived
-    piece value, the centipawns of placement, exposure, king reach and cornering, and the
-    divisor of a score whose side cannot mate, and the pieces without a queen that can."""
+    piece value, the centipawns of placement, exposure, king reach and cornering, the
+    divisor of a score whose side cannot mate, the pieces without a queen that can, and the
+    contempt for a draw."""
 
     queen: float = 1.0
     rook: float = 1.0
@@ -154,6 +165,7 @@ class Weights:
     cornering: int = CORNERING_WEIGHT
     drawish: int = DRAWISH_DIVISOR
     mating_pieces: int = MATING_PIECES
+    contempt: int = CONTEMPT
 
     def values(self, size: int) -> dict[str, int]:
         """Return each letter's value on this size with the factors applied, signed."""
@@ -316,11 +328,14 @@ def armies(position: Position, tables: Tables) -> list[int]:
     ]
 
 
-def evaluate(position: Position, tables: Tables, material: int, army: list[int]) -> int:
+def evaluate(
+    position: Position, tables: Tables, material: int, army: list[int], draw: int = 0
+) -> int:
     """Score the position for the side to move.
 
     `material` is the signed material-and-placement sum, `army` each side's material (both
-    kept move by move by the caller).
+    kept move by move by the caller); `draw` is what a position neither side can mate in is
+    worth to white beyond its divided score (`draw_value`: the contempt, signed).
     """
     score = (
         material
@@ -329,13 +344,23 @@ def evaluate(position: Position, tables: Tables, material: int, army: list[int])
     )
     if not (army[WHITE] and army[BLACK]):
         score += cornering(position, tables, army)
-    divisor = tables.weights.drawish
-    if divisor > 1 and score and tables.size >= DRAWISH_FROM_SIZE:
-        favoured = WHITE if score > 0 else BLACK
-        if not can_mate(position.pieces[favoured], tables.weights.mating_pieces, tables.size):
-            # Towards zero, as C's integer division (kernel/core/player.c mirrors this).
-            score = abs(score) // divisor * (1 if score > 0 else -1)
+    weights = tables.weights
+    if (score or draw) and tables.size >= DRAWISH_FROM_SIZE:
+        favoured = WHITE if score >= 0 else BLACK
+        pieces = position.pieces
+        if not can_mate(pieces[favoured], weights.mating_pieces, tables.size):
+            if weights.drawish > 1:
+                # Towards zero, as C's integer division (kernel/core/player.c mirrors this).
+                score = abs(score) // weights.drawish * (1 if score > 0 else -1)
+            if draw and not can_mate(pieces[1 - favoured], weights.mating_pieces, tables.size):
+                score += draw
     return score if position.side == WHITE else -score
+
+
+def draw_value(weights: Weights, side: int) -> int:
+    """Return what a draw is worth to white when the search is for `side`: the contempt,
+    against that side."""
+    return -weights.contempt if side == WHITE else weights.contempt
 
 
 def can_mate(pieces: dict[int, str], mating_pieces: int, size: int) -> bool:

@@ -116,6 +116,7 @@ def weights_of(config: EngineConfig) -> Weights:
         config.eval_cornering,
         config.eval_drawish,
         config.eval_mating_pieces,
+        config.eval_contempt,
     )
 
 

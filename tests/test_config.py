@@ -79,6 +79,7 @@ def test_every_field_is_reachable_from_the_file() -> None:
             "cornering": 15,
             "drawish": 4,
             "mating_pieces": 5,
+            "contempt": 40,
         },
         "tablebase": {"path": "tables"},
     }
@@ -112,6 +113,7 @@ BAD_CONFIGS: list[tuple[str, str]] = [
     ("[evaluation]\nqueen = nan\n", "evaluation.queen"),
     ("[evaluation]\nexposure = -1\n", "evaluation.exposure"),
     ("[evaluation]\nplacement = 1001\n", "evaluation.placement"),
+    ("[evaluation]\ncontempt = -10\n", "evaluation.contempt"),
     ("[engine]\nboard_size = 65\n", "engine.board_size"),
     ("[engine]\nmax_board_size = 1000\n", "engine.max_board_size"),
     # Past every bound the engine can use (issue 38): 10**20 positions failed every search.

@@ -263,7 +263,9 @@ def test_the_evaluation_itself(kernel: Kernel) -> None:
         game.position.order_pieces()
         searcher = Searcher(game, Limits(), TranspositionTable(0))
         compiled = CompiledSearcher(game, Limits(), 1)
-        python = evaluate(searcher.position, searcher.tables, searcher.material, searcher.army)
+        python = evaluate(
+            searcher.position, searcher.tables, searcher.material, searcher.army, searcher.draw
+        )
         assert compiled.core.material == searcher.material, board_text(problem)
         assert compiled.core.evaluate() == python, board_text(problem)
 
@@ -277,7 +279,7 @@ def test_the_evaluation_of_armies_that_cannot_mate(kernel: Kernel) -> None:
     divided = 0
     found = []
     for i in range(120):
-        weights = Weights(drawish=8, mating_pieces=3 if i % 4 < 2 else 1000)
+        weights = Weights(drawish=8, mating_pieces=3 if i % 4 < 2 else 1000, contempt=0)
         n = 3 + i % 5
         problem = noise_game_position(rng, n, WHITE if i % 2 else BLACK, rng.randint(2, 9))
         game = Game(game_of(kernel, problem).position.copy())
@@ -286,7 +288,9 @@ def test_the_evaluation_of_armies_that_cannot_mate(kernel: Kernel) -> None:
         compiled = CompiledSearcher(game, Limits(), 1, weights=weights)
         python = evaluate(searcher.position, searcher.tables, searcher.material, searcher.army)
         assert compiled.core.evaluate() == python, board_text(problem)
-        plain = Searcher(game, Limits(), TranspositionTable(0), weights=Weights(drawish=1))
+        plain = Searcher(
+            game, Limits(), TranspositionTable(0), weights=Weights(drawish=1, contempt=0)
+        )
         undivided = evaluate(plain.position, plain.tables, plain.material, plain.army)
         if python != undivided:
             divided += 1

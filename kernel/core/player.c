@@ -80,6 +80,8 @@ typedef struct {
     double average[6];
     double blocking, placement, exposure, king_reach;
     int cornering, start_material, ray_limit, drawish, mating_pieces;
+    /* What a draw is worth to white: the contempt, against the side searched for. */
+    int draw;
     /* Each kind's steps in kernel/evaluation.py's order (that of kernel/directions.py), as
        (dx, dy, dz) and as offsets in the padded array; whether the kind slides. */
     int8_t step_xyz[6][26][3];
@@ -246,14 +248,24 @@ static int can_mate(const Player *p, int side) {
     return 0;
 }
 
-/* The score of the position for the side to move. */
+/* The score of the position for the side to move; a position neither side can mate in
+   gains `draw` (white's sign) beyond its divided score, as evaluation.py's evaluate. */
 static int evaluate(const Player *p) {
     int score = p->material + king_safety(p, 0) - king_safety(p, 1);
     if (!(p->army[0] && p->army[1])) score += cornering(p);
-    if (p->drawish > 1 && score && p->board.size >= DRAWISH_FROM_SIZE &&
-        !can_mate(p, score > 0 ? 0 : 1))
-        score /= p->drawish; /* towards zero, as evaluation.py's */
+    if ((score || p->draw) && p->board.size >= DRAWISH_FROM_SIZE) {
+        int favoured = score >= 0 ? 0 : 1;
+        if (!can_mate(p, favoured)) {
+            if (p->drawish > 1) score /= p->drawish; /* towards zero, as evaluation.py's */
+            if (p->draw && !can_mate(p, 1 - favoured)) score += p->draw;
+        }
+    }
     return p->board.side == 0 ? score : -score;
+}
+
+/* Searcher.draw_score: a draw's score for the side to move. */
+static inline int draw_score(const Player *p) {
+    return p->board.side == 0 ? p->draw : -p->draw;
 }
 
 /* --- making moves ------------------------------------------------------------------------ */
@@ -653,7 +665,7 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check)
     p->pv_length[ply] = 0;
     if ((seen(p, p->key) > 1 && p->quiet_plies < FIFTY_MOVE_PLIES) ||
         (p->quiet_plies >= FIFTY_MOVE_PLIES && has_escape(p)))
-        return 0;
+        return draw_score(p);
     if (p->stopped) return STOPPED;
     if (alpha < -MATE + ply) alpha = -MATE + ply;
     if (beta > MATE - ply - 1) beta = MATE - ply - 1;
@@ -716,7 +728,7 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check)
             }
         }
     }
-    if (searched == 0) return in_check ? -MATE + ply : 0;
+    if (searched == 0) return in_check ? -MATE + ply : draw_score(p);
     int kind = original_alpha < best_score && best_score < beta ? EXACT
                : best_score >= beta                             ? LOWER
                                                                 : UPPER;
@@ -853,12 +865,13 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     if (read_numbers(average, 6, "average", reals, NULL) < 0) return -1;
     for (int i = 0; i < 6; i++) self->average[i] = reals[i];
     /* weights: blocking, placement, exposure, king_reach, cornering, start_material,
-       ray_limit, drawish, mating_pieces */
-    if (read_numbers(weights, 9, "weights", reals, NULL) < 0) return -1;
+       ray_limit, drawish, mating_pieces, draw */
+    if (read_numbers(weights, 10, "weights", reals, NULL) < 0) return -1;
     self->blocking = reals[0], self->placement = reals[1], self->exposure = reals[2];
     self->king_reach = reals[3], self->cornering = (int)reals[4];
     self->start_material = (int)reals[5], self->ray_limit = (int)reals[6];
     self->drawish = (int)reals[7], self->mating_pieces = (int)reals[8];
+    self->draw = (int)reals[9];
     if (self->start_material < 1 || self->ray_limit < 1 || self->drawish < 1) {
         PyErr_SetString(PyExc_ValueError,
                         "start_material, ray_limit and drawish must be 1 or more");
