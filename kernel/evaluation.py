@@ -33,13 +33,14 @@ whose five-piece tables show three rooks or knights mating, fewer than three), t
 divided by `DRAWISH_DIVISOR`, and the player keeps its queen rather than trade into a draw
 (an SPRT at 200,000 nodes a move on 5³ accepted it: docs/arena.md).
 
-**Contempt.** Against a weaker opponent a draw is a loss of half a point, and on 5³ nearly
-every draw came from trading queens within the first moves (docs/arena.md). So the player
-values a draw below zero: a position neither side can mate in (by the rule above), a
-repetition, the fifty-move rule and a stalemate count `CONTEMPT` centipawns against the side
-the search is for (`draw_value`), and the player keeps the game alive rather than drift into
-one. The evaluation itself stays the same for both sides; only the search knows whose side it
-is on.
+**Contempt.** Against a weaker opponent a draw is half a point lost, and on 5³ most draws
+of the compiled player against the Python one followed an early trade of queens. With
+`contempt` (config `evaluation.contempt`, centipawns; 0 by default), a position neither side
+can mate in (by the rule above), a repetition, the fifty-move rule and a stalemate count that
+much against the side the search is for (`draw_value`); the evaluation stays the same for both
+sides, only the search knows whose side it is on. Off by default: at 100 the compiled player
+scored +159 (+107 … +219) against the Python one, against +137 (+51 … +243) without, no gain
+shown (docs/arena.md).
 
 Both material and placement are sums over pieces, kept up to date move by move by the
 search (`move_delta`); exposure looks at the two kings' neighbours at each evaluation.
@@ -81,7 +82,7 @@ MATING_PIECES_ON_4 = 3
 #: knight, or two rooks, mate a lone king in 70 to 77 % of positions).
 DRAWISH_FROM_SIZE = 4
 #: Centipawns a draw costs the side the search is for (0: a draw is worth nothing either way).
-CONTEMPT = 100
+CONTEMPT = 0
 
 #: The moves of each kind of piece: its steps and whether it slides.
 MOVES: dict[str, tuple[tuple[Step, ...], bool]] = {
