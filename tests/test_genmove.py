@@ -269,28 +269,39 @@ def test_genmove_finds_every_mate_in_n_at_depth_2n_minus_1(recorder: Recorder, m
     assert {problem.position.side for problem in problems} == {WHITE, BLACK}
 
 
-@pytest.mark.parametrize("level", ["nodes 400", "nodes 3000", "nodes 20000"])
-def test_no_mate_within_the_completed_depth_is_missed(recorder: Recorder, level: str) -> None:
+@pytest.mark.parametrize(
+    ("level", "longest"),
+    [("nodes 400", 2), ("nodes 3000", 2), ("nodes 20000", 3), ("nodes 100000", 3)],
+)
+def test_no_mate_within_the_completed_depth_is_missed(
+    recorder: Recorder, level: str, longest: int
+) -> None:
     """Whatever stops the search, once it has completed depth 2N - 1 it plays a mate in N: the
-    pruning (futility at the frontier) never hides a mate that `mate_in` finds at that depth.
-    Fresh problems, both sides, mates in 1 and 2 and not sooner."""
+    late-move reductions never hide a mate that `mate_in` finds at that depth (the mate guard
+    asks it first). Fresh problems, both sides, mates in 1, 2 and (where the level reaches
+    depth 5) 3, and not sooner; at least half of them, and of the mates in 3, searched that
+    deep."""
     problems = exact_mates(3111, 1, 16 * SWEEP, (3, 4, 5), (5, 9))
     problems += exact_mates(3112, 2, 16 * SWEEP, (3, 4, 5), (5, 8))
+    if longest == 3:
+        problems += exact_mates(3113, 3, 12 * SWEEP, (3, 4), (5, 8))
     assert recorder.ask(f"level depth 0 {level} time 0").startswith("depth 0")
     found: list[str] = []
-    completed = 0
+    completed = dict.fromkeys(range(1, longest + 1), 0)
     for problem in problems:
         set_position(recorder.kernel, problem.position)
         answer = recorder.ask("reg_genmove")
         search = recorder.searches[-1]
         if search["depth"] < 2 * problem.moves - 1:
             continue  # stopped before the mate's depth: no promise was made
-        completed += 1
+        completed[problem.moves] += 1
         trouble = mate_problem_found(problem, answer, search)
         if trouble is not None:
             found.append(f"{problem.board} at {level}: {trouble}")
-    fail_on(found, completed)
-    assert completed >= len(problems) // 2, completed
+    fail_on(found, sum(completed.values()))
+    assert sum(completed.values()) >= len(problems) // 2, completed
+    if longest == 3:  # the mates the guard is for are searched, not skipped
+        assert completed[3] >= 12 * SWEEP // 2, completed
 
 
 #: Two seeded mates in 2 (found by `exact_mates` with seed 1 and n = 3..5) on which a fixed
