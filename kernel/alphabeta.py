@@ -13,22 +13,16 @@ for move ordering. Around it:
   two killer moves per ply, then quiet moves by the history of their cut-offs;
 - a check extension: a side in check is searched one ply deeper;
 - mate scores that count the plies to the mate, draws by repetition (a position that stood
-  before on the path or in the game) and by the fifty-move rule inside the tree.
+  before on the path or in the game) and by the fifty-move rule inside the tree; with a
+  contempt (kernel/evaluation.py), a draw costs the side searched for.
 
-- late-move reductions: at a node of depth 3 or more, out of check, a quiet move that does
-  not check, tried after the first three, is searched a ply shallower first, and again in
-  full if it beats alpha (an SPRT accepted them: docs/search.md);
-- contempt: a draw, or a position neither side can mate in, costs the side searched for
-  (kernel/evaluation.py).
-
-A reduction can hide a mate within the nominal depth (a quiet key move cut short, or a
-defence that looks safe only because it was searched shallower), and the player must never
-miss a mate that `mate_in` finds at the depth it completed. So before each odd depth 2N - 1
-from 5 on (the first whose mates the reductions reach: depth 3 is searched in full, and
-finds every mate in 2) the mate search itself is asked for a mate in N (`mate_guard`); one
-found is played, and a guard that cannot finish in the budget ends the deepening. No null
-move (it is blind in zugzwang) and no futility pruning (its SPRT found no gain:
-docs/ladder/5-futility-nodes20000-vs-before-nodes20000.log).
+No null-move pruning, no late-move reductions and no futility pruning. Each was tried against
+the search without it, by an SPRT on 5³ (docs/search.md), and none gained: late-move
+reductions, guarded by the mate search so that no mate `mate_in` finds at the completed depth
+was missed, lost 10 Elo at 100,000 positions a move
+(docs/ladder/5-lmr-nodes100000-vs-before-nodes100000.log); futility pruning at the frontier
+gained nothing (docs/ladder/5-futility-nodes20000-vs-before-nodes20000.log). Depth is
+bought with move ordering and speed instead.
 
 The search plays and takes back moves on the game's own position, which it gives back as it
 found it, also when it is stopped by its clock, its node limit or a request to stop.
@@ -51,11 +45,9 @@ from kernel.evaluation import (
     move_delta,
 )
 from kernel.game import FIFTY_MOVE_PLIES, Game
-from kernel.interrupt import COMMAND, SearchStopped
+from kernel.interrupt import COMMAND
 from kernel.position import KING_LETTERS, WHITE, Position
-from kernel.proofnumber import ProofNumberSearch
 from kernel.rules import Analysis, attackers, gives_check, is_attacked, pin_of
-from kernel.search import Budget, SearchLimitReached
 
 #: A move as the search handles it: piece letter, origin, target, captured (EMPTY if none).
 #: The same fields as kernel.position.Move, as a plain tuple: cheaper to make by the thousand.
@@ -75,15 +67,6 @@ MAX_PLY = 100
 QUIESCENCE_PLIES = 4
 #: Centipawns a capture may gain beyond its victim's value (placement, a discovered attack).
 DELTA_MARGIN = 200
-#: Late-move reductions: the least depth of a node whose late moves are reduced, and how many
-#: moves are searched in full first (the table's move, captures and killers mostly).
-LMR_DEPTH = 3
-LMR_MOVES = 3
-#: The first depth whose mates a reduction can hide, and before which the mate search is
-#: asked (mate_guard): iterations up to 3 reduce nothing, and 3 finds every mate in 2.
-MATE_GUARD_DEPTH = 5
-#: The mate guard's node budget when the search has no node limit (its depth bounds it).
-UNLIMITED = 1 << 62
 #: Kinds of bound a table entry holds.
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -139,22 +122,6 @@ def mate_distance(score: int) -> int | None:
     return None
 
 
-class GuardBudget(Budget):
-    """The mate guard's budget: as many positions as the search may visit (None: no limit,
-    as the search has none), and its clock."""
-
-    __slots__ = ("deadline",)
-
-    def __init__(self, nodes: int | None, deadline: float | None) -> None:
-        super().__init__(UNLIMITED if nodes is None else nodes)
-        self.deadline = deadline
-
-    def spend(self, count: int = 1) -> None:
-        super().spend(count)
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise SearchLimitReached(self.nodes)
-
-
 class TranspositionTable:
     """A fixed number of slots, each one entry: key, depth, bound kind, score, best move.
 
@@ -194,9 +161,6 @@ OnIteration = Callable[[Iteration], None]
 class Searcher:
     """Search one position of a game for the best move within limits."""
 
-    #: Whether the mate guard asks the compiled mate search (CompiledSearcher) or Python's.
-    compiled_mates = False
-
     def __init__(
         self,
         game: Game,
@@ -229,11 +193,6 @@ class Searcher:
         self.killers: list[list[SearchMove | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
         self.history: dict[tuple[str, int], int] = {}
         self.pv_table: list[list[SearchMove]] = [[] for _ in range(MAX_PLY + 2)]
-        #: Whether the mate search guards the depths the reductions reach (tests turn it off
-        #: to show what it catches).
-        self.mate_guard = True
-        #: Positions the mate guard visited (not the search's: its limit is the search's own).
-        self.guard_nodes = 0
 
     # --- the iterations -------------------------------------------------------------------
 
@@ -251,12 +210,6 @@ class Searcher:
         best = SearchResult(root_moves[0], 0, 0, 0, 0.0, [root_moves[0]])
         max_depth = min(self.limits.depth or MAX_DEPTH, MAX_DEPTH)
         for depth in range(1, max_depth + 1):
-            if self.mate_guard and depth >= MATE_GUARD_DEPTH and depth % 2:
-                keys = self.mates_in((depth + 1) // 2)
-                if keys is None:
-                    break  # the guard did not finish: no promise for this depth
-                if keys:
-                    return self.mate_found(keys[0], depth)
             try:
                 score = self.root(depth, root_moves, in_check)
             except OutOfTime:
@@ -284,29 +237,6 @@ class Searcher:
         best.nodes = self.nodes
         best.seconds = time.monotonic() - self.started
         return best
-
-    def mates_in(self, moves: int) -> list[SearchMove] | None:
-        """Ask the mate search for the keys of a mate in `moves` (none shorter: the depths
-        before found those), within the search's clock and node limit; None when it could
-        not finish. On a copy of the position: the mate search's play and undo reorder the
-        pieces, and with them the order this search tries moves in."""
-        budget = GuardBudget(self.node_limit, self.deadline)
-        mate_search = ProofNumberSearch(budget, compiled=self.compiled_mates)
-        try:
-            keys = mate_search.keys(self.position.copy(), moves)
-        except (SearchLimitReached, SearchStopped):
-            return None
-        finally:
-            self.guard_nodes += budget.nodes
-        return [tuple(key) for key in keys]  # type: ignore[misc]
-
-    def mate_found(self, key: SearchMove, depth: int) -> SearchResult:
-        """The result of a mate the guard found before `depth`, a mate in (depth + 1) / 2."""
-        elapsed = time.monotonic() - self.started
-        score = MATE - depth
-        if self.on_iteration is not None:
-            self.on_iteration(Iteration(depth, score, self.nodes, elapsed, [key]))
-        return SearchResult(key, score, depth, self.nodes, elapsed, [key])
 
     def root(self, depth: int, moves: list[SearchMove], in_check: bool) -> int:
         """Search every root move to `depth`; leave the best first for the next iteration."""
@@ -387,16 +317,7 @@ class Searcher:
                 if searched == 0:
                     score = -self.pvs(depth - 1, -beta, -alpha, ply + 1, check)
                 else:
-                    reduced = (
-                        depth >= LMR_DEPTH
-                        and searched >= LMR_MOVES
-                        and not in_check
-                        and not check
-                        and move[3] == EMPTY
-                    )
-                    score = -self.pvs(depth - 1 - reduced, -alpha - 1, -alpha, ply + 1, check)
-                    if reduced and score > alpha:
-                        score = -self.pvs(depth - 1, -alpha - 1, -alpha, ply + 1, check)
+                    score = -self.pvs(depth - 1, -alpha - 1, -alpha, ply + 1, check)
                     if alpha < score < beta:
                         score = -self.pvs(depth - 1, -beta, -alpha, ply + 1, check)
             finally:

@@ -85,8 +85,6 @@ class CompiledSearcher(Searcher):
     playing, the Python table's own count when the two searches are compared.
     """
 
-    compiled_mates = True
-
     def __init__(
         self,
         game: Game,

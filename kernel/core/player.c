@@ -42,8 +42,6 @@
 #define MAX_PLY 100
 #define QUIESCENCE_PLIES 4
 #define DELTA_MARGIN 200
-#define LMR_DEPTH 3
-#define LMR_MOVES 3
 #define FIFTY_MOVE_PLIES 100
 /* evaluation.py's DRAWISH_FROM_SIZE and MATING_PIECES_ON_4. */
 #define DRAWISH_FROM_SIZE 4
@@ -708,12 +706,7 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check)
         if (searched == 0) {
             score = -pvs(p, depth - 1, -beta, -alpha, ply + 1, check);
         } else {
-            /* A late-move reduction, as alphabeta.py's. */
-            int reduced = depth >= LMR_DEPTH && searched >= LMR_MOVES && !in_check && !check &&
-                          m.captured == EMPTY;
-            score = -pvs(p, depth - 1 - reduced, -alpha - 1, -alpha, ply + 1, check);
-            if (reduced && !p->stopped && score > alpha)
-                score = -pvs(p, depth - 1, -alpha - 1, -alpha, ply + 1, check);
+            score = -pvs(p, depth - 1, -alpha - 1, -alpha, ply + 1, check);
             if (!p->stopped && alpha < score && score < beta)
                 score = -pvs(p, depth - 1, -beta, -alpha, ply + 1, check);
         }
