@@ -16,13 +16,14 @@ for move ordering. Around it:
   before on the path or in the game) and by the fifty-move rule inside the tree; with a
   contempt (kernel/evaluation.py), a draw costs the side searched for.
 
-No null-move pruning, no late-move reductions and no futility pruning. Each was tried against
+No late-move reductions, no null-move pruning and no futility pruning. Each was tried against
 the search without it, by an SPRT on 5³ (docs/search.md), and none gained: late-move
-reductions, guarded by the mate search so that no mate `mate_in` finds at the completed depth
-was missed, lost 10 Elo at 100,000 positions a move
-(docs/ladder/5-lmr-nodes100000-vs-before-nodes100000.log); futility pruning at the frontier
-gained nothing (docs/ladder/5-futility-nodes20000-vs-before-nodes20000.log). Depth is
-bought with move ordering and speed instead.
+reductions and null move, each guarded by the mate search so that no mate `mate_in` finds at
+the completed depth was missed, scored -10 and +0 at 100,000 positions a move
+(docs/ladder/5-lmr-nodes100000-vs-before-nodes100000.log,
+docs/ladder/5-null-nodes100000-vs-before-nodes100000.log), and futility pruning at the
+frontier +0 (docs/ladder/5-futility-nodes20000-vs-before-nodes20000.log). Depth is bought
+with move ordering and speed instead.
 
 The search plays and takes back moves on the game's own position, which it gives back as it
 found it, also when it is stopped by its clock, its node limit or a request to stop.

@@ -65,7 +65,7 @@ class EngineConfig:
     eval_cornering: int = 10
     eval_drawish: int = 8
     eval_mating_pieces: int = 1000
-    eval_contempt: int = 0
+    eval_contempt: int = 300
     #: The folder of the endgame tables (docs/tablebases.md); empty: none.
     tablebase_path: str = ""
 

@@ -34,13 +34,14 @@ divided by `DRAWISH_DIVISOR`, and the player keeps its queen rather than trade i
 (an SPRT at 200,000 nodes a move on 5³ accepted it: docs/arena.md).
 
 **Contempt.** Against a weaker opponent a draw is half a point lost, and on 5³ most draws
-of the compiled player against the Python one followed an early trade of queens. With
-`contempt` (config `evaluation.contempt`, centipawns; 0 by default), a position neither side
-can mate in (by the rule above), a repetition, the fifty-move rule and a stalemate count that
-much against the side the search is for (`draw_value`); the evaluation stays the same for both
-sides, only the search knows whose side it is on. Off by default: at 100 the compiled player
-scored +159 (+107 … +219) against the Python one, against +137 (+51 … +243) without, no gain
-shown (docs/arena.md).
+of the compiled player against the Python one followed an early trade of queens. With a
+contempt of C centipawns (config `evaluation.contempt`, `CONTEMPT`), a position neither side
+can mate in (by the rule above), a repetition, the fifty-move rule and a stalemate count C
+against the side the search is for (`draw_value`); the evaluation stays the same for both
+sides, only the search knows whose side it is on. At 300 the compiled player scored +295
+(+201 … +447) against the Python one at 0.3 s a move on 5³, both with it (SPRT of 150
+against 300: H1), where without it +137 and at 100 +159 (both H0); against itself without
+one, docs/arena.md.
 
 Both material and placement are sums over pieces, kept up to date move by move by the
 search (`move_delta`); exposure looks at the two kings' neighbours at each evaluation.
@@ -82,7 +83,7 @@ MATING_PIECES_ON_4 = 3
 #: knight, or two rooks, mate a lone king in 70 to 77 % of positions).
 DRAWISH_FROM_SIZE = 4
 #: Centipawns a draw costs the side the search is for (0: a draw is worth nothing either way).
-CONTEMPT = 0
+CONTEMPT = 300
 
 #: The moves of each kind of piece: its steps and whether it slides.
 MOVES: dict[str, tuple[tuple[Step, ...], bool]] = {
