@@ -169,10 +169,12 @@ class Player:
         if result.move is None:
             return Choice(None, result)
         losing = mate_distance(result.score)
+        # Measured from a draw, which the contempt scores below zero: a dead draw is no loss.
+        below_draw = result.score + self.weights.contempt
         if (
             resign_cp > 0
             and result.depth >= 2
-            and (result.score <= -resign_cp or (losing is not None and losing < 0))
+            and (below_draw <= -resign_cp or (losing is not None and losing < 0))
         ):
             return Choice(None, result, resigned=True)
         return Choice(Move(*result.move), result)

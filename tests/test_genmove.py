@@ -603,6 +603,26 @@ def test_resigns_a_lost_game_when_configured() -> None:
     assert keeps_playing.ask("genmove").startswith("K")
 
 
+def test_a_dead_draw_is_not_resigned() -> None:
+    """The contempt scores a draw 300 below zero; resign_cp counts from the draw, so a side
+    that cannot lose (a rook against a rook on 5³) plays on, while one facing a queen alone
+    resigns."""
+    recorder = Recorder(EngineConfig(resign_cp=200))
+    board = (
+        "5 [####k,#####,##r##,#####,#####],[#####,#####,#####,#####,#####],"
+        "[#####,#####,#####,#####,#####],[#####,#####,#####,#####,#####],"
+        "[#####,#####,#####,#####,K###R]"
+    )
+    assert recorder.ask(f"set_board {board}") == ""
+    assert recorder.ask("level depth 2") == "depth 2 nodes 0 time 1"
+    answer = recorder.ask("genmove")
+    assert not answer.startswith(("?", "resign")), answer
+    assert recorder.searches[-1]["score_cp"] <= -200  # the contempt, below the threshold
+    lost = board.replace("##r##", "##q##").replace("K###R", "K####")
+    assert recorder.ask(f"set_board {lost}") == ""
+    assert recorder.ask("genmove") == "resign"
+
+
 # --- regress/genmove.tst ------------------------------------------------------------------------
 
 BEST_MOVES = REPO / "regress" / "genmove.tst"
