@@ -94,12 +94,13 @@ TIME = {
 LADDERS: dict[int, tuple[Level, ...]] = {
     4: (RANDOM, GREEDY, DEPTH[1], TIME["0.1"], DEPTH[2], TIME["0.3"], TIME["1"]),
     # On 5³ the rungs above depth 2 are the compiled player's (a game of 1 s a move takes
-    # minutes): 1 s over 0.3 s has 40 games in ladder/, its SPRT undecided, and joins the
-    # ladder once decided (PENDING); depth 3 on both sizes waits for a longer run.
-    5: (RANDOM, GREEDY, DEPTH[1], TIME["0.1"], DEPTH[2], TIME["0.3"]),
+    # minutes; 1 s over 0.3 s was played over two sessions, as a pending rung, until its SPRT
+    # decided); depth 3 on both sizes waits for a longer run.
+    5: (RANDOM, GREEDY, DEPTH[1], TIME["0.1"], DEPTH[2], TIME["0.3"], TIME["1"]),
 }
-#: Rungs begun and not yet decided, by size, played with the ladder's part (`--only` picks one).
-PENDING: dict[int, tuple[tuple[Level, Level], ...]] = {5: ((TIME["1"], TIME["0.3"]),)}
+#: Rungs begun and not yet decided, by size, played with the part `pending` until their SPRT
+#: decides, then moved into LADDERS (none now).
+PENDING: dict[int, tuple[tuple[Level, Level], ...]] = {}
 #: Matches beyond the rungs. Level nodes 1 (the GUI's weakest) against greedy and depth 1:
 #: it plays as greedy does, so it is no rung of its own. And on 4³ the first ladder had
 #: depth 2 above 0.3 s a move; these two matches found it the other way round.
