@@ -40,7 +40,7 @@ can mate in (by the rule above), a repetition, the fifty-move rule and a stalema
 against the side the search is for (`draw_value`); the evaluation stays the same for both
 sides, only the search knows whose side it is on. At 300 the compiled player scored +295
 (+201 … +447) against the Python one at 0.3 s a move on 5³, both with it (SPRT of 150
-against 300: H1; +203 over 40 more games from other openings), where without it +137 and at
+against 300: H1; about +250 over 162 games with other openings), where without it +137 and at
 100 +159 (both H0); against itself without one it costs about 28 Elo (docs/arena.md).
 
 Both material and placement are sums over pieces, kept up to date move by move by the
