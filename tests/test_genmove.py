@@ -276,11 +276,11 @@ def test_genmove_finds_every_mate_in_n_at_depth_2n_minus_1(recorder: Recorder, m
 def test_no_mate_within_the_completed_depth_is_missed(
     recorder: Recorder, level: str, longest: int
 ) -> None:
-    """Whatever stops the search, once it has completed depth 2N - 1 it plays a mate in N: the
-    late-move reductions never hide a mate that `mate_in` finds at that depth (the mate guard
-    asks it first). Fresh problems, both sides, mates in 1, 2 and (where the level reaches
-    depth 5) 3, and not sooner; at least half of them, and of the mates in 3, searched that
-    deep."""
+    """Whatever stops the search, once it has completed depth 2N - 1 it plays a mate in N: no
+    pruning hides a mate that `mate_in` finds at that depth (a search that reduces or prunes
+    must keep this test: docs/search.md). Fresh problems, both sides, mates in 1, 2 and (where
+    the level reaches depth 5) 3, and not sooner; at least half of them, and of the mates in
+    3, searched that deep."""
     problems = exact_mates(3111, 1, 16 * SWEEP, (3, 4, 5), (5, 9))
     problems += exact_mates(3112, 2, 16 * SWEEP, (3, 4, 5), (5, 8))
     if longest == 3:
@@ -300,7 +300,7 @@ def test_no_mate_within_the_completed_depth_is_missed(
             found.append(f"{problem.board} at {level}: {trouble}")
     fail_on(found, sum(completed.values()))
     assert sum(completed.values()) >= len(problems) // 2, completed
-    if longest == 3:  # the mates the guard is for are searched, not skipped
+    if longest == 3:  # the mates in 3 are searched, not skipped
         assert completed[3] >= 12 * SWEEP // 2, completed
 
 
