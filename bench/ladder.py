@@ -39,6 +39,9 @@ FOLDER = ROOT / "docs" / "ladder"
 ENGINE = "python main.py"
 #: Plies of random moves before each pair, so that games differ (both colours play each one).
 RANDOM_PLIES = 4
+#: Balanced openings by size (`python -m bench.openings`), where random plies too often hang a
+#: queen: such a pair is won by the colour, not the player.
+BOOKS = {5: "bench/books/5x5x5.txt"}
 #: The SPRT of a rung: is the upper level 30 Elo stronger (H1) or no stronger (H0)?
 RUNG_SPRT = Sprt(0, 30, 0.05, 0.05)
 #: The SPRT of a change of the evaluation: does it gain 40 Elo, or nothing?
@@ -136,10 +139,13 @@ class Match:
     most: int
     least: int = 0
     sprt: Sprt | None = None
+    #: A book of openings (bench/books/), one a pair in order; none: RANDOM_PLIES random plies.
+    book: str = ""
 
     @property
     def name(self) -> str:
-        return f"{self.size}-{self.first.slug}-vs-{self.second.slug}"
+        name = f"{self.size}-{self.first.slug}-vs-{self.second.slug}"
+        return f"{name}-book" if self.book else name
 
     @property
     def timed(self) -> bool:
@@ -155,7 +161,8 @@ class Match:
         line = [sys.executable, "-m", "arena", self.first.player, self.second.player]
         line += self.first.options(1) + self.second.options(2)
         line += ["--size", str(self.size), "--games", str(games)]
-        line += ["--random-plies", str(RANDOM_PLIES), "--progress", "off"]
+        line += ["--openings", self.book] if self.book else ["--random-plies", str(RANDOM_PLIES)]
+        line += ["--progress", "off"]
         line += ["--concurrency", str(1 if self.timed else concurrency)]
         if self.timed:
             # A move of a period thinks until its budget is spent; on this shared machine a
@@ -225,9 +232,13 @@ def tuning_matches(size: int) -> Iterator[Match]:
 
 
 def compiled_matches(size: int) -> Iterator[Match]:
-    """The compiled player against the Python one, both at 0.3 s a move, on 5³."""
+    """The compiled player against the Python one, both at 0.3 s a move, on 5³: from random
+    openings, and from the balanced book (100 games played whatever the SPRT says, for an
+    estimate, then on until it decides)."""
     if size == 5:
         yield Match(size, TIME["0.3"], PYTHON_TIME, most=100, least=10, sprt=COMPILED_SPRT)
+        yield Match(size, TIME["0.3"], PYTHON_TIME, most=200, least=100, sprt=COMPILED_SPRT,
+                    book=BOOKS[5])  # fmt: skip
 
 
 def pending_matches(size: int) -> Iterator[Match]:

@@ -1,0 +1,154 @@
+"""Balanced openings for matches: random plies from the start position, kept only where a
+fixed-depth search finds neither side ahead (`python -m bench.openings`).
+
+The arena's `--random-plies N` begins each pair N random plies from the start. On 5³ four
+random plies now and then leave a queen where it is taken at once: both games of such a pair
+are won by the colour that takes it, whoever plays it, so the pair says nothing about the
+players and squeezes the Elo between them towards zero. A book keeps the openings a search of
+depth D (the player's own, without contempt) scores within ±CP centipawns, as books for chess
+engines are made; the arena plays it with `--openings FILE`.
+
+The book goes to stdout (one `BOARD SIDE` line per opening, under a comment naming the moves
+and the score), so it never overwrites a file; progress and the tally go to stderr. The same
+arguments give the same book.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from kernel.alphabeta import Limits
+from kernel.evaluation import DEFAULT_WEIGHTS
+from kernel.game import Game
+from kernel.notation import format_board, get_move_name
+from kernel.player import Player
+from kernel.position import WHITE
+from kernel.rules import Analysis
+from kernel.start import start_position
+
+#: The table of each search, in MB: an opening's search at depth 4 on 5³ fills far less.
+HASH_MB = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """A position some random plies from the start, and the search's score of it for the side
+    to move."""
+
+    moves: tuple[str, ...]
+    board: str
+    side: str
+    score: int
+
+    def lines(self, depth: int) -> list[str]:
+        """The book's two lines for it: a comment, then the position as the arena reads it."""
+        return [
+            f"# {' '.join(self.moves)}  (depth {depth}: {self.score:+d} for {self.side})",
+            f"{self.board} {self.side}",
+        ]
+
+
+def random_game(size: int, plies: int, rng: random.Random) -> tuple[Game, list[str]]:
+    """Play `plies` random legal moves from the start, none of which ends the game (fewer
+    when every move would): the arena's `--random-plies`, on a game of our own."""
+    game = Game(start_position(size))
+    played: list[str] = []
+    for _ in range(plies):
+        moves = list(Analysis(game.position).legal_moves())
+        rng.shuffle(moves)
+        for move in moves:
+            name = get_move_name(game.position, move)
+            game.play(move)
+            if game.outcome() is None:
+                played.append(name)
+                break
+            game.undo()
+        else:
+            break
+    return game, played
+
+
+def openings(
+    size: int, plies: int, depth: int, seed: int, compiled: bool = True
+) -> Iterator[Opening]:
+    """Random openings, each scored by the player at `depth`; each position once."""
+    # The score the book filters on is the position's, not one side's wish to avoid a draw.
+    player = Player(HASH_MB, replace(DEFAULT_WEIGHTS, contempt=0), compiled)
+    seen: set[str] = set()
+    for number in range(1, 1_000_000):
+        rng = random.Random(f"{seed}/book/{number}")
+        game, moves = random_game(size, plies, rng)
+        board = format_board(game.position)
+        side = "white" if game.position.side == WHITE else "black"
+        if (board, side) in seen:
+            continue
+        seen.add((board, side))
+        choice = player.choose(game, Limits(depth=depth))
+        yield Opening(tuple(moves), board, side, choice.result.score)
+
+
+def build(arguments: argparse.Namespace) -> int:
+    """Write the book to stdout; tell the tally on stderr."""
+    started = time.monotonic()
+    kept = tried = 0
+    print(
+        f"# cubemate opening book: {arguments.size}x{arguments.size}x{arguments.size}, "
+        f"{arguments.plies} random plies, kept within ±{arguments.within} centipawns "
+        f"at depth {arguments.depth}, seed {arguments.seed}"
+    )
+    print(f"# python -m bench.openings {' '.join(arguments.argv)}".rstrip())
+    for opening in openings(arguments.size, arguments.plies, arguments.depth, arguments.seed):
+        tried += 1
+        if abs(opening.score) <= arguments.within:
+            kept += 1
+            print("\n".join(opening.lines(arguments.depth)), flush=True)
+        if kept == arguments.count or tried == arguments.most:
+            break
+    seconds = time.monotonic() - started
+    print(f"bench.openings: kept {kept} of {tried} openings in {seconds:.0f} s", file=sys.stderr)
+    if kept < arguments.count:
+        print(f"bench.openings: only {kept} of {arguments.count} asked", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Read the command line and build; a problem is one line on stderr and exit code 2."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.openings", description=__doc__.split("\n", 1)[0]
+    )
+    parser.add_argument("--size", type=int, default=5, help="board size n (default 5)")
+    parser.add_argument("--plies", type=int, default=4, help="random plies (default 4)")
+    parser.add_argument("--depth", type=int, default=4, help="the search's depth (default 4)")
+    parser.add_argument(
+        "--within", type=int, default=100, help="keep |score| <= CP centipawns (default 100)"
+    )
+    parser.add_argument("--count", type=int, default=100, help="openings to keep (default 100)")
+    parser.add_argument(
+        "--most", type=int, default=10_000, help="openings to try at most (default 10,000)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random plies")
+    arguments = parser.parse_args(words)
+    limits = {
+        "--size": (arguments.size, 3, 64),
+        "--plies": (arguments.plies, 0, 100),
+        "--depth": (arguments.depth, 1, 8),
+        "--within": (arguments.within, 0, 100_000),
+        "--count": (arguments.count, 1, 100_000),
+        "--most": (arguments.most, 1, 1_000_000),
+    }
+    for name, (value, low, high) in limits.items():
+        if not low <= value <= high:
+            parser.exit(2, f"python -m bench.openings: {name} must be {low} ... {high}\n")
+    arguments.argv = words
+    return build(arguments)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
