@@ -79,7 +79,7 @@ def openings(
     """Random openings, each scored by the player at `depth`; each position once."""
     # The score the book filters on is the position's, not one side's wish to avoid a draw.
     player = Player(HASH_MB, replace(DEFAULT_WEIGHTS, contempt=0), compiled)
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     for number in range(1, 1_000_000):
         rng = random.Random(f"{seed}/book/{number}")
         game, moves = random_game(size, plies, rng)
