@@ -33,7 +33,10 @@ from tests.reference import (
     successors,
 )
 
-#: The shortest game of the 3-cube: black's rook drops to white's first rank.
+#: One of the shortest games of the 3-cube (no first move of white's mates): white's knight
+#: blocks its own king's flight, and black's rook drops to white's first rank.
+SHORTEST = ("Nb3(I)-c1(I)", "ra1(III)-a1(I)")
+#: A game of the 3-cube black mates on its second move, the same rook on the same rank.
 BLACK_MATES = ("Ra3(I)-a3(II)", "ra1(III)-a1(II)", "Nb3(I)-c1(I)", "ra1(II)-a1(I)")
 #: The same mate by white, turned through the centre, after a first move of white's.
 WHITE_MATES = (
@@ -43,7 +46,6 @@ WHITE_MATES = (
     "nb1(III)-a3(III)",
     "Rc3(II)-c3(III)",
 )
-#: Black to move stalemates white with its bishop (reference case 5 is the position after).
 #: Why `new_game 2` is refused.
 NO_GAME_ON_2 = (
     "? no game on a board of size 2: "
@@ -51,6 +53,7 @@ NO_GAME_ON_2 = (
 )
 #: The start position of the 4-cube, as get_board writes it.
 START_4 = START_PERFT[1].board
+#: Black to move stalemates white with its bishop (reference case 5 is the position after).
 STALEMATE = ("[###,###,r#r],[###,###,#b#],[#k#,###,#K#] b", "bb1(II)-c2(III)")
 
 
@@ -92,8 +95,18 @@ def results_along(engine: Engine, moves: tuple[str, ...] | list[str]) -> list[st
     return found
 
 
+def test_no_first_move_of_the_3_cube_ends_the_game(started: Engine) -> None:
+    """So SHORTEST, two plies, is as short as a game can be."""
+    assert say(started, "new_game 3") == ""
+    moves = say(started, "legal_moves").split()
+    assert len(moves) > 5
+    for move in moves:
+        assert results_along(started, (move,)) == ["*"], move
+        assert say(started, "undo") == ""
+
+
 def test_black_and_white_mate_from_the_start(started: Engine) -> None:
-    for moves, score in ((BLACK_MATES, "0-1"), (WHITE_MATES, "1-0")):
+    for moves, score in ((SHORTEST, "0-1"), (BLACK_MATES, "0-1"), (WHITE_MATES, "1-0")):
         assert say(started, "new_game 3") == ""
         assert say(started, "result") == "*"
         outcome = f"{score} (checkmate)"
