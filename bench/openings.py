@@ -74,13 +74,14 @@ def random_game(size: int, plies: int, rng: random.Random) -> tuple[Game, list[s
 
 
 def openings(
-    size: int, plies: int, depth: int, seed: int, compiled: bool = True
+    size: int, plies: int, depth: int, seed: int, draws: int, compiled: bool = True
 ) -> Iterator[Opening]:
-    """Random openings, each scored by the player at `depth`; each position once."""
+    """The distinct positions among `draws` random openings, each scored by the player at
+    `depth`."""
     # The score the book filters on is the position's, not one side's wish to avoid a draw.
     player = Player(HASH_MB, replace(DEFAULT_WEIGHTS, contempt=0), compiled)
     seen: set[tuple[str, str]] = set()
-    for number in range(1, 1_000_000):
+    for number in range(1, draws + 1):
         rng = random.Random(f"{seed}/book/{number}")
         game, moves = random_game(size, plies, rng)
         board = format_board(game.position)
@@ -93,26 +94,38 @@ def openings(
 
 
 def build(arguments: argparse.Namespace) -> int:
-    """Write the book to stdout; tell the tally on stderr."""
+    """Write the book to stdout; tell the tally on stderr. Stopped (Ctrl-C), the openings
+    written so far are a book of their own."""
     started = time.monotonic()
-    kept = tried = 0
-    print(
-        f"# cubemate opening book: {arguments.size}x{arguments.size}x{arguments.size}, "
-        f"{arguments.plies} random plies, kept within ±{arguments.within} centipawns "
-        f"at depth {arguments.depth}, seed {arguments.seed}"
-    )
-    print(f"# python -m bench.openings {' '.join(arguments.argv)}".rstrip())
-    for opening in openings(arguments.size, arguments.plies, arguments.depth, arguments.seed):
-        tried += 1
-        if abs(opening.score) <= arguments.within:
-            kept += 1
-            print("\n".join(opening.lines(arguments.depth)), flush=True)
-        if kept == arguments.count or tried == arguments.most:
-            break
+    kept = scored = 0
+    size = arguments.size
+    try:
+        print(
+            f"# cubemate opening book: {size}x{size}x{size}, {arguments.plies} random plies, "
+            f"kept within ±{arguments.within} centipawns at depth {arguments.depth}, "
+            f"seed {arguments.seed}"
+        )
+        print(f"# python -m bench.openings {' '.join(arguments.argv)}".rstrip(), flush=True)
+        found = openings(size, arguments.plies, arguments.depth, arguments.seed, arguments.most)
+        for opening in found:
+            scored += 1
+            if abs(opening.score) <= arguments.within:
+                kept += 1
+                print("\n".join(opening.lines(arguments.depth)), flush=True)
+                if kept == arguments.count:
+                    break
+    except KeyboardInterrupt:
+        print(f"bench.openings: stopped, {kept} openings written", file=sys.stderr)
+        return 130
     seconds = time.monotonic() - started
-    print(f"bench.openings: kept {kept} of {tried} openings in {seconds:.0f} s", file=sys.stderr)
+    tally = f"kept {kept} of {scored} distinct openings in {seconds:.0f} s"
+    print(f"bench.openings: {tally}", file=sys.stderr)
     if kept < arguments.count:
-        print(f"bench.openings: only {kept} of {arguments.count} asked", file=sys.stderr)
+        print(
+            f"bench.openings: only {kept} of the {arguments.count} asked within "
+            f"{arguments.most} random openings (--most)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -131,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--count", type=int, default=100, help="openings to keep (default 100)")
     parser.add_argument(
-        "--most", type=int, default=10_000, help="openings to try at most (default 10,000)"
+        "--most", type=int, default=10_000, help="random openings to draw at most (default 10,000)"
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the random plies")
     arguments = parser.parse_args(words)

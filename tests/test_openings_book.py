@@ -5,6 +5,7 @@ committed book is what its own command builds."""
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
 from itertools import pairwise
@@ -85,8 +86,7 @@ def test_the_filter_keeps_exactly_the_openings_within_the_bound(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Against the unfiltered stream of the same seed: the kept ones, in order, and no other."""
-    every = openings(4, 4, 2, seed=7)
-    scored = [next(every) for _ in range(40)]
+    scored = list(openings(4, 4, 2, seed=7, draws=40))
     bound = 200
     expected = [o for o in scored if abs(o.score) <= bound]
     assert 0 < len(expected) < len(scored), "the bound should both keep and drop some"
@@ -94,7 +94,7 @@ def test_the_filter_keeps_exactly_the_openings_within_the_bound(
     code = main(["--size", "4", "--plies", "4", "--depth", "2", "--seed", "7", *limits])
     out, err = capsys.readouterr()
     assert code == 1  # fewer kept than asked
-    assert f"kept {len(expected)} of 40 openings" in err
+    assert f"kept {len(expected)} of {len(scored)} distinct openings" in err
     kept = book_entries(out)
     assert [(m, s) for m, s, _ in kept] == [(list(o.moves), o.score) for o in expected]
     assert [p for _, _, p in kept] == [f"{o.board} {o.side}" for o in expected]
@@ -139,3 +139,19 @@ def test_a_bad_argument_is_one_line_and_exit_code_2(words: list[str], message: s
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr == f"python -m bench.openings: {message}\n"
+
+
+def test_ctrl_c_stops_the_build_and_keeps_what_was_written() -> None:
+    """Long work can be stopped: SIGINT ends it with code 130, the book so far on stdout."""
+    build = subprocess.Popen(
+        [sys.executable, "-m", "bench.openings", "--size", "6", "--depth", "5", "--count", "999"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert build.stdout is not None
+    header = build.stdout.readline()
+    assert header.startswith("# cubemate opening book: 6x6x6")
+    build.send_signal(signal.SIGINT)
+    out, err = build.communicate(timeout=60)
+    assert build.returncode == 130
+    assert re.fullmatch(r"bench\.openings: stopped, \d+ openings written\n", err), err
+    assert len(book_entries(header + out)) == int(err.split()[2])
