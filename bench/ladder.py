@@ -102,9 +102,12 @@ LADDERS: dict[int, tuple[Level, ...]] = {
     5: (RANDOM, GREEDY, DEPTH[1], TIME["0.1"], DEPTH[2], TIME["0.3"], TIME["1"]),
 }
 #: Rungs begun and not yet decided, by size, played with the part `pending` until their SPRT
-#: decides, then moved into LADDERS. On 5³ a game of 3 s against 1 s a move takes 5–10
-#: minutes, so its 40 games span sessions.
-PENDING: dict[int, tuple[tuple[Level, Level], ...]] = {5: ((TIME["3"], TIME["1"]),)}
+#: decides, then moved into LADDERS. A game of 3 s against 1 s a move takes about 2 minutes on
+#: 4³ and 5–10 on 5³, so these span sessions.
+PENDING: dict[int, tuple[tuple[Level, Level], ...]] = {
+    4: ((TIME["3"], TIME["1"]),),
+    5: ((TIME["3"], TIME["1"]),),
+}
 #: Matches beyond the rungs. Level nodes 1 (the GUI's weakest) against greedy and depth 1:
 #: it plays as greedy does, so it is no rung of its own. And on 4³ the first ladder had
 #: depth 2 above 0.3 s a move; these two matches found it the other way round.
