@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from importlib.metadata import version
 
 import pytest
@@ -249,6 +250,21 @@ def test_internal_error_is_answered_and_engine_goes_on(
 
 
 # --- the command table and the informational commands ------------------------------------------
+
+
+def test_cputime_is_the_process_s_cpu_seconds_and_grows_with_work(kernel: Kernel) -> None:
+    """GoGui's `cputime`: seconds with three decimals, never less than before, and more
+    after a search than the search's own CPU time would allow it to stay."""
+    first = answer(kernel, "cputime")
+    assert first is not None and re.fullmatch(r"= \d+\.\d{3}\n\n", first), first
+    assert answer(kernel, "new_game 4") == "= \n\n"
+    before = time.process_time()
+    assert answer(kernel, "perft 3") is not None
+    spent = time.process_time() - before
+    second = answer(kernel, "cputime")
+    assert second is not None
+    assert float(second[2:]) >= float(first[2:]) + spent - 0.002
+    assert answer(kernel, "cputime 1") == "? wrong number of arguments, usage: cputime\n\n"
 
 
 def test_list_commands_alphabetical_equals_table(kernel: Kernel) -> None:
