@@ -466,6 +466,26 @@ def tuning_table(sizes: Sequence[int], folder: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def pending_table(sizes: Sequence[int], folder: Path) -> str:
+    """The rungs begun and not yet decided (PENDING), as far as they were played."""
+    lines = [
+        "| rung | size | Elo (95 %) | LOS | games (W/D/L) | SPRT | load |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for size in sizes:
+        for match in pending_matches(size):
+            result = played(match, folder)
+            if result is not None and result.estimate is not None:
+                estimate = result.estimate
+                lines.append(
+                    f"| {match.first.name} vs {match.second.name} | {size}³ "
+                    f"| {signed(estimate.elo)} ({interval(estimate)}) "
+                    f"| {100 * estimate.los:.1f} % | {counts(result)} "
+                    f"| {result.decision or 'none yet'} | {loads(match, folder)} |"
+                )
+    return "\n".join(lines) + "\n"
+
+
 #: The pages whose tables `--docs` rewrites, each block between `<!-- ladder:NAME -->` and
 #: `<!-- /ladder:NAME -->`.
 PAGES = (ROOT / "README.md", ROOT / "docs" / "arena.md")
@@ -478,6 +498,7 @@ def doc_tables(folder: Path) -> dict[str, str]:
     tables["goals"] = goals_table(sizes, folder)
     tables["readme"] = readme_table(sizes, folder)
     tables["tuning"] = tuning_table(sizes, folder)
+    tables["pending"] = pending_table(sizes, folder)
     return tables
 
 
@@ -526,7 +547,8 @@ def run(arguments: argparse.Namespace) -> int:
         print(ladder_table(size, folder))
     print(goals_table(sizes, folder))
     print(readme_table(sizes, folder))
-    print(tuning_table(sizes, folder), end="")
+    print(tuning_table(sizes, folder))
+    print(pending_table(sizes, folder), end="")
     if arguments.docs:
         write_docs(folder)
     return 0

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import bench.ladder as bench_ladder
 from arena.report import summary
 from arena.stats import Sprt
 from bench.ladder import (
@@ -147,3 +148,27 @@ def test_each_variant_differs_from_the_defaults_in_its_evaluation_only() -> None
 
 def test_the_table_of_an_empty_folder_has_only_the_bottom(tmp_path: Path) -> None:
     assert ladder_table(4, tmp_path).splitlines()[2:] == [f"| {RANDOM.name} | 0 | | | | | |"]
+
+
+def test_a_pending_rung_shows_as_far_as_it_was_played(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Greedy against random on 3³ as a rung begun: its row gives what its records count, and
+    a rung with no game yet has none."""
+    match = Match(3, GREEDY, RANDOM, most=2, least=2, sprt=Sprt(0, 30, 0.05, 0.05))
+    monkeypatch.setattr(
+        bench_ladder, "pending_matches", lambda size: iter([match] if size == 3 else [])
+    )
+    empty = bench_ladder.pending_table([3], tmp_path).splitlines()
+    assert empty == [
+        "| rung | size | Elo (95 %) | LOS | games (W/D/L) | SPRT | load |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    assert play(match, tmp_path, concurrency=2) == 0
+    result = outcome(match, tmp_path)
+    assert result is not None and result.estimate is not None
+    row = bench_ladder.pending_table([3], tmp_path).splitlines()[2:]
+    games = result.tally.games
+    assert len(row) == 1
+    assert row[0].startswith("| greedy vs random | 3³ | ")
+    assert f"| {games.games} (+{games.wins} ={games.draws} -{games.losses}) |" in row[0]
