@@ -296,20 +296,32 @@ class Engine:
                 f"cannot start the engine {shlex.join(self.argv)}: {error.strerror or error}",
                 delivered=False,
             ) from error
+        try:
+            self._begin(self._process)
+        except EngineDied:
+            raise
+        except BaseException:
+            # Ctrl-C or SIGTERM while it starts (even while its reader thread starts, which
+            # waits on a loaded machine): the caller holds no engine to end yet.
+            self._finish(kill=True)
+            raise
+
+    def _begin(self, process: subprocess.Popen[bytes]) -> None:
+        """Set up a process just started: its pipes, its stderr reader, the handshake."""
         if self._logs is not None:
             self._logs.engine_started()
-        assert self._process.stdin is not None
-        os.set_blocking(self._process.stdin.fileno(), False)
+        assert process.stdin is not None
+        os.set_blocking(process.stdin.fileno(), False)
         self._pending = b""
         self._fresh = True
         self._busy = False
         if self._started_once:
             self.restarts += 1
         self._started_once = True
-        self._stderr_reader = threading.Thread(
-            target=self._read_stderr, args=(self._process.stderr,), daemon=True
-        )
-        self._stderr_reader.start()
+        reader = threading.Thread(target=self._read_stderr, args=(process.stderr,), daemon=True)
+        reader.start()
+        # Kept only once started: _finish joins it, and a thread never started cannot be.
+        self._stderr_reader = reader
         if self.handshake:
             try:
                 self._question("protocol_version", None)
@@ -319,10 +331,6 @@ class Engine:
                     delivered=True, exit_code=death.exit_code, killed=death.killed,
                     stderr=death.stderr,
                 ) from death  # fmt: skip
-            except BaseException:
-                # Ctrl-C or SIGTERM while it starts: the caller holds no engine to end yet.
-                self._finish(kill=True)
-                raise
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
         """Hand on stderr lines as they come, on this thread of its own, until the end."""
