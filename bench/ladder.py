@@ -451,18 +451,23 @@ def goals_table(sizes: Sequence[int], folder: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def estimated(matches: Iterator[Match], folder: Path) -> Iterator[tuple[Match, Outcome, Estimate]]:
+    """The matches played far enough for an estimate, with their outcome and estimate."""
+    for match in matches:
+        result = played(match, folder)
+        if result is not None and result.estimate is not None:
+            yield match, result, result.estimate
+
+
 def tuning_table(sizes: Sequence[int], folder: Path) -> str:
     """Each evaluation experiment: Elo, interval, games and the SPRT's decision."""
     lines = ["| variant | size | Elo (95 %) | games (W/D/L) | SPRT |", "|---|---|---|---|---|"]
     for size in sizes:
-        for match in tuning_matches(size):
-            result = played(match, folder)
-            if result is not None and result.estimate is not None:
-                estimate = result.estimate
-                lines.append(
-                    f"| {match.first.name} | {size}³ | {signed(estimate.elo)} "
-                    f"({interval(estimate)}) | {counts(result)} | {result.decision or 'none'} |"
-                )
+        for match, result, estimate in estimated(tuning_matches(size), folder):
+            lines.append(
+                f"| {match.first.name} | {size}³ | {signed(estimate.elo)} "
+                f"({interval(estimate)}) | {counts(result)} | {result.decision or 'none'} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -473,16 +478,13 @@ def pending_table(sizes: Sequence[int], folder: Path) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for size in sizes:
-        for match in pending_matches(size):
-            result = played(match, folder)
-            if result is not None and result.estimate is not None:
-                estimate = result.estimate
-                lines.append(
-                    f"| {match.first.name} vs {match.second.name} | {size}³ "
-                    f"| {signed(estimate.elo)} ({interval(estimate)}) "
-                    f"| {100 * estimate.los:.1f} % | {counts(result)} "
-                    f"| {result.decision or 'none yet'} | {loads(match, folder)} |"
-                )
+        for match, result, estimate in estimated(pending_matches(size), folder):
+            lines.append(
+                f"| {match.first.name} vs {match.second.name} | {size}³ "
+                f"| {signed(estimate.elo)} ({interval(estimate)}) "
+                f"| {100 * estimate.los:.1f} % | {counts(result)} "
+                f"| {result.decision or 'none yet'} | {loads(match, folder)} |"
+            )
     return "\n".join(lines) + "\n"
 
 
