@@ -23,11 +23,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from kernel.alphabeta import Limits
+from kernel.board import SIDE_NAMES
 from kernel.evaluation import DEFAULT_WEIGHTS
 from kernel.game import Game
 from kernel.notation import format_board, get_move_name
 from kernel.player import Player
-from kernel.position import WHITE
 from kernel.rules import Analysis
 from kernel.start import start_position
 
@@ -85,7 +85,7 @@ def openings(
         rng = random.Random(f"{seed}/book/{number}")
         game, moves = random_game(size, plies, rng)
         board = format_board(game.position)
-        side = "white" if game.position.side == WHITE else "black"
+        side = SIDE_NAMES[game.position.side]
         if (board, side) in seen:
             continue
         seen.add((board, side))

@@ -17,6 +17,7 @@ from arena.openings import check_openings, read_openings
 from arena.referee import Referee
 from bench.ladder import BOOKS
 from bench.openings import main, openings
+from kernel.board import SIDE_NAMES
 from kernel.game import Game
 from kernel.notation import format_board, get_move_name
 from kernel.rules import Analysis
@@ -47,8 +48,7 @@ def replay(size: int, moves: list[str]) -> str:
         legal = {get_move_name(game.position, m): m for m in Analysis(game.position).legal_moves()}
         assert name in legal, f"{name} is not legal after {moves}"
         game.play(legal[name])
-    side = "white" if game.position.side == 0 else "black"
-    return f"{format_board(game.position)} {side}"
+    return f"{format_board(game.position)} {SIDE_NAMES[game.position.side]}"
 
 
 def test_every_opening_of_the_book_is_where_its_moves_lead_within_the_bound() -> None:
