@@ -156,7 +156,8 @@ class Match:
         return self.first.timed or self.second.timed
 
     def command(self, folder: Path, concurrency: int, games: int, sprt: bool) -> list[str]:
-        """The arena's command line for up to `games` games, resuming the records if any.
+        """The arena's command line for up to `games` games, `concurrency` at once, resuming
+        the records if any.
 
         The `Match` header of the records leaves out the game count and the SPRT, so the
         first `least` games played without a test are resumed with it.
@@ -167,7 +168,7 @@ class Match:
         line += ["--size", str(self.size), "--games", str(games)]
         line += ["--openings", self.book] if self.book else ["--random-plies", str(RANDOM_PLIES)]
         line += ["--progress", "off"]
-        line += ["--concurrency", str(1 if self.timed else concurrency)]
+        line += ["--concurrency", str(concurrency)]
         if self.timed:
             # A move of a period thinks until its budget is spent; on this shared machine a
             # process may wait that long again for a CPU, which is no fault of the engine.
@@ -313,6 +314,13 @@ def phases(match: Match, folder: Path) -> Iterator[tuple[int, bool]]:
         yield match.least, False
     if found is None or games < match.least or (games < match.most and found.decision is None):
         yield match.most, True
+
+
+def cores() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def load_average() -> str:
@@ -538,7 +546,10 @@ def run(arguments: argparse.Namespace) -> int:
         for match in every_match(arguments.sizes, parts):
             if arguments.only in match.name and any(phases(match, folder)):
                 print(f"bench.ladder: {match.name}", file=sys.stderr, flush=True)
-                if play(match, folder, arguments.concurrency):
+                # A level that thinks for a time is only as strong as the CPU it gets: timed
+                # games run one at a time unless asked (one a core, on an idle machine).
+                at_once = arguments.timed_concurrency if match.timed else arguments.concurrency
+                if play(match, folder, at_once):
                     print(
                         f"bench.ladder: {match.name} stopped early: its log says why "
                         f"({folder / match.name}.log)",
@@ -569,6 +580,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--folder", type=Path, default=FOLDER, help="where the files go")
     parser.add_argument("--concurrency", type=int, default=2, help="games at once, untimed")
     parser.add_argument(
+        "--timed-concurrency",
+        type=int,
+        default=1,
+        help="games at once where a level thinks for a time (at most one a core)",
+    )
+    parser.add_argument(
         "--docs", action="store_true", help="rewrite the tables of README.md and docs/arena.md"
     )
     arguments = parser.parse_args(argv)
@@ -576,8 +593,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         sizes = ", ".join(str(size) for size in sorted(LADDERS))
         parser.exit(2, f"bench.ladder: no ladder for size {unknown[0]} (sizes: {sizes})\n")
-    if arguments.concurrency < 1:
-        parser.exit(2, "bench.ladder: --concurrency must be 1 or more\n")
+    for option in ("concurrency", "timed_concurrency"):
+        if getattr(arguments, option) < 1:
+            flag = option.replace("_", "-")
+            parser.exit(2, f"bench.ladder: --{flag} must be 1 or more\n")
+    if arguments.timed_concurrency > cores():
+        parser.exit(
+            2,
+            f"bench.ladder: --timed-concurrency {arguments.timed_concurrency} is more games than "
+            f"the {cores()} cores this process may use: a timed level would wait for a CPU\n",
+        )
     try:
         return run(arguments)
     except (OSError, RecordError, ValueError) as error:

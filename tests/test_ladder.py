@@ -119,6 +119,53 @@ def test_an_unknown_size_is_refused_in_one_line() -> None:
     assert result.stderr == "bench.ladder: no ladder for size 7 (sizes: 4, 5)\n"
 
 
+#: The CPUs the ladder may use here.
+CORES = bench_ladder.cores()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--concurrency", "0"], "--concurrency must be 1 or more"),
+        (["--timed-concurrency", "0"], "--timed-concurrency must be 1 or more"),
+        (
+            ["--timed-concurrency", str(CORES + 1)],
+            f"--timed-concurrency {CORES + 1} is more games than the {CORES} cores this process "
+            "may use: a timed level would wait for a CPU",
+        ),
+    ],
+)
+def test_a_count_of_games_at_once_it_cannot_keep_is_refused(
+    arguments: list[str], message: str
+) -> None:
+    result = ladder(*arguments, "--table")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == f"bench.ladder: {message}\n"
+
+
+def test_timed_matches_run_as_many_at_once_as_asked_for_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A timed match gets --timed-concurrency (one at a time unless asked), an untimed one
+    --concurrency; both reach the arena's command line."""
+    timed = Match(3, bench_ladder.TIME["0.1"], GREEDY, most=2)
+    untimed = Match(3, GREEDY, RANDOM, most=2)
+    monkeypatch.setattr(bench_ladder, "every_match", lambda sizes, parts: iter([timed, untimed]))
+    asked: list[tuple[str, int]] = []
+    monkeypatch.setattr(
+        bench_ladder, "play", lambda match, folder, at_once: asked.append((match.name, at_once))
+    )
+    folder = ["--folder", str(tmp_path)]
+    two = min(2, CORES)  # more than the cores is refused
+    assert bench_ladder.main([*folder, "--concurrency", "2"]) == 0
+    assert bench_ladder.main([*folder, "--concurrency", "2", "--timed-concurrency", str(two)]) == 0
+    assert asked == [(timed.name, 1), (untimed.name, 2), (timed.name, two), (untimed.name, 2)]
+    for at_once in (1, 2):
+        line = timed.command(tmp_path, at_once, 2, sprt=False)
+        assert line[line.index("--concurrency") + 1] == str(at_once)
+        assert "--time-margin" in line
+
+
 def test_a_file_that_is_not_a_records_file_is_named_and_left_alone(tmp_path: Path) -> None:
     records = tmp_path / "4-greedy-vs-random.txt"
     records.write_text("garbage\n")
