@@ -93,6 +93,18 @@ def table(
             for points, count in zip(PAIR_POINTS, tally.pairs.counts, strict=True)
         )
         rows.append(("pairs", f"{shares} (player 1's points a pair)"))
+    if counts.games:
+        white = tally.white
+        colours = (
+            f"white {white.wins} wins, {white.draws} draws, {white.losses} losses "
+            f"({100 * white.score:.1f} %)"
+        )
+        if tally.pairs.pairs:
+            colours += (
+                f"; {tally.same_colour_pairs} of {plural(tally.pairs.pairs, 'pair')} won by "
+                "one colour twice"
+            )
+        rows.append(("colours", colours))
     if sprt is not None:
         llr, decision = sprt_state(tally, sprt)
         verdict = f"{decision} accepted" if decision else "no decision yet"

@@ -31,15 +31,27 @@ def reason_group(result: str) -> str:
     return "other"
 
 
+def counted(games: Trinomial, points: float) -> Trinomial:
+    """`games` and one more game, scored `points` (1, ½ or 0)."""
+    return Trinomial(
+        games.wins + (points == 1), games.draws + (points == 0.5), games.losses + (points == 0)
+    )
+
+
 class Tally:
     """Every finished game's points, by game number (white's points as the record has them),
-    with player 1's games and complete pairs counted as they come."""
+    with player 1's games and complete pairs counted as they come, and white's games: where
+    the openings decide, the colour wins whichever player has it."""
 
     def __init__(self) -> None:
         self.white_points: dict[int, float] = {}
         self.endings: Counter[str] = Counter()
         self.games = Trinomial()
         self.pairs = Pentanomial()
+        #: White's wins, draws and losses, whoever played white.
+        self.white = Trinomial()
+        #: Complete pairs whose two games the same colour won (a pair is one opening).
+        self.same_colour_pairs = 0
 
     def add(self, number: int, white_points: float, result: str = "") -> None:
         """Count a finished game (each number once)."""
@@ -49,14 +61,13 @@ class Tally:
         if result:
             self.endings[reason_group(result)] += 1
         points = self.player1_points(number)
-        self.games = Trinomial(
-            self.games.wins + (points == 1),
-            self.games.draws + (points == 0.5),
-            self.games.losses + (points == 0),
-        )
+        self.games = counted(self.games, points)
+        self.white = counted(self.white, white_points)
         partner = number + 1 if number % 2 else number - 1
         if partner in self.white_points:
             self.pairs = self.pairs.add(points + self.player1_points(partner))
+            decisive = white_points != 0.5
+            self.same_colour_pairs += decisive and self.white_points[partner] == white_points
 
     def player1_points(self, number: int) -> float:
         """Player 1 is white in odd games and black in even ones."""

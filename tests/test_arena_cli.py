@@ -79,6 +79,14 @@ def test_a_match_of_engine_processes(tmp_path: Path) -> None:
     data = json.loads(summary.read_text())
     assert set(data) == SUMMARY_FIELDS
     assert data["wins"] + data["draws"] + data["losses"] == 4
+    # White's count and the pairs one colour won twice, as the records have them.
+    results = [game.result.split()[0] for game in played]
+    wins, draws, losses = (results.count(score) for score in ("1-0", "1/2-1/2", "0-1"))
+    twice = sum(a == b != "1/2-1/2" for a, b in zip(results[0::2], results[1::2], strict=True))
+    assert report_row(result.stdout, "colours") == (
+        f"white {wins} wins, {draws} draws, {losses} losses ({100 * (wins + draws / 2) / 4:.1f} "
+        f"%); {twice} of 2 pairs won by one colour twice"
+    )
 
 
 def test_a_match_of_real_engines(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.arena_fake_engine import FakeEngine, read_behaviour
-from tests.arena_fakes import InProcessEngine, InProcessTable, records
+from tests.arena_fakes import InProcessEngine, InProcessTable, records, report_row
 
 # isort: split
 
@@ -41,6 +41,7 @@ from arena.records import (
     white_points,
 )
 from arena.referee import GOING_ON, Position, Referee, parse_position
+from arena.report import table
 from arena.speaker import Launch, Reply, Speaker
 from arena.table import Setup
 from arena.tally import Tally
@@ -445,20 +446,38 @@ def test_only_a_record_of_this_match_is_cut(tmp_path: Path, tail: str) -> None:
 
 def test_the_tally_counts_from_player_ones_side() -> None:
     """Player 1 is white in odd games: 1-0 in game 1 and 1-0 in game 2 is a win and a loss
-    for it, one pair worth 1 point; game 3 alone makes no pair."""
+    for it, one pair worth 1 point, won by white twice; game 3 alone makes no pair. White's
+    own count is kept beside player 1's."""
     tally = Tally()
     for number, result in ((1, "1-0 (checkmate)"), (2, "1-0 (black crashed)"),
                            (3, "1/2-1/2 (stalemate)"), (6, "0-1 (checkmate)"),
-                           (5, "1/2-1/2 (move cap of 300 plies)")):  # fmt: skip
+                           (5, "1/2-1/2 (move cap of 300 plies)"), (8, "0-1 (checkmate)"),
+                           (7, "0-1 (white timed out)"), (9, "1-0 (checkmate)"),
+                           (10, "0-1 (checkmate)")):  # fmt: skip
         points = white_points(result)
         assert points is not None
         tally.add(number, points, result)
-    assert (tally.games.wins, tally.games.draws, tally.games.losses) == (2, 2, 1)
-    assert tally.pairs.counts == (0, 0, 1, 1, 0)
-    assert tally.endings == {"checkmate": 2, "crash": 1, "stalemate": 1, "move cap": 1}
+    assert (tally.games.wins, tally.games.draws, tally.games.losses) == (5, 2, 2)
+    assert (tally.white.wins, tally.white.draws, tally.white.losses) == (3, 2, 4)
+    assert tally.pairs.counts == (0, 0, 2, 1, 1)
+    # Games 1 and 2 went to white, 7 and 8 to black; 5 and 6, and 9 and 10, did not.
+    assert tally.same_colour_pairs == 2
+    assert tally.endings == {"checkmate": 5, "crash": 1, "stalemate": 1, "move cap": 1,
+                             "timeout": 1}  # fmt: skip
     with pytest.raises(ValueError, match="counted twice"):
         tally.add(1, 1.0)
+    report = table(("a", "b"), "4x4x4", tally, 10, None, "finished")
+    colours = "white 3 wins, 2 draws, 4 losses (44.4 %); 2 of 4 pairs won by one colour twice"
+    assert report_row(report, "colours") == colours
     assert white_points("*") is None and white_points("1/2-1/2 (x)") == 0.5
+
+
+def test_a_lone_game_has_white_counted_and_no_pairs() -> None:
+    tally = Tally()
+    tally.add(2, 1.0, "1-0 (checkmate)")
+    report = table(("a", "b"), "4x4x4", tally, 2, None, "stopped")
+    assert report_row(report, "colours") == "white 1 wins, 0 draws, 0 losses (100.0 %)"
+    assert "\npairs " not in report
 
 
 # -- scheduling
