@@ -104,7 +104,7 @@ LADDERS: dict[int, tuple[Level, ...]] = {
     5: (RANDOM, GREEDY, DEPTH[1], TIME["0.1"], DEPTH[2], TIME["0.3"], TIME["1"]),
 }
 #: Rungs begun and not yet decided, by size, played with the part `pending` until their SPRT
-#: decides, then moved into LADDERS. A game of 3 s against 1 s a move takes 5–10 minutes on
+#: decides, then moved into LADDERS. A game of 3 s against 1 s a move takes about 3 minutes on
 #: 5³, so the rung spans sessions.
 PENDING: dict[int, tuple[tuple[Level, Level], ...]] = {
     5: ((TIME["3"], TIME["1"]),),
