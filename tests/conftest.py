@@ -38,6 +38,23 @@ CONSOLE_LOG = "cubemate.log"
 JSON_LOG = "cubemate.jsonl"
 #: Generous: nothing here should take more than a fraction of this on a quiet machine.
 TIMEOUT = 30.0
+
+#: The browser the GUI tests drive; without it tests/test_gui.py skips its modules.
+CHROMIUM = Path("/usr/bin/chromium")
+#: The modules that need it, run apart by `make test` (one worker).
+BROWSER_MODULES = frozenset({"test_gui.py", "test_gui_game.py"})
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Without Chromium a run of only the browser modules collects nothing (each skips
+    itself, saying why), which pytest reports as exit code 5 and `make test` would take for a
+    failure; there the skip is the expected outcome, so the run passes."""
+    asked = {Path(argument.split("::")[0]).name for argument in session.config.args}
+    collected_nothing = exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED
+    if collected_nothing and not CHROMIUM.exists() and asked and asked <= BROWSER_MODULES:
+        session.exitstatus = pytest.ExitCode.OK
+
+
 #: Reference case 1 of rules.md: a real position, white checkmated.
 CASE_1 = REFERENCE_CASES[0].board
 #: Reference case 2: white in check, not mated.

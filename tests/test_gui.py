@@ -46,14 +46,15 @@ from typing import Any, Literal
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
+from tests.conftest import CHROMIUM
+
 if not CHROMIUM.exists():
     pytest.skip(
         "GUI tests need Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
         allow_module_level=True,
     )
 
-from playwright.sync_api import (  # noqa: E402
+from playwright.sync_api import (
     Browser,
     Error,
     Page,
@@ -61,12 +62,12 @@ from playwright.sync_api import (  # noqa: E402
     Route,
     sync_playwright,
 )
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: E402
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from kernel.compiled import COMPILED  # noqa: E402
-from tablebase.build import build  # noqa: E402
-from tests.cases import REFERENCE_CASES, ReferenceCase  # noqa: E402
-from tests.conftest import claim_one_worker  # noqa: E402
+from kernel.compiled import COMPILED
+from tablebase.build import build
+from tests.cases import REFERENCE_CASES, ReferenceCase
+from tests.conftest import claim_one_worker
 
 # One browser and one server for the module: its tests stay on one pytest-xdist worker.
 pytestmark = pytest.mark.xdist_group("browser")
