@@ -34,6 +34,7 @@ from batch.output import Plan, Sink, Written, load_written
 from batch.runners import DaskRunner, LocalRunner, Runner, Tally, run
 from batch.source import SIDES, open_input, read_jobs, scan
 from batch.work import EngineSpec, lend
+from client.cores import usable_cores
 from client.engine import EngineDied
 from client.stop import stop_on_signals
 
@@ -44,14 +45,6 @@ if TYPE_CHECKING:
 FORBIDDEN_ASKS = {"quit"}
 #: More local workers than this would be more engine processes than any machine runs well.
 MAX_JOBS = 256
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (the default --jobs)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on every platform
-        return os.cpu_count() or 1
 
 
 class OneLineErrorParser(argparse.ArgumentParser):

@@ -32,6 +32,7 @@ from arena.records import white_points
 from arena.report import headline
 from arena.stats import Estimate, Sprt
 from arena.tally import Tally
+from client.cores import usable_cores
 from kernel.record import RecordError, parse_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -315,13 +316,6 @@ def phases(match: Match, folder: Path) -> Iterator[tuple[int, bool]]:
         yield match.most, True
 
 
-def cores() -> int:
-    """The CPUs this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 def load_average() -> str:
     """The machine's load average over 1, 5 and 15 minutes."""
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
@@ -596,11 +590,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(arguments, option) < 1:
             flag = option.replace("_", "-")
             parser.exit(2, f"bench.ladder: --{flag} must be 1 or more\n")
-    if arguments.timed_concurrency > cores():
+    cores = usable_cores()
+    if arguments.timed_concurrency > cores:
         parser.exit(
             2,
             f"bench.ladder: --timed-concurrency {arguments.timed_concurrency} is more games than "
-            f"the {cores()} cores this process may use: a timed level would wait for a CPU\n",
+            f"the {cores} cores this process may use: a timed level would wait for a CPU\n",
         )
     try:
         return run(arguments)

@@ -11,6 +11,7 @@ from bench.compare import Comparison
 from bench.inprocess import Timing
 from bench.startup import StartUp
 from bench.workloads import LARGE_PIECES
+from client.cores import usable_cores
 
 #: Throughput workloads may cost at most this many times the floor.
 FLOOR_GOAL = 1.2
@@ -68,7 +69,7 @@ def cpu_model() -> str:
 
 def machine() -> str:
     """Describe the machine: CPU, cores, Python, and how busy it was at the start."""
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    usable = usable_cores()
     python = f"{platform.python_implementation()} {platform.python_version()}"
     load = " ".join(f"{value:.2f}" for value in os.getloadavg())
     return (

@@ -33,6 +33,7 @@ from bench.ladder import (
     played,
     rewrite_blocks,
 )
+from client.cores import usable_cores
 from kernel.config import EngineConfig, load_config
 from tests.conftest import REPO, TIMEOUT
 
@@ -120,7 +121,7 @@ def test_an_unknown_size_is_refused_in_one_line() -> None:
 
 
 #: The CPUs the ladder may use here.
-CORES = bench_ladder.cores()
+CORES = usable_cores()
 
 
 @pytest.mark.parametrize(
