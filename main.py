@@ -23,6 +23,7 @@ from kernel import interrupt
 from kernel.config import ConfigError, EngineConfig, load_config
 from kernel.interrupt import COMMAND, EndingSignal
 from kernel.kernel import COMMANDS, Kernel
+from kernel.logfile import LogPathError
 from kernel.logger import LOGGED_PREFIX, ExchangeLog, write_stderr
 from kernel.protocol import frame, line_too_long, parse_command, prepare_line
 
@@ -386,7 +387,11 @@ def main(argv: list[str] | None = None) -> int:
         write_stderr(f"cubemate: config error: {error}")
         return 2
     log_dir = Path(config.log_dir)
-    log = ExchangeLog(log_dir, config.console_log, config.json_log, config.echo_stderr)
+    try:
+        log = ExchangeLog(log_dir, config.console_log, config.json_log, config.echo_stderr)
+    except LogPathError as error:  # a FIFO there would hold the engine before its first answer
+        write_stderr(f"cubemate: {error}")
+        return 2
     version = engine_version()
     log.start(version, config_path, log_dir.resolve(), config.board_size)
     at_terminal = sys.stdin is not None and sys.stdin.isatty()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -24,6 +26,9 @@ MAX_NODES = 10**12
 #: The longest line a config may allow: the largest board's notation (8 MB at n = 200) with
 #: room for white space; a line is held a few times over while it is read and split.
 MAX_LINE_BYTES = 1 << 24
+#: The largest config file read: the shipped one is under 3 kB; anything near this is no
+#: config, and /dev/zero would otherwise be read until memory ran out.
+MAX_CONFIG_BYTES = 1 << 20
 #: The largest resign threshold: a mate's score; a larger one would resign no sooner.
 MAX_RESIGN_CP = 1_000_000
 
@@ -243,18 +248,55 @@ def check_play(config: EngineConfig) -> None:
 
 def load_config(path: Path) -> EngineConfig:
     """Read and check a config file; raise ConfigError naming the offending key."""
+    data = read_config_file(path)
     try:
-        with path.open("rb") as file:
-            document = tomllib.load(file)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+        document = tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: not UTF-8 text: {error.reason} at byte {error.start}") from None
     return config_from_document(document)
+
+
+def read_config_file(path: Path) -> bytes:
+    """Read a config file's bytes, refusing what is not a regular file of bounded size.
+
+    Opened without blocking and without taking a terminal, as loadgame opens a record: a
+    FIFO's open would otherwise wait for a writer for ever, and a device such as /dev/zero
+    would be read until memory ran out. What is checked is the descriptor opened, so a path
+    swapped for something else between a look and the open changes nothing.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            kind = "a directory" if stat.S_ISDIR(status.st_mode) else "not a regular file"
+            raise ConfigError(f"{path}: {kind}; a config must be a TOML file")
+        if status.st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                f"{path}: too large for a config ({status.st_size} bytes; the most is "
+                f"{MAX_CONFIG_BYTES})"
+            )
+        parts: list[bytes] = []
+        left = MAX_CONFIG_BYTES + 1  # a file that grows while read is bounded all the same
+        while left > 0:
+            part = os.read(descriptor, left)
+            if not part:
+                break
+            parts.append(part)
+            left -= len(part)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+    finally:
+        os.close(descriptor)
+    if left <= 0:
+        raise ConfigError(f"{path}: too large for a config (the most is {MAX_CONFIG_BYTES} bytes)")
+    return b"".join(parts)
 
 
 def config_from_document(document: dict[str, Any]) -> EngineConfig:

@@ -19,13 +19,42 @@ Each kind of trouble costs one warning on stderr for all the logs of an engine, 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import os
+import stat
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-_OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+# Without blocking and without taking a terminal: a FIFO at a log's path would otherwise hold
+# the open until some reader came (before the engine's first answer), and a terminal could
+# become the engine's controlling one. What was opened is then checked to be a regular file.
+_OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+
+
+class LogPathError(Exception):
+    """A log's path names what no log may be written to (a FIFO, a disk, a terminal, a folder)."""
+
+
+def unsuitable(fd: int, status: os.stat_result) -> str:
+    """What an open log's descriptor is, when a log must not be written to it; else "".
+
+    A regular file is a log. So are /dev/null (logs thrown away) and /dev/full (a full disk,
+    as the tests make one): writing to them changes no file and never blocks. A FIFO or a
+    socket would hold the engine up whenever nobody reads, a block device is someone's disk,
+    and a terminal is a person's screen, which the protocol's answers may share.
+    """
+    mode = status.st_mode
+    if stat.S_ISREG(mode):
+        return ""
+    if stat.S_ISCHR(mode):
+        return "a terminal" if os.isatty(fd) else ""
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return "a FIFO or a socket"
+    return "a block device" if stat.S_ISBLK(mode) else "not a file"
+
 
 #: How long a log that failed rests before it is tried again; also how often a log checks
 #: that its path still names the file it writes.
@@ -88,18 +117,39 @@ class AppendOnlyFile:
         self.dropped = 0  # events lost since the log last worked; the log fails while > 0
         self.reason = ""  # why it failed
         self.next_check = time.monotonic() + RETRY_SECONDS
-        self.open()
+        self.open(strict=True)
 
-    def open(self) -> None:
-        """Open (and create) the file at the path, or count the log as failing."""
+    def open(self, strict: bool = False) -> None:
+        """Open (and create) the file at the path, or count the log as failing.
+
+        A path that names what no log may be written to (unsuitable) is never written:
+        `strict` (the first open, at start) raises LogPathError for it; later, it only fails
+        the log, as a full disk does.
+        """
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, _OPEN_FLAGS, 0o644)
         except OSError as error:
-            self.fail(f"cannot open log {self.path}", error.strerror or str(error))
+            # ENXIO: a FIFO with no reader, or a socket; EISDIR: a folder.
+            kind = {errno.ENXIO: "a FIFO or a socket", errno.EISDIR: "a folder"}.get(
+                error.errno or 0, ""
+            )
+            if strict and kind:
+                raise LogPathError(f"log {self.path} is {kind}, not a file") from None
+            reason = f"it is {kind}" if kind else error.strerror or str(error)
+            self.fail(f"cannot open log {self.path}", reason)
             return
-        self.fd = fd
         status = os.fstat(fd)
+        kind = unsuitable(fd, status)
+        if kind:
+            os.close(fd)
+            if strict:
+                raise LogPathError(f"log {self.path} is {kind}, not a file")
+            self.fail(f"cannot open log {self.path}", f"it is {kind}")
+            return
+        with contextlib.suppress(OSError):  # blocking or not, a file is written the same
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        self.fd = fd
         self.identity = (status.st_dev, status.st_ino)
 
     def write(self, data: bytes) -> None:
@@ -139,8 +189,6 @@ class AppendOnlyFile:
 
     def mend(self, fd: int, written: int) -> None:
         """Overwrite the `written` bytes of a line cut short, where they are, by a whole line."""
-        import fcntl  # only a full disk needs it
-
         with contextlib.suppress(OSError):  # then nothing more can be done
             # O_APPEND left the offset just past these bytes, wherever other engines append.
             start = os.lseek(fd, 0, os.SEEK_CUR) - written
