@@ -8,7 +8,9 @@ shows under the board.
 
 HTTP interface:
 
-- ``GET /`` serves ``gui/index.html``.
+- ``GET /`` serves ``gui/index.html``; the page's own modules and styles and three.js (from
+  ``gui/node_modules``, installed by npm from ``gui/package-lock.json``) are served from the
+  explicit list ``STATIC_FILES``, and nothing else on disk.
 - ``POST /engine`` with the JSON body ``{"line": "status"}`` answers
   ``{"ok": true, "text": "check", "raw": "= check\\n\\n", "restarted": false}``; a ``?`` response
   from the engine gives ``"ok": false`` with the engine's message in ``text`` (HTTP 200: the
@@ -64,7 +66,38 @@ from gui.request_body import (
 from gui.thinking import ThinkingFeed
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-INDEX_HTML = Path(__file__).resolve().parent / "index.html"
+GUI = Path(__file__).resolve().parent
+INDEX_HTML = GUI / "index.html"
+#: three.js as npm installs it from gui/package-lock.json (`make gui`, docs/gui.md).
+THREE = GUI / "node_modules" / "three"
+JS = "text/javascript; charset=utf-8"
+#: Every file the server serves besides the page, by its path on the server: the page's own
+#: modules, its styles, and the parts of three.js that the 3D view imports. Nothing else on
+#: disk is served, whatever the path asked.
+STATIC_FILES: dict[str, tuple[Path, str]] = {
+    "/style.css": (GUI / "style.css", "text/css; charset=utf-8"),
+    **{
+        f"/app/{name}.js": (GUI / "app" / f"{name}.js", JS)
+        for name in (
+            "main",
+            "model",
+            "pieces",
+            "connection",
+            "layers",
+            "panels",
+            "lines",
+            "view3d",
+        )
+    },
+    "/three/three.module.js": (THREE / "build" / "three.module.js", JS),
+    "/three/three.core.js": (THREE / "build" / "three.core.js", JS),
+    "/three/OrbitControls.js": (THREE / "examples" / "jsm" / "controls" / "OrbitControls.js", JS),
+}
+#: What a missing three.js file's 404 says: the page shows it and keeps the layer view.
+NO_THREE = (
+    "three.js is not installed (gui/node_modules): run `make gui`, which runs "
+    "`npm ci --prefix gui`; the layer view works without it"
+)
 #: The engine's settings under the GUI: the shipped ones, with genmove's thinking on stderr.
 ENGINE_CONFIG = Path(__file__).resolve().parent / "engine_config.toml"
 HOST = "127.0.0.1"
@@ -154,11 +187,13 @@ class Handler(PooledRequestHandler):
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("X-Frame-Options", "DENY")
-        # The page is self-contained: forbid every fetch except back to this server.
+        # The page is self-contained: forbid every fetch except back to this server. Its
+        # modules and three.js come from here ('self'); the import map is an inline script.
         self.send_header(
             "Content-Security-Policy",
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-            "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'",
+            "default-src 'none'; script-src 'self' 'unsafe-inline'; "
+            "style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data: blob:; "
+            "base-uri 'none'; form-action 'none'",
         )
         if self.close_connection:
             self.send_header("Connection", "close")
@@ -222,12 +257,28 @@ class Handler(PooledRequestHandler):
                 self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"cannot read the page: {exc}")
                 return
             self._send_bytes(HTTPStatus.OK, body, "text/html; charset=utf-8")
+        elif path in STATIC_FILES:
+            self._send_static(path)
         elif path == "/favicon.ico":
             self._send_bytes(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
         elif path == "/thinking":
             self._send_json(HTTPStatus.OK, self.server.guard.snapshot())
         else:
             self._error(HTTPStatus.NOT_FOUND, f"no such page: {path}")
+
+    def _send_static(self, path: str) -> None:
+        """Serve one file of ``STATIC_FILES``; a missing three.js file says how to install it."""
+        file, content_type = STATIC_FILES[path]
+        try:
+            body = file.read_bytes()
+        except FileNotFoundError:
+            missing = NO_THREE if file.is_relative_to(THREE) else f"{path} is missing from gui/"
+            self._error(HTTPStatus.NOT_FOUND, missing)
+            return
+        except OSError as exc:
+            self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"cannot read {path}: {exc}")
+            return
+        self._send_bytes(HTTPStatus.OK, body, content_type)
 
     def do_POST(self) -> None:
         """Relay protocol lines, play or stop the computer's move, or read a record; answer

@@ -1,0 +1,849 @@
+// The page's controller: what each click, key and button does to the game, the analysis of
+// every board shown, the computer's moves, the hint, records, the solver and the console.
+// It owns no drawing: paint() hands the model to the layer view, the 3D view and the panels.
+// The 3D view once its module (and three.js) loaded; null while the layers are the only view.
+import { ask, askAbout, engine, engineBatch, ensureBoard, exclusive, heard, learnEngineBoard, logLine, MAX_BATCH, post, received, updatePending } from "./connection.js";
+import { applyZoom, buildBoards, paintLayers } from "./layers.js";
+import { state, boardKey, boardMarks, cellIndex, cellName, fromNotation, MAX_VIEW, ownPiece, parseCheckers, parseMoves, sideName, VERDICTS } from "./model.js";
+import { $, arm, clearMessage, problem, renderGame, renderMoves, renderNotationState, renderPosition, renderSolve, renderThinking, renderUndo, setMessage, setRecordLink, setSolveStatus, setTable, setVerdict, showFailure, showIdleThinking, showNotation } from "./panels.js";
+import { CYCLE, LETTERS } from "./pieces.js";
+let view3d = null;
+
+export const EXAMPLES = [
+  ["case 1 (n = 3)", "[###,n##,#rr],[#b#,###,###],[###,###,bRK]"],
+  ["case 2 (n = 3)", "[b#b,###,###],[###,###,RNR],[#q#,###,#K#]"],
+  ["case 3 (n = 3)", "[#q#,#b#,###],[n##,###,###],[#k#,###,#KB]"],
+  ["case 4 (n = 4)", "[####,####,r###,####],[####,#q##,####,####],[##r#,###b,####,BRnn],[####,####,#N##,#KQ#]"],
+  ["case 5 (n = 3)", "[###,##b,r#r],[###,###,###],[#k#,###,#K#]"],
+  ["case 6 (n = 3)", "[##k,###,r#K],[###,n##,#N#],[###,###,#Q#]"],
+  ["case 7 (n = 3)", "[###,###,##q],[###,###,###],[#k#,###,rNK]"],
+  ["case 8 (n = 2)", "[#q,##],[##,K#]"],
+  ["case 9 (n = 2)", "[rq,##],[##,K#]"],
+  ["case 10 (n = 3)", "[###,###,#q#],[###,###,###],[#k#,###,BKn]"],
+  ["black mates in 1 (n = 3)", "[rb#,###,nNK],[###,##b,#b#],[###,##k,###] b"],
+  ["black mates in 2 (n = 3)", "[###,#k#,#b#],[##b,###,###],[r##,##K,###] b"],
+];
+
+export const DEFAULT_PAUSE_MS = 300; // edits closer together than this are one change to the engine
+
+export const MAX_PAUSE_MS = 10000; // longer, and the page would seem not to listen
+
+// The edit pause may be set in the page's address, `?pause=MS`: 0 sends every edit at once.
+export const PAUSE = editPause(new URLSearchParams(location.search).get("pause"));
+
+// Before each level line: the engine's own defaults, so that every line of the level menu means
+// what it means to a fresh engine (`level` changes only the settings it names).
+export const LEVEL_RESET = "level depth 0 nodes 0 time 1";
+
+export const THINKING_POLL_MS = 250; // the thinking panel is read four times a second while it searches
+
+export const MAX_RECORD_BYTES = 3 * 1024 * 1024; // the server takes bodies up to 4 MiB, escapes included
+
+export function paint() {
+  // One model, every view: the layers, the 3D view (once loaded) and the panels.
+  const marks = boardMarks();
+  document.body.dataset.board = marks.key;
+  paintLayers(marks);
+  if (view3d) view3d.paint(marks);
+  renderPosition(marks);
+  renderUndo();
+  renderGame();
+}
+
+export function editPause(text) {
+  // The pause asked for in the address, or the default and why it was not taken.
+  if (text === null) return { ms: DEFAULT_PAUSE_MS, problem: "" };
+  const ms = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (ms <= MAX_PAUSE_MS) return { ms, problem: "" };
+  return {
+    ms: DEFAULT_PAUSE_MS,
+    problem: `the address asks for pause=${JSON.stringify(text)}: the edit pause is a whole number `
+      + `of milliseconds from 0 to ${MAX_PAUSE_MS}; using ${DEFAULT_PAUSE_MS}`,
+  };
+}
+
+export async function analyse(gen, started, keepMessage = false) {
+  if (gen !== state.generation) return; // a newer change is on its way; it will do the work
+  const { sent, replies } = await askAbout(
+    ["status", "checkers", "legal_moves", "explain", "result", "tb_probe"]);
+  if (gen !== state.generation) return; // the board changed meanwhile: this verdict is not its own
+  if (!sent.ok) {
+    state.analysis = null;
+    setVerdict("none");
+    setTable();
+    if (!keepMessage) showFailure(sent);
+    paint();
+    return;
+  }
+  const [status, checkers, legal, explain, judged, table] = replies;
+  // A position no game could reach has no result (`result` refuses it): nothing to show.
+  state.result = judged && judged.ok ? judged.text : "";
+  setRecordLink(true);
+  const failed = [status, checkers, legal, explain].find((r) => !r.ok);
+  if (failed) showFailure(failed);
+  else if (!keepMessage) clearMessage();
+  const word = status.ok && VERDICTS.includes(status.text) ? status.text : "";
+  state.analysis = {
+    status: word,
+    checkers: checkers.ok ? parseCheckers(checkers.text) : [],
+    moves: legal.ok ? parseMoves(legal.text) : [],
+  };
+  setVerdict(word ? word : "none", word);
+  setTable(table); // its refusal is no failure: most positions have no table
+  $("explain").textContent = explain.ok ? explain.text : "";
+  paint();
+  const ms = performance.now() - started;
+  document.body.dataset.analysisMs = ms.toFixed(1);
+  logLine(`(page) board judged in ${ms.toFixed(1)} ms`);
+  maybeComputerMove();
+}
+
+export function cancelDebounce() {
+  if (state.debounceTimer) { clearTimeout(state.debounceTimer); state.debounceTimer = 0; }
+}
+
+export function flushDebounce() {
+  // A button wants the engine now: judge a board still waiting for its pause at once.
+  if (!state.debounceTimer) return;
+  cancelDebounce();
+  const gen = state.generation;
+  exclusive(() => analyse(gen, performance.now()));
+}
+
+export function changed({ immediate = false, edited = true } = {}) {
+  // Every board change: redraw now, forget what belonged to the old board, then let the
+  // engine judge the new one (after a pause in the edits, so half-made boards are not sent).
+  const gen = ++state.generation;
+  stopSearches();
+  state.analysis = null;
+  state.solved = null;
+  state.result = "";
+  state.lastMove = null;
+  state.hint = null;
+  setRecordLink(false);
+  if (edited) {
+    state.moves = [];
+    state.replay = null;
+    $("examples").value = "";
+    showIdleThinking();
+  }
+  setVerdict("pending", "thinking…");
+  setTable();
+  $("answer").textContent = "";
+  $("explain").textContent = "";
+  setMessage("", "");
+  setSolveStatus("");
+  showNotation();
+  paint();
+  renderMoves();
+  renderSolve();
+  cancelDebounce();
+  if (immediate || PAUSE.ms === 0) {
+    exclusive(() => analyse(gen, performance.now()));
+  } else {
+    state.debounceTimer = setTimeout(() => {
+      state.debounceTimer = 0;
+      exclusive(() => analyse(gen, performance.now()));
+    }, PAUSE.ms);
+  }
+  updatePending();
+}
+
+export function setSize(size, newCells) {
+  state.n = size;
+  state.cells = newCells || new Array(state.n * state.n * state.n).fill("");
+  state.selected = -1;
+  state.cursor = Math.min(state.cursor, state.n * state.n * state.n - 1);
+  if (![...$("size").options].some((o) => o.value === String(state.n))) {
+    // A pasted board may be bigger than the menu offers; show its size all the same.
+    const opt = document.createElement("option");
+    opt.value = opt.textContent = String(state.n);
+    $("size").append(opt);
+  }
+  $("size").value = String(state.n);
+  buildBoards();
+}
+
+export function adopt(parsed) {
+  // Show a whole position (size, cells, side to move) as the page's board.
+  if (parsed.size !== state.n) setSize(parsed.size, parsed.cells);
+  else { state.cells = parsed.cells; state.selected = -1; }
+  state.side = parsed.side;
+}
+
+export function whenLoaded(action) {
+  // An edit made while a pasted board loads belongs to that board: apply it afterwards.
+  if (state.loading) state.loading.then(action);
+  else action();
+}
+
+export function place(i, piece) {
+  if (state.mode !== "edit" || i < 0) return;
+  state.cells[i] = piece;
+  state.selected = i;
+  changed();
+}
+
+export function editCell(name, how) {
+  // Apply an edit to the cell called `name` once any load has finished (the board may change).
+  whenLoaded(() => {
+    const i = cellIndex(name);
+    if (i < 0) return;
+    if (how === "cycle") {
+      if (state.armed !== null) place(i, state.cells[i] === state.armed ? "" : state.armed);
+      else place(i, CYCLE[(CYCLE.indexOf(state.cells[i]) + 1) % CYCLE.length]);
+    } else {
+      place(i, how);
+    }
+  });
+}
+
+export function setMode(next) {
+  const was = state.mode;
+  state.mode = next;
+  document.body.dataset.mode = state.mode;
+  for (const r of document.querySelectorAll("#mode input")) r.checked = r.value === state.mode;
+  state.selected = -1;
+  for (const chip of document.querySelectorAll("#palette .chip")) chip.disabled = state.mode !== "edit";
+  if (state.mode !== "edit") arm(null);
+  if (state.mode !== "play") stopSearches(); // the computer moves in Play only
+  paint();
+  if (state.mode === "play" && was !== "play" && state.analysis && !state.debounceTimer) maybeComputerMove();
+}
+
+export function moveText(from, to) {
+  return `${state.cells[from]}${cellName(from)}${state.cells[to] ? "x" : "-"}${cellName(to)}`;
+}
+
+export function computersTurn() {
+  return state.opponent !== "none" && state.side === state.opponent;
+}
+
+export function playMove(text) {
+  // Ask the engine to play `text` on the board shown; adopt the position it then holds.
+  if (state.mode === "play" && computersTurn()) {
+    setMessage(`it is the computer's move (${sideName(state.side)}): wait for it, or take back`, "refused");
+    return Promise.resolve();
+  }
+  const gen = state.generation;
+  return exclusive(async () => {
+    if (gen !== state.generation) return; // the board changed since the click
+    const { sent, replies } = await askAbout([`play ${text}`, "get_board"]);
+    if (!sent.ok) { if (gen === state.generation) showFailure(sent); return; }
+    const [r, g] = replies;
+    if (!r.ok) {
+      if (gen === state.generation) { showFailure(r); paint(); }
+      return;
+    }
+    // The engine moved on: note where to, even if the page no longer shows that board.
+    const parsed = g.ok ? fromNotation(g.text) : null;
+    state.engineKey = parsed ? g.text.trim() : null;
+    if (gen !== state.generation) return; // the user changed the board meanwhile: keep theirs
+    if (!parsed || parsed.size > MAX_VIEW) { setMessage("cannot read the engine's board after the move", "error"); return; }
+    adopt(parsed);
+    state.moves.push(text);
+    changed({ immediate: true, edited: false });
+  });
+}
+
+export function undo() {
+  // Against the computer a take-back returns the move to the user: their last move and the
+  // computer's answer together, or only theirs while the computer still thinks about it.
+  const thinking = state.computer !== null;
+  if (!state.moves.length && !thinking) {
+    setMessage("nothing to take back: no move was played since the position was set", "refused");
+    return Promise.resolve();
+  }
+  stopSearches();
+  let plies = 1;
+  if (state.opponent !== "none" && !thinking && !computersTurn()) plies = 2;
+  return takeBack(Math.min(plies, state.moves.length));
+}
+
+export function takeBack(plies) {
+  // Undo `plies` moves in the engine and show the position it then holds.
+  if (plies <= 0) return Promise.resolve();
+  stopSearches();
+  const gen = ++state.generation; // the board is about to change: work for this one is void
+  return exclusive(async () => {
+    const lines = [...Array(Math.min(plies, MAX_BATCH - 1)).fill("undo"), "get_board"];
+    const replies = await engineBatch(lines);
+    const g = replies.pop();
+    const undone = replies.filter((r) => r.ok).length;
+    const refused = replies.find((r) => !r.ok);
+    const parsed = g.ok ? fromNotation(g.text) : null;
+    state.engineKey = parsed ? g.text.trim() : null;
+    if (gen !== state.generation) return;
+    if (refused) showFailure(refused);
+    if (!parsed || parsed.size > MAX_VIEW) { setMessage("cannot read the engine's board after undo", "error"); return; }
+    adopt(parsed);
+    state.moves.splice(state.moves.length - undone, undone);
+    const rest = plies - undone;
+    changed({ immediate: true, edited: false });
+    if (!refused && rest > 0) takeBack(rest);
+  });
+}
+
+export function levelLines() {
+  return [LEVEL_RESET, $("level").value];
+}
+
+export const colourWord = (s) => (s === "w" ? "white" : "black");
+
+export function maybeComputerMove() {
+  // After every judged board: the computer moves when it is its turn in a game going on.
+  if (state.mode !== "play" || !computersTurn() || state.computer || state.result !== "*") return;
+  computerMove();
+}
+
+export function computerMove() {
+  const gen = state.generation;
+  const job = { gen, version: null, cancelled: false };
+  state.computer = job;
+  renderGame();
+  renderUndo();
+  return exclusive(async () => {
+    const thinking = { job, search: 0, timer: 0, answered: false };
+    try {
+      if (job.cancelled || gen !== state.generation) return;
+      const { sent } = await askAbout(levelLines());
+      if (!sent.ok) { if (gen === state.generation) showFailure(sent); return; }
+      if (job.cancelled || gen !== state.generation) return;
+      job.version = state.gameVersion; // a stop from now on names this version
+      const colour = colourWord(state.side);
+      pollThinking(thinking);
+      const r = received(`(genmove ${colour} for game ${job.version})`,
+        heard(await post({ game: job.version, color: colour }, "/genmove")));
+      thinking.answered = true;
+      clearTimeout(thinking.timer);
+      // Stopped or stale: the server took its move back, or never searched.
+      if (job.cancelled || gen !== state.generation) return;
+      // Refused as stale with the page's board unchanged: another client moved the engine's
+      // game on. Its version is the server's word; the user starts again from here.
+      if (r.cancelled === false && Number.isInteger(r.game)) state.gameVersion = r.game;
+      if (!r.ok) { showIdleThinking(); showFailure(r); return; }
+      await showThinking(thinking, r.text);
+      const g = await engine("get_board");
+      if (job.cancelled || gen !== state.generation) return;
+      const parsed = g.ok ? fromNotation(g.text) : null;
+      state.engineKey = parsed ? g.text.trim() : null;
+      if (!parsed || parsed.size > MAX_VIEW) { setMessage("cannot read the engine's board after its move", "error"); return; }
+      state.computer = null;
+      adopt(parsed);
+      state.moves.push(r.text);
+      const [m] = parseMoves(r.text);
+      changed({ immediate: true, edited: false });
+      if (m) state.lastMove = { key: boardKey(), from: m.from, to: m.to };
+      paint();
+    } finally {
+      thinking.answered = true;
+      clearTimeout(thinking.timer);
+      if (state.computer === job) state.computer = null;
+      renderGame();
+      renderUndo();
+    }
+  });
+}
+
+export function pollThinking(thinking) {
+  // Read the search's thinking until it answers; one request at a time, never the engine lock.
+  thinking.timer = setTimeout(async () => {
+    const snap = await readThinking();
+    if (thinking.answered || thinking.job.cancelled) return; // the answer has the last word
+    if (snap && snap.running && snap.command === "genmove") {
+      thinking.search = snap.search;
+      renderThinking(snap, "");
+    }
+    pollThinking(thinking);
+  }, THINKING_POLL_MS);
+}
+
+export async function showThinking(thinking, move) {
+  // The search has answered: show its last depths with the move it chose.
+  const snap = await readThinking();
+  if (snap && snap.command === "genmove" && !snap.running
+      && (thinking.search === 0 || snap.search === thinking.search)) {
+    renderThinking(snap, move);
+  } else {
+    renderThinking({ running: false, seconds: 0, depths: [] }, move);
+  }
+}
+
+export async function readThinking() {
+  try {
+    const res = await fetch("/thinking");
+    return heard(await res.json());
+  } catch (err) {
+    return null;
+  }
+}
+
+export function stopSearches() {
+  // The game is about to change: void the computer's move and the hint, and stop a search
+  // under way (the server takes back a move it played for a game that has moved on).
+  const searches = [state.computer, state.hinting].filter((j) => j && !j.cancelled);
+  for (const job of searches) job.cancelled = true;
+  const asked = searches.filter((j) => j.version !== null).map((j) => j.version);
+  if (state.computer) { state.computer = null; renderGame(); }
+  if (!asked.length) return;
+  const version = Math.max(...asked);
+  const stop = post({ game: version }, "/stop")
+    .then((r) => received(`(stop the search for game ${version})`, heard(r)));
+  state.pendingStop = stop;
+  stop.finally(() => { if (state.pendingStop === stop) state.pendingStop = null; });
+}
+
+export function showHint() {
+  if (state.computer || state.hinting) return Promise.resolve();
+  if (state.mode === "play" && computersTurn()) {
+    setMessage("the hint is for your move: it is the computer's turn", "refused");
+    return Promise.resolve();
+  }
+  flushDebounce();
+  const gen = state.generation;
+  const job = { gen, version: null, cancelled: false };
+  state.hinting = job;
+  renderGame();
+  return exclusive(async () => {
+    try {
+      if (job.cancelled || gen !== state.generation) return;
+      const { sent } = await askAbout(levelLines());
+      if (!sent.ok) { if (gen === state.generation) showFailure(sent); return; }
+      if (job.cancelled || gen !== state.generation) return;
+      job.version = state.gameVersion;
+      const r = await engine("reg_genmove");
+      if (job.cancelled || gen !== state.generation) return;
+      if (!r.ok) { showFailure(r); return; }
+      const [m] = parseMoves(r.text);
+      if (!m) { setMessage(`hint: the engine would ${r.text}`, "info"); return; }
+      state.hint = { key: boardKey(), from: m.from, to: m.to, text: r.text };
+      setMessage(`hint: ${r.text}`, "info");
+      paint();
+    } finally {
+      if (state.hinting === job) state.hinting = null;
+      renderGame();
+    }
+  });
+}
+
+export function newGame() {
+  // The start position of the size chosen, in the engine and on the page.
+  const size = Number($("size").value);
+  stopSearches();
+  const gen = ++state.generation;
+  return exclusive(async () => {
+    const [r, g] = await engineBatch([`new_game ${size}`, "get_board"]);
+    if (!r.ok) { if (gen === state.generation) showFailure(r); return; }
+    const parsed = g.ok ? fromNotation(g.text) : null;
+    state.engineKey = parsed ? g.text.trim() : null;
+    if (gen !== state.generation) return;
+    if (!parsed || parsed.size > MAX_VIEW) { setMessage("cannot read the engine's start position", "error"); return; }
+    adopt(parsed);
+    changed({ immediate: true, edited: true });
+    setMode("play");
+  });
+}
+
+export function setOpponent(value) {
+  stopSearches(); // a move the computer is thinking about belongs to the side it played
+  state.opponent = value === "white" ? "w" : value === "black" ? "b" : "none";
+  if (state.opponent !== "none") setMode("play");
+  renderGame();
+  // Judged already: the computer moves now if it is its turn; else the next analysis sees to it.
+  if (state.analysis && !state.debounceTimer) maybeComputerMove();
+}
+
+export function downloadRecord(ev) {
+  // Ask the engine for the record of the game shown (printgame) when the link is clicked, not
+  // after every change (its cost grows with the game), then follow the link to it.
+  const link = $("record");
+  if (link.dataset.ready === "1") { delete link.dataset.ready; return; } // our own click below
+  ev.preventDefault();
+  if (!link.hasAttribute("href")) return;
+  const gen = state.generation;
+  exclusive(async () => {
+    if (gen !== state.generation) return;
+    const { sent, replies } = await askAbout(["printgame"]);
+    const r = replies[0];
+    if (gen !== state.generation) return;
+    if (!sent.ok || !r.ok) { showFailure(sent.ok ? r : sent); return; }
+    if (state.recordUrl) URL.revokeObjectURL(state.recordUrl);
+    const text = r.text.replace(/^\n/, "") + "\n";
+    state.recordUrl = URL.createObjectURL(new Blob([text], { type: "text/plain;charset=utf-8" }));
+    link.href = state.recordUrl;
+    link.dataset.ready = "1";
+    link.click();
+    link.setAttribute("href", "#record");
+  });
+}
+
+export async function readRecord(file) {
+  // The file's text, or null after saying why it cannot be a record.
+  if (file.size > MAX_RECORD_BYTES) {
+    setMessage(`'${file.name}' is too large for a record here (${file.size} bytes; the most is ${MAX_RECORD_BYTES})`, "refused");
+    return null;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(await file.arrayBuffer());
+  } catch (err) {
+    setMessage(`'${file.name}' is not a text file in UTF-8: a record is plain UTF-8 text`, "refused");
+    return null;
+  }
+}
+
+export function openRecord(file) {
+  // Post the record's text to the server, which has the engine read it (and refuse it whole,
+  // changing nothing, if any line or move is wrong); then step through it from its start.
+  return exclusive(async () => {
+    const gen = state.generation;
+    const text = await readRecord(file);
+    if (text === null) return;
+    const r = received(`(open the record ${file.name})`, heard(await post({ text, name: file.name }, "/record")));
+    if (!r.ok) { showFailure(r); return; } // refused: the engine's game is as it was
+    const parsed = await learnEngineBoard();
+    if (gen !== state.generation) { state.engineKey = null; return; } // edited meanwhile: the edit wins
+    if (!parsed || parsed.size > MAX_VIEW) { setMessage("cannot show the record's start position", "error"); return; }
+    adopt(parsed);
+    state.opponent = "none";
+    changed({ immediate: true, edited: true });
+    setMode("play");
+    state.replay = { name: file.name, moves: r.moves };
+    renderMoves();
+    setMessage(`${file.name}: ${r.moves.length} moves; ▶ plays them one by one`, "info");
+  });
+}
+
+export function replayPly() {
+  // Where the game stands in the opened record: the moves played, if they are its first ones.
+  if (!state.replay || state.moves.length > state.replay.moves.length) return -1;
+  return state.moves.every((m, k) => m === state.replay.moves[k]) ? state.moves.length : -1;
+}
+
+export async function replayForward(all) {
+  // Play the record's next move, or every move left, one after another as if clicked.
+  const record = state.replay;
+  for (let ply = replayPly(); record === state.replay && ply >= 0 && ply < record.moves.length; ply = replayPly()) {
+    await playMove(record.moves[ply]);
+    if (!all || replayPly() !== ply + 1) return;
+  }
+}
+
+export function playClick(i) {
+  // In Play: a click on a piece of the side to move selects it; the next click moves it.
+  const p = state.cells[i];
+  if (ownPiece(p)) {
+    state.selected = state.selected === i ? -1 : i;
+    setMessage("", "");
+    paint();
+    return;
+  }
+  if (state.selected < 0) {
+    setMessage(p ? `it is ${sideName(state.side).toLowerCase()}'s move: click a ${sideName(state.side).toLowerCase()} piece`
+      : `click a ${sideName(state.side).toLowerCase()} piece first`, "info");
+    return;
+  }
+  // Not a lit target too: the engine says why the move is illegal, in its own words.
+  playMove(moveText(state.selected, i));
+}
+
+document.addEventListener("keydown", (ev) => {
+  const inField = ev.target.closest && ev.target.closest("input, textarea, select");
+  if ((ev.ctrlKey || ev.metaKey) && !ev.shiftKey && ev.key.toLowerCase() === "z" && !inField) {
+    ev.preventDefault();
+    undo();
+    return;
+  }
+  if (ev.key === "Escape" && !inField) { state.selected = -1; arm(null); paint(); return; }
+  // With a selected cell and the focus outside the board, letters still place there.
+  if (inField || state.selected < 0 || state.mode !== "edit" || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (ev.target.closest && ev.target.closest("#boards")) return; // handled above
+  if (ev.key.length === 1 && LETTERS.includes(ev.key)) { editCell(cellName(state.selected), ev.key); ev.preventDefault(); }
+  else if (["Delete", "Backspace"].includes(ev.key)) { editCell(cellName(state.selected), ""); ev.preventDefault(); }
+});
+
+export function loadText(text) {
+  // Let the engine parse whatever was pasted; adopt its canonical board if it accepts.
+  const line = text.replace(/\s+/g, " ").trim();
+  if (!line) { setMessage("the notation box is empty", "refused"); return Promise.resolve(); }
+  state.notationDirty = false; // the text is taken; from here on, typing marks the box again
+  renderNotationState();
+  cancelDebounce();
+  stopSearches();
+  const gen = ++state.generation; // anything queued before the load is now stale
+  const job = exclusive(async () => {
+    const [r, g] = await engineBatch([`set_board ${line}`, "get_board"]);
+    if (!r.ok) {
+      // A refused board changes nothing: the board on screen stays, and so does its verdict,
+      // unless an edit just before the load was still waiting to be judged.
+      if (gen !== state.generation) return;
+      showFailure(r);
+      if ($("verdict").dataset.state === "pending") {
+        state.generation += 1;
+        await analyse(state.generation, performance.now(), true);
+      }
+      return;
+    }
+    const parsed = g.ok ? fromNotation(g.text) : null;
+    state.engineKey = parsed ? g.text.trim() : null;
+    if (gen !== state.generation) return;
+    if (!parsed) { setMessage("cannot read the engine's get_board answer", "error"); return; }
+    if (parsed.size > MAX_VIEW) {
+      setMessage(`the engine accepts this ${parsed.size}×${parsed.size}×${parsed.size} board, `
+        + `but this page draws at most n = ${MAX_VIEW}; ask the engine in the console`, "refused");
+      return;
+    }
+    adopt(parsed);
+    changed({ immediate: true, edited: true });
+  });
+  state.loading = job;
+  job.finally(() => { if (state.loading === job) state.loading = null; });
+  return job;
+}
+
+export function loadExample(k) {
+  // The examples are known-good canonical boards: show them at once, the engine judges next.
+  const [, text] = EXAMPLES[k];
+  const parsed = fromNotation(text);
+  if (!parsed) return;
+  state.notationDirty = false;
+  renderNotationState();
+  cancelDebounce();
+  adopt(parsed);
+  if (document.activeElement === $("notation")) $("notation").blur();
+  changed({ immediate: true, edited: true });
+  $("examples").value = String(k); // after changed(), which resets the menu for edits
+}
+
+export function withBoard(line, show) {
+  // Buttons ask about the board on screen, so send it first; a refusal answers instead.
+  flushDebounce();
+  const gen = state.generation;
+  return exclusive(async () => {
+    if (gen !== state.generation) return;
+    const { sent, replies } = await askAbout([line]);
+    if (gen !== state.generation) return;
+    if (!sent.ok) { showFailure(sent); return; }
+    const r = replies[0];
+    if (r.ok) { show(r.text); clearMessage(); }
+    else showFailure(r);
+  });
+}
+
+$("load").addEventListener("click", () => loadText($("notation").value));
+
+$("revert").addEventListener("click", () => {
+  state.notationDirty = false;
+  renderNotationState();
+  $("notation").value = boardKey();
+});
+
+$("notation").addEventListener("input", () => { state.notationDirty = true; renderNotationState(); });
+
+$("notation").addEventListener("blur", () => showNotation());
+
+$("notation").addEventListener("keydown", (ev) => {
+  if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); loadText($("notation").value); }
+});
+
+$("size").addEventListener("change", () => {
+  const size = Number($("size").value);
+  whenLoaded(() => { setSize(size); changed({ immediate: true }); });
+});
+
+$("clear").addEventListener("click", () => whenLoaded(() => { setSize(state.n); changed({ immediate: true }); }));
+
+$("examples").addEventListener("change", () => {
+  const k = $("examples").value;
+  if (k !== "") whenLoaded(() => loadExample(Number(k)));
+});
+
+$("zoom").addEventListener("input", applyZoom);
+
+for (const r of document.querySelectorAll("#mode input")) {
+  r.addEventListener("change", () => { if (r.checked) setMode(r.value); });
+}
+
+for (const r of document.querySelectorAll("#side input")) {
+  r.addEventListener("change", () => {
+    if (!r.checked || r.value === state.side) return;
+    whenLoaded(() => { state.side = r.value; changed({ immediate: true }); });
+  });
+}
+
+$("undo").addEventListener("click", () => undo());
+
+$("new-game").addEventListener("click", () => whenLoaded(() => newGame()));
+
+$("opponent").addEventListener("change", () => setOpponent($("opponent").value));
+
+$("hint").addEventListener("click", () => showHint());
+
+$("record").addEventListener("click", downloadRecord);
+
+$("record-file").addEventListener("change", () => {
+  const file = $("record-file").files[0];
+  $("record-file").value = ""; // the same file may be opened again
+  if (file) whenLoaded(() => openRecord(file));
+});
+
+$("replay-start").addEventListener("click", () => takeBack(state.moves.length));
+
+$("replay-back").addEventListener("click", () => takeBack(1));
+
+$("replay-next").addEventListener("click", () => replayForward(false));
+
+$("replay-end").addEventListener("click", () => replayForward(true));
+
+$("btn-checkmate").addEventListener("click", () => withBoard("checkmate", (text) => {
+  $("answer").textContent = `checkmate → ${text}`;
+}));
+
+$("btn-status").addEventListener("click", () => withBoard("status", (text) => {
+  $("answer").textContent = `status → ${text}`;
+}));
+
+$("btn-explain").addEventListener("click", () => withBoard("explain", (text) => {
+  $("explain").textContent = text;
+}));
+
+// What each stipulation asks the engine, and how its answer is told (docs/protocol.md).
+export const STIPULATIONS = {
+  mate: { ask: (k) => `mate_in ${k}`, tree: (k) => `solution ${k}`, noun: "mate" },
+  selfmate: { ask: (k) => `selfmate ${k}`, tree: (k) => `solution ${k} selfmate`, noun: "selfmate" },
+  helpmate: { ask: (k) => `helpmate ${k}`, tree: null, noun: "helpmate" },
+};
+
+export function solvedStatus(stipulation, depth, keys, count) {
+  const who = sideName(state.side);
+  const plural = (k, word) => `${k} ${word}${k === 1 ? "" : "s"}`;
+  if (stipulation === "helpmate") {
+    return count
+      ? `${who} is helpmated in ${depth}: ${plural(count, "solution")}`
+      : `no helpmate in ${depth} for ${who.toLowerCase()}`;
+  }
+  if (stipulation === "selfmate") {
+    return keys.length
+      ? `${who} selfmates in ${depth}: ${plural(keys.length, "key")}`
+      : `no selfmate in ${depth} for ${who.toLowerCase()}`;
+  }
+  return keys.length
+    ? `${who} mates in ${depth}: ${plural(keys.length, "key")}`
+    : `no mate in ${depth} for ${who.toLowerCase()}`;
+}
+
+export function solve() {
+  const depth = Number($("mate-depth").value);
+  const stipulation = $("stipulation").value;
+  const spec = STIPULATIONS[stipulation] || STIPULATIONS.mate;
+  if (!Number.isInteger(depth) || depth < 1) {
+    setSolveStatus(`${spec.noun} in N needs a whole number N ≥ 1`, "refused");
+    return Promise.resolve();
+  }
+  const gen = state.generation;
+  const key = boardKey();
+  state.solving = true;
+  renderSolve();
+  setSolveStatus(`searching for a ${spec.noun} in ${depth}…`);
+  flushDebounce(); // the verdict need not wait for the search
+  return exclusive(async () => {
+    try {
+      if (gen !== state.generation) { setSolveStatus("the board changed before the search began"); return; }
+      const { sent, replies } = await askAbout([spec.ask(depth)]);
+      if (!sent.ok) { setSolveStatus(problem(sent), "refused"); return; }
+      const r = replies[0];
+      if (gen !== state.generation) { setSolveStatus("the board changed during the search: solve again"); return; }
+      if (!r.ok) { setSolveStatus(problem(r), "refused"); return; }
+      let keys, text = "", count = 0;
+      if (stipulation === "helpmate") {
+        // `= K` then one solution a line: its first moves are the keys shown.
+        const [first, ...lines] = r.text.split("\n");
+        count = Number(first);
+        const firsts = [...new Set(lines.map((line) => line.split(" ")[0]))];
+        keys = parseMoves(firsts.join(" "));
+        text = lines.join("\n");
+      } else {
+        keys = parseMoves(r.text);
+        if (keys.length) {
+          const t = (await askAbout([spec.tree(depth)])).replies[0] || { ok: false, error: "the board changed" };
+          if (gen !== state.generation) { setSolveStatus("the board changed during the search: solve again"); return; }
+          text = t.ok ? t.text : problem(t);
+        }
+      }
+      state.solved = { key, depth, keys, text };
+      setSolveStatus(solvedStatus(stipulation, depth, keys, count));
+      paint();
+    } finally {
+      state.solving = false;
+      renderSolve();
+    }
+  });
+}
+
+$("solve").addEventListener("click", () => solve());
+
+$("stipulation").addEventListener("change", () => {
+  // The keys shown answer another question now.
+  state.solved = null;
+  setSolveStatus("");
+  renderSolve();
+  paint();
+});
+
+$("mate-depth").addEventListener("keydown", (ev) => { if (ev.key === "Enter") solve(); });
+
+export function sendCommand() {
+  const line = $("command").value.trim();
+  if (!line) return;
+  $("command").value = "";
+  flushDebounce();
+  const gen = state.generation;
+  exclusive(async () => {
+    // The command is about the board on screen; if the engine refuses that board, it answers
+    // about the last one it accepted, and the page keeps the user's board all the same.
+    const sent = gen === state.generation ? await ensureBoard() : { ok: true };
+    if (state.engineKey === null) await learnEngineBoard();
+    const before = state.engineKey;
+    const r = await ask(line);
+    if (!r.ok) showFailure(r);
+    else if (!sent.ok) showFailure(sent); // the board on screen is still the refused one
+    else clearMessage();
+    const parsed = await learnEngineBoard();
+    // Take the engine's position only when this command changed it (play, undo, set_board…).
+    if (!parsed || state.engineKey === before || parsed.size > MAX_VIEW) return;
+    const words = line.split(/\s+/).filter((w) => !/^\d+$/.test(w));
+    adopt(parsed);
+    if (r.ok && words[0] === "play") state.moves.push(words.slice(1).join(" "));
+    else if (r.ok && words[0] === "genmove" && parseMoves(r.text).length) state.moves.push(r.text);
+    else if (r.ok && words[0] === "undo") state.moves.pop();
+    else state.moves = [];
+    changed({ immediate: true, edited: false });
+  });
+}
+
+$("send").addEventListener("click", sendCommand);
+
+$("command").addEventListener("keydown", (ev) => { if (ev.key === "Enter") sendCommand(); });
+
+for (let s = 2; s <= 16; s++) {
+  const opt = document.createElement("option");
+  opt.value = opt.textContent = String(s);
+  $("size").append(opt);
+}
+
+EXAMPLES.forEach(([label], k) => {
+  const opt = document.createElement("option");
+  opt.value = String(k);
+  opt.textContent = label;
+  $("examples").append(opt);
+});
+
+arm(null);
+
+setSize(3);
+
+paint();
+
+if (PAUSE.problem) setMessage(PAUSE.problem, "refused");
+
+else setMessage("Empty board: click a cell to place the white king, pick a piece below, or choose an example.", "info");
+

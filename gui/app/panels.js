@@ -1,0 +1,245 @@
+// The side panel: the verdict, messages, the move list, the computer's thinking, the solver's
+// keys, the record's replay buttons and the piece picker's state.
+import { colourWord, computersTurn, playMove, replayPly, setMode } from "./main.js";
+import { state, boardKey, cellName, describe, ownPiece, sideName } from "./model.js";
+export const $ = (id) => document.getElementById(id);
+
+export function setData(el, name, value) {
+  // Set a data attribute, or remove it when the value is empty.
+  if (value) { if (el.dataset[name] !== value) el.dataset[name] = value; }
+  else if (name in el.dataset) delete el.dataset[name];
+}
+
+export function renderUndo() {
+  const off = state.moves.length === 0 && !state.computer;
+  if ($("undo").disabled !== off) $("undo").disabled = off;
+}
+
+export function renderMoves() {
+  const list = $("moves");
+  list.replaceChildren(...state.moves.map((m) => {
+    const li = document.createElement("li");
+    li.textContent = m;
+    return li;
+  }));
+  list.scrollTop = list.scrollHeight;
+  renderUndo();
+  renderReplay();
+}
+
+export function renderSolve() {
+  const current = state.solved && state.solved.key === boardKey() ? state.solved : null;
+  $("keys").replaceChildren(...(current ? current.keys : []).map((m) => {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = m.text;
+    b.dataset.move = m.text;
+    b.title = "Play this key (switches to Play)";
+    b.addEventListener("click", () => { setMode("play"); playMove(m.text); });
+    li.append(b);
+    return li;
+  }));
+  $("solution").textContent = current ? current.text : "";
+  $("solve").disabled = state.solving;
+  $("solve").textContent = state.solving ? "Solving…" : "Solve";
+}
+
+export function setSolveStatus(text, kind = "") {
+  $("solve-status").textContent = text;
+  $("solve-status").className = kind;
+}
+
+export function showNotation() {
+  // Never overwrite what the user is typing or has typed and not loaded yet.
+  const box = $("notation");
+  if (state.notationDirty || document.activeElement === box) return;
+  box.value = boardKey();
+}
+
+export function setVerdict(state, text = "") {
+  const v = $("verdict");
+  v.textContent = text;
+  v.dataset.state = state;
+  // Which position this verdict belongs to, so that nobody can take it for another's.
+  v.dataset.for = state === "none" || state === "pending" ? "" : boardKey();
+}
+
+export function tableWords(value, toMove) {
+  // tb_probe's value for the side to move ("win 3", "loss 0", "draw") in colours; "" for
+  // anything else: a refusal (no table for this material, none loaded) shows nothing.
+  if (value === "draw") return "Endgame table: draw";
+  const m = /^(win|loss) (\d+)$/.exec(value);
+  if (!m) return "";
+  const k = Number(m[2]);
+  if (m[1] === "loss" && k === 0) return `Endgame table: ${sideName(toMove)} is checkmated`;
+  const winner = m[1] === "win" ? toMove : (toMove === "w" ? "b" : "w");
+  return `Endgame table: ${sideName(winner)} wins in ${k} move${k === 1 ? "" : "s"}`;
+}
+
+export function setTable(probe = null) {
+  // The line under the board: the table's verdict on the board shown, or nothing.
+  const line = $("tablebase");
+  line.textContent = probe && probe.ok ? tableWords(probe.text.trim(), state.side) : "";
+  line.dataset.for = line.textContent ? boardKey() : "";
+}
+
+export function setMessage(text, kind) {
+  const m = $("message");
+  m.textContent = text;
+  m.className = text ? kind : "";
+}
+
+export function clearMessage() {
+  // Nothing went wrong: show a pending server notice (engine restarted) once, or nothing.
+  setMessage(state.notice, "info");
+  state.notice = "";
+}
+
+export function problem(data) {
+  // What to show the user for a failed exchange: the engine's own words when there are any.
+  return data.raw !== undefined ? data.raw.trim() : data.error;
+}
+
+export function showFailure(data) {
+  // The engine's "? ..." is a calm refusal; a server or network failure is an error.
+  setMessage(problem(data), data.raw !== undefined ? "refused" : "error");
+}
+
+export function arm(tool) {
+  state.armed = tool;
+  for (const chip of document.querySelectorAll("#palette .chip")) {
+    chip.setAttribute("aria-pressed", String(tool !== null && chip.dataset.palette === tool));
+  }
+  $("pieces-hint").textContent = tool === null
+    ? "Pick a piece, then click cells to place it (click the piece again to stop). "
+      + "Without one, a click cycles K Q R B N k q r b n and empty."
+    : tool === ""
+      ? "Eraser: click a cell to empty it. Esc or ✕ again puts it away."
+      : `Click a cell to place a ${describe(tool)} (click it again to remove). Esc puts it away.`;
+}
+
+export function scoreWords(depth, who) {
+  // The engine scores for the side to move: the computer, while it thinks.
+  if (depth.mate !== null) {
+    return depth.mate > 0 ? `${who}: mate in ${depth.mate}` : `${who}: mated in ${-depth.mate}`;
+  }
+  const pawns = depth.score_cp / 100;
+  if (pawns === 0) return `${who}: even (0.00)`;
+  return `${who}: ${pawns > 0 ? "+" : "−"}${Math.abs(pawns).toFixed(2)} pawns`;
+}
+
+export function renderThinking(snap, move) {
+  const box = $("thinking");
+  const who = state.opponent === "none" ? sideName(state.side) : sideName(state.opponent);
+  const last = snap.depths.length ? snap.depths[snap.depths.length - 1] : null;
+  const head = document.createElement("div");
+  head.className = "head";
+  head.textContent = move
+    ? `${who} played ${move}` + (snap.seconds ? ` after ${snap.seconds.toFixed(1)} s` : "")
+    : `${who} thinks: ${snap.seconds.toFixed(1)} s`;
+  const lines = [head];
+  if (last) {
+    const line = document.createElement("div");
+    line.className = "line";
+    line.textContent = `depth ${last.depth} · ${scoreWords(last, who)} · `
+      + `${last.nodes.toLocaleString("en")} positions`;
+    const pv = document.createElement("div");
+    pv.className = "pv";
+    pv.textContent = last.pv.join(" ");
+    lines.push(line, pv);
+  }
+  box.replaceChildren(...lines);
+  box.dataset.state = move ? "done" : "thinking";
+  box.dataset.seconds = String(snap.seconds);
+  setData(box, "depth", last ? String(last.depth) : "");
+  setData(box, "score", last ? (last.mate !== null ? `mate ${last.mate}` : String(last.score_cp)) : "");
+}
+
+export function showIdleThinking() {
+  const box = $("thinking");
+  if (box.dataset.state === "idle") return;
+  box.textContent = "The computer's thinking shows here while it searches.";
+  box.dataset.state = "idle";
+  setData(box, "depth", "");
+  setData(box, "score", "");
+}
+
+export function setText(el, text) {
+  // Write only what changed: every write costs the page a style pass.
+  if (el.textContent !== text) el.textContent = text;
+}
+
+export function renderGame() {
+  const over = state.result !== "" && state.result !== "*"; // no move is asked for in a game that has ended
+  setText($("result"), over ? state.result : "");
+  const hintOff = over || state.computer !== null || state.hinting !== null || (state.mode === "play" && computersTurn());
+  if ($("hint").disabled !== hintOff) $("hint").disabled = hintOff;
+  setText($("hint"), state.hinting ? "Hint…" : "Hint");
+  const chosen = state.opponent === "none" ? "none" : colourWord(state.opponent);
+  if ($("opponent").value !== chosen) $("opponent").value = chosen;
+  setData(document.body, "computer", state.computer ? "thinking" : "idle");
+  const box = $("thinking");
+  if (state.computer && box.dataset.state !== "thinking") {
+    box.replaceChildren(Object.assign(document.createElement("div"),
+      { className: "head", textContent: `${sideName(state.opponent)} thinks` }));
+    box.dataset.state = "thinking";
+  } else if (!state.computer && box.dataset.state === "thinking") {
+    box.replaceChildren(Object.assign(document.createElement("div"),
+      { className: "head", textContent: "The search was stopped: the game moved on." }));
+    box.dataset.state = "stopped";
+  }
+}
+
+export function setRecordLink(available) {
+  // The Download record link works for a board the engine has accepted.
+  const link = $("record");
+  if (available === link.hasAttribute("href")) return;
+  if (available) link.setAttribute("href", "#record");
+  else link.removeAttribute("href");
+  link.setAttribute("aria-disabled", String(!available));
+}
+
+export function renderReplay() {
+  const box = $("replay");
+  box.hidden = state.replay === null;
+  if (!state.replay) return;
+  const ply = replayPly();
+  $("replay-where").textContent = ply < 0
+    ? `${state.replay.name}: the game has left the record`
+    : `${state.replay.name}: move ${ply} of ${state.replay.moves.length}`;
+  box.dataset.ply = String(ply);
+  $("replay-start").disabled = $("replay-back").disabled = state.moves.length === 0;
+  $("replay-next").disabled = $("replay-end").disabled = ply < 0 || ply >= state.replay.moves.length;
+}
+
+export function renderNotationState() {
+  $("notation-state").textContent = state.notationDirty ? "edited, not loaded" : "";
+  $("revert").hidden = !state.notationDirty;
+}
+
+showNotation();
+
+renderMoves();
+
+renderSolve();
+
+renderGame();
+
+export function renderPosition(marks) {
+  // The panel's words about the board shown: the selected piece, the side to move.
+  const info = $("selection");
+  if (state.selected < 0) {
+    info.textContent = state.mode === "play" ? `Play: click a ${sideName(state.side).toLowerCase()} piece, then where it goes.` : "";
+  } else {
+    const p = state.cells[state.selected];
+    let text = `Selected ${cellName(state.selected)} — ${describe(p)}`;
+    if (ownPiece(p) && state.analysis) {
+      text += `: ${marks.targets.size} legal move${marks.targets.size === 1 ? "" : "s"}`;
+    }
+    info.textContent = text;
+  }
+  $("turn").textContent = `${sideName(state.side)} to move`;
+  $("turn").dataset.side = state.side;
+  for (const r of document.querySelectorAll("#side input")) r.checked = r.value === state.side;
+}
