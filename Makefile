@@ -62,7 +62,7 @@ pytest-others: $(STAMP) bytecode
 	$(BIN)/pytest -q -n $(WORKERS) --dist loadgroup $(BROWSER_TESTS:%=--ignore=%)
 
 # Its own cache folder, so that each pytest keeps its own last failures for --lf.
-pytest-browser: $(STAMP) bytecode
+pytest-browser: $(STAMP) bytecode $(THREE)
 	$(BIN)/pytest -q -n 0 -o cache_dir=.pytest_cache/browser $(BROWSER_TESTS)
 
 # Every suite in regress/, or only those named: make regress SUITES="a.tst b.tst".
@@ -126,8 +126,18 @@ tablebases: $(STAMP) bytecode
 # `make gui PORT=N` picks the port; PORT=0 takes any free one (the address is printed).
 PORT ?= 8765
 # make gui TABLEBASES=tables: the page shows the endgame tables' verdict under the board.
-gui: $(STAMP) bytecode
+gui: $(STAMP) bytecode $(THREE)
 	$(BIN)/python -m gui.server --port $(PORT) $(if $(TABLEBASES),--tablebases $(TABLEBASES))
+
+# three.js for the page's 3D view, from npm as gui/package-lock.json pins it (docs/gui.md): once,
+# then offline; again only when the lock changes. Without npm, or offline on a first run, the
+# page says so and keeps the layer view, and the browser tests of the 3D view skip.
+THREE := gui/node_modules/.package-lock.json
+$(THREE): gui/package.json gui/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix gui --no-audit --no-fund --loglevel=error >&2 && touch $@ \
+		|| echo "cubemate: npm ci failed: the page's 3D view needs three.js (npm ci --prefix gui)" >&2; \
+	else echo "cubemate: no npm: the page's 3D view needs three.js (apt-get install npm; make gui)" >&2; fi
 
 # Quick when nothing changed: only sources newer than their bytecode are compiled again.
 bytecode: $(STAMP) $(CORE_STAMP)
