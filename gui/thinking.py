@@ -5,6 +5,11 @@ With ``[play] thinking = "always"`` the engine writes each finished depth of a `
 
     depth 4 score +0.37 nodes 97327 nps 39950 time 2.44 pv Qc2(I)-c2(II) qc4(V)-c4(IV)
 
+A fixed depth that a limit stopped before it was searched in full adds one line of its own
+(kernel/player.py, `Cut`), which the page shows under the last depth:
+
+    depth 6 cut: search.max_nodes (5000000 positions) reached after 5000001 positions; ...
+
 The client layer hands every stderr line to ``ThinkingFeed.take`` on its reader thread; the
 server marks where a search begins and ends, and ``GET /thinking`` serves ``snapshot()``. None of
 this touches the engine lock, so the page can read the thinking while the search holds it.
@@ -23,6 +28,10 @@ THINKING_LINE = re.compile(
     r"depth (?P<depth>\d+) score (?:mate (?P<mate>-?\d+)|(?P<pawns>[+-]?\d+\.\d+)) "
     r"nodes (?P<nodes>\d+) nps (?P<nps>\d+) time (?P<time>\d+\.\d+) pv ?(?P<pv>.*)"
 )
+#: A fixed depth cut short: the depth asked, then why and what is played instead.
+CUT_LINE = re.compile(r"depth (?P<depth>\d+) cut: (?P<why>.+)")
+#: The longest reason kept from a cut line (the engine's are about 130 characters).
+MAX_CUT_TEXT = 300
 #: Depths kept for one search: the search stops at depth 64, a line is a few hundred bytes.
 MAX_DEPTHS = 128
 
@@ -83,6 +92,7 @@ class ThinkingFeed:
         self._started = 0.0
         self._seconds = 0.0
         self._depths: list[Depth] = []
+        self._cut: dict[str, Any] | None = None
 
     def begin(self, command: str) -> int:
         """Start a new search (its lines replace the last one's); return its number."""
@@ -93,6 +103,7 @@ class ThinkingFeed:
             self._started = time.monotonic()
             self._seconds = 0.0
             self._depths = []
+            self._cut = None
             return self._search
 
     def end(self, search: int) -> None:
@@ -106,7 +117,12 @@ class ThinkingFeed:
         """Keep ``line`` if it is a thinking line; return whether it was one."""
         depth = parse_thinking(line)
         if depth is None:
-            return False
+            cut = CUT_LINE.fullmatch(line.strip())
+            if cut is None:
+                return False
+            with self._lock:
+                self._cut = {"depth": int(cut.group("depth")), "why": cut["why"][:MAX_CUT_TEXT]}
+            return True
         with self._lock:
             if len(self._depths) < MAX_DEPTHS:
                 self._depths.append(depth)
@@ -114,7 +130,8 @@ class ThinkingFeed:
 
     def snapshot(self) -> dict[str, Any]:
         """Describe the latest search for the page: its number, command, whether it still
-        runs, how long it has run, and every depth it finished so far."""
+        runs, how long it has run, every depth it finished so far, and `cut`: null, or the
+        fixed depth asked and why it was not searched in full."""
         with self._lock:
             running = self._running
             seconds = time.monotonic() - self._started if running else self._seconds
@@ -124,4 +141,5 @@ class ThinkingFeed:
                 "running": running,
                 "seconds": round(seconds, 3) if self._search else 0.0,
                 "depths": [depth.as_json() for depth in self._depths],
+                "cut": self._cut,
             }

@@ -112,6 +112,14 @@ class SearchResult:
     nodes: int
     seconds: float
     pv: list[SearchMove] = field(default_factory=list)
+    #: What ended the deepening before its last depth was done (STOPPED_BY); "" when every
+    #: depth begun was finished (the depth asked reached, a mate, one move, or the clock's
+    #: soft share spent between depths).
+    stopped: str = ""
+
+
+#: What can stop a search inside a depth: its node limit, its clock, a request to stop.
+STOPPED_BY = ("nodes", "time", "stop")
 
 
 def mate_distance(score: int) -> int | None:
@@ -218,6 +226,7 @@ class Searcher:
                 # full to this depth and beat the others tried: it is the better choice.
                 if self.pv_table[0]:
                     best.move, best.pv = self.pv_table[0][0], list(self.pv_table[0])
+                best.stopped = self.stop_cause()
                 break
             elapsed = time.monotonic() - self.started
             pv = list(self.pv_table[0])
@@ -533,6 +542,12 @@ class Searcher:
                 raise OutOfTime
         if COMMAND.stop_requested:
             raise OutOfTime  # the best move so far is played, as a chess engine's `stop` does
+
+    def stop_cause(self) -> str:
+        """Say which limit stopped the search inside a depth (one of STOPPED_BY)."""
+        if self.node_limit is not None and self.nodes >= self.node_limit:
+            return "nodes"
+        return "stop" if COMMAND.stop_requested else "time"
 
     def remember_cut(self, move: SearchMove, ply: int, depth: int) -> None:
         """Make a quiet move that caused a cut-off a killer of its ply and raise its history."""

@@ -22,7 +22,7 @@ from kernel.notation import (
     SIDE_NAMES,
     get_move_name,
 )
-from kernel.player import Level, limits_for, search_summary, thinking_line
+from kernel.player import Level, depth_cut, limits_for, search_summary, thinking_line
 from kernel.protocol import CommandError, shorten
 from kernel.session import Session
 
@@ -134,7 +134,11 @@ def choose_move(kernel: Session, args: list[str], play: bool) -> str:
     choice = kernel.player.choose(
         game, limits, kernel.config.resign_cp, None if report is None else report
     )
-    kernel.log_event("search", search_summary(game, choice))
+    # A fixed depth that a limit cut short says so, where the thinking and the log are read.
+    cut = depth_cut(kernel.level, kernel.config.max_nodes, choice.result)
+    if cut is not None and report is not None:
+        report(cut.line())
+    kernel.log_event("search", search_summary(game, choice, cut))
     if play:  # the whole command's time, as the controller's clock sees it
         kernel.clocks.spend(side, time.monotonic() - started)
     if choice.move is None:
@@ -148,8 +152,9 @@ def choose_move(kernel: Session, args: list[str], play: bool) -> str:
     return name
 
 
-def thinking_reporter(kernel: Session) -> Callable[[Iteration], None] | None:
-    """Return what writes each finished depth on stderr, as play.thinking asks, or None."""
+def thinking_reporter(kernel: Session) -> Callable[[Iteration | str], None] | None:
+    """Return what writes each finished depth (or a line of its own: a cut) on stderr, as
+    play.thinking asks, or None."""
     import sys
 
     mode = kernel.config.thinking
@@ -159,9 +164,10 @@ def thinking_reporter(kernel: Session) -> Callable[[Iteration], None] | None:
         return None
     game = kernel.game
 
-    def report(iteration: Iteration) -> None:
+    def report(iteration: Iteration | str) -> None:
         from kernel.logger import write_stderr
 
-        write_stderr(thinking_line(game, iteration))
+        text = iteration if isinstance(iteration, str) else thinking_line(game, iteration)
+        write_stderr(text)
 
     return report

@@ -7,6 +7,11 @@ running clock. `search.max_nodes` bounds every search, so even a level without l
 
 Each finished depth is reported as one line, `depth 5 score +0.35 nodes 48211 nps 23104 time
 2.09 pv ...` (or `score mate 3`), and the whole search as one summary for the JSON log.
+
+A fixed depth is searched in full unless a limit stops it first: `search.max_nodes`, the
+level's node count, a running clock or a request to stop. Then the depth was cut, and it
+says so (`Cut`): one more thinking line, `depth 6 cut: ...`, and `depth_asked` and `cut_by`
+in the summary, so that no one takes the move for the depth's best (docs/search.md, "Levels").
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from kernel.alphabeta import (
 )
 from kernel.alphabeta_core import CompiledSearcher, core_slots
 from kernel.clock import RESERVE, Clocks
-from kernel.compiled import COMPILED, CORE_LARGEST_SIZE
+from kernel.compiled import COMPILED, core_takes
 from kernel.evaluation import DEFAULT_WEIGHTS, Weights
 from kernel.game import Game
 from kernel.notation import get_move_name
@@ -54,6 +59,46 @@ class Choice:
     move: Move | None
     result: SearchResult
     resigned: bool = False
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A fixed depth that a limit stopped before it was searched in full."""
+
+    #: The depth asked, and the deepest finished.
+    asked: int
+    finished: int
+    #: What stopped it: `search.max_nodes`, `level nodes`, `clock` or `stop` (a signal).
+    by: str
+    #: The positions searched, and the limit's count of them (0 when no count stopped it).
+    nodes: int
+    limit: int = 0
+
+    def line(self) -> str:
+        """Say it for people, as a thinking line."""
+        why = {
+            "search.max_nodes": f"search.max_nodes ({self.limit} positions) reached",
+            "level nodes": f"the level's {self.limit} positions reached",
+            "clock": "the clock ran out",
+            "stop": "stopped by request",
+        }[self.by]
+        finished = f"depth {self.finished}" if self.finished else "no depth"
+        return (
+            f"depth {self.asked} cut: {why} after {self.nodes} positions; {finished} finished, "
+            "the move is the best found so far"
+        )
+
+
+def depth_cut(level: Level, max_nodes: int, result: SearchResult) -> Cut | None:
+    """Return how the level's fixed depth was cut short, or None if it was not."""
+    if not level.depth or result.depth >= level.depth or not result.stopped:
+        return None
+    if result.stopped == "nodes":
+        by_level = 0 < level.nodes <= max_nodes
+        by, limit = ("level nodes", level.nodes) if by_level else ("search.max_nodes", max_nodes)
+        return Cut(level.depth, result.depth, by, result.nodes, limit)
+    by = "clock" if result.stopped == "time" else "stop"
+    return Cut(level.depth, result.depth, by, result.nodes)
 
 
 def limits_for(
@@ -97,11 +142,15 @@ def thinking_line(game: Game, iteration: Iteration) -> str:
     )
 
 
-def search_summary(game: Game, choice: Choice) -> dict[str, Any]:
-    """Describe a search for the JSON log: depth, score_cp or mate (score_cp null at depth 0),
+def search_summary(game: Game, choice: Choice, cut: Cut | None = None) -> dict[str, Any]:
+    """Describe a search for the JSON log: depth (the deepest finished), then, for a fixed
+    depth cut short, depth_asked and cut_by; score_cp or mate (score_cp null at depth 0),
     nodes, nps, time_ms, pv, move."""
     result = choice.result
     summary: dict[str, Any] = {"depth": result.depth}
+    if cut is not None:
+        summary["depth_asked"] = cut.asked
+        summary["cut_by"] = cut.by
     moves = mate_distance(result.score)
     if result.depth == 0:
         summary["score_cp"] = None  # stopped before its first depth: its first move, unscored
@@ -159,7 +208,7 @@ class Player:
                 pv = [(move.piece, move.origin, move.target, move.captured)]
                 return Choice(move, SearchResult(pv[0], value_score(value), 1, 0, 0.0, pv))
         searcher: Searcher
-        if self.compiled and COMPILED and game.position.size <= CORE_LARGEST_SIZE:
+        if self.compiled and COMPILED and core_takes(game.position):
             slots = core_slots(self.hash_mb, limits)
             searcher = CompiledSearcher(game, limits, slots, report, self.weights)
         else:
