@@ -24,7 +24,9 @@ indexes positions, reads and checks the files, and probes.
 
 from __future__ import annotations
 
-import mmap
+import errno
+import os
+import stat
 import struct
 import zlib
 from dataclasses import dataclass
@@ -35,11 +37,13 @@ from pathlib import Path
 from kernel.board import geometry_for as kernel_geometry_for
 from kernel.position import WHITE, Move, Position
 
-#: A file's first bytes, its layout's version, its header: magic, version, size, piece count,
-#: material, entries, game positions, the longest mate in plies, CRC-32 of the values, and
-#: CRC-32 of the header before it.
+#: A file's first bytes, and its layout's version: every version starts with both (PREFIX).
 MAGIC = b"CUBETB\r\n"
 FORMAT_VERSION = 1
+PREFIX = struct.Struct("<8sH")
+#: Version 1's header (56 bytes, docs/tablebases.md): magic, version, size, piece count,
+#: material, entries, game positions, the longest mate in plies, CRC-32 of the values, and
+#: CRC-32 of the header before it.
 HEADER = struct.Struct("<8sHHH16sQQHI")
 HEADER_CHECK = struct.Struct("<I")
 HEADER_SIZE = HEADER.size + HEADER_CHECK.size
@@ -54,6 +58,8 @@ MOST_PLIES = 253
 KINDS = "QRBN"
 #: Endings of this many pieces, kings included, are the ones tables are built for.
 SMALLEST_PIECES, LARGEST_PIECES = 3, 5
+#: The board sizes tables are built for.
+SMALLEST_SIZE, LARGEST_SIZE = 3, 31
 
 
 class TableError(Exception):
@@ -175,6 +181,20 @@ class Geometry:
         return cell % size, cell // size % size, cell // (size * size)
 
 
+def region_cells(size: int) -> int:
+    """How many cells the white king's region has, x <= y <= z <= (n - 1) // 2: the multisets
+    of three of the h = (n + 1) // 2 values, h (h + 1) (h + 2) / 6. Arithmetic, so that a
+    header's size is checked without building that size's geometry."""
+    h = (size - 1) // 2 + 1
+    return h * (h + 1) * (h + 2) // 6
+
+
+def entries_of(name: str, size: int) -> int:
+    """How many indices an ending's file has on the n-cube: 2 R (n³)^(pieces - 1)."""
+    others: int = (size**3) ** (len(name) - 1)
+    return 2 * region_cells(size) * others
+
+
 @cache
 def geometry_for(size: int) -> Geometry:
     """Return the geometry of a board size, built once."""
@@ -199,9 +219,7 @@ class Table:
     @property
     def entries(self) -> int:
         """How many indices the file has: both sides, every region cell and every cell."""
-        geometry = self.geometry
-        count: int = geometry.cells ** (len(self.letters) - 1)
-        return 2 * len(geometry.region) * count
+        return entries_of(self.name, self.size)
 
     def index(self, side: int, cells: list[int]) -> int:
         """Give the index of a position (its pieces' cells in index order) in its stored
@@ -269,6 +287,18 @@ def value_text(value: int) -> str:
 
 
 # --- files -----------------------------------------------------------------------------------
+#
+# A file is opened as loadgame opens files: without blocking (a FIFO at a table's name would
+# wait for a writer for ever) and without taking a terminal, then the descriptor is checked
+# with fstat: a regular file only. Its header is read and checked against itself, against the
+# ending its name says and against the file's length before anything the header claims is
+# allocated. Every version of the format starts with the magic and the version; the version
+# chooses the reader of the rest (HEADER_READERS), so that a second format is one more entry.
+
+
+def region_offset(header: Header) -> int:
+    """Where a version-1 file's values start: right after its header."""
+    return HEADER_SIZE
 
 
 @dataclass(frozen=True)
@@ -281,12 +311,13 @@ class Header:
     positions: int
     longest: int
     checksum: int
+    version: int = FORMAT_VERSION
 
     def pack(self) -> bytes:
         """Write the header, its own checksum last."""
         head = HEADER.pack(
             MAGIC,
-            FORMAT_VERSION,
+            self.version,
             self.size,
             len(self.name),
             self.name.encode("ascii"),
@@ -297,80 +328,276 @@ class Header:
         )
         return head + HEADER_CHECK.pack(zlib.crc32(head))
 
-
-def read_table(path: Path, name: str | None = None, size: int | None = None) -> bytes:
-    """Read a table's values, checking everything the file says of itself; raise TableError
-    naming the file otherwise. With `name` and `size`, the file must be that ending's."""
-    try:
-        with path.open("rb") as file:
-            head = file.read(HEADER_SIZE)
-            header = check_header(path, head)
-            values = file.read(header.entries + 1)
-    except OSError as error:
-        raise TableError(f"{path}: cannot read: {error.strerror}") from None
-    if name is not None and (header.name, header.size) != (name, size):
-        raise TableError(
-            f"{path}: holds {header.name} on the {header.size}-cube, not {name} on the {size}-cube"
-        )
-    if len(values) != header.entries:
-        raise TableError(f"{path}: {len(values)} values where the header says {header.entries}")
-    if zlib.crc32(values) != header.checksum:
-        raise TableError(f"{path}: damaged (the values' checksum does not match)")
-    return values
+    @property
+    def length(self) -> int:
+        """How long the whole file must be, in bytes."""
+        return HEADER_SIZE + self.entries
 
 
-def map_table(path: Path, name: str, size: int) -> memoryview:
-    """Map a table's values into memory, checked as read_table checks them: the engine's
-    tables are then pages of the files (shared, dropped under memory pressure), not copies."""
-    try:
-        with path.open("rb") as file:
-            header = check_header(path, file.read(HEADER_SIZE))
-            if (header.name, header.size) != (name, size):
-                read_table(path, name, size)  # raises, naming both
-            if file.seek(0, 2) != HEADER_SIZE + header.entries:
-                read_table(path, name, size)  # raises: the length is wrong
-            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError) as error:
-        raise TableError(f"{path}: cannot map: {error}") from None
-    values = memoryview(mapped)[HEADER_SIZE:]
-    if zlib.crc32(values) != header.checksum:
-        values.release()
-        mapped.close()
-        raise TableError(f"{path}: damaged (the values' checksum does not match)")
-    return values
-
-
-def read_header(path: Path) -> Header:
-    """Read and check a file's header alone; raise TableError naming the file."""
-    try:
-        with path.open("rb") as file:
-            return check_header(path, file.read(HEADER_SIZE))
-    except OSError as error:
-        raise TableError(f"{path}: cannot read: {error.strerror}") from None
-
-
-def check_header(path: Path, head: bytes) -> Header:
-    """Read and check a header; raise TableError naming the file if it is not one of ours."""
-    if len(head) < HEADER_SIZE or not head.startswith(MAGIC):
-        raise TableError(f"{path}: not an endgame table (no {MAGIC[:6].decode()} header)")
+def check_header_v1(path: Path, head: bytes) -> Header:
+    """Read and check a version-1 header: its checksum, then its fields against each other
+    (arithmetic only: nothing is allocated from what it claims)."""
+    if len(head) < HEADER_SIZE:
+        raise TableError(f"{path}: not an endgame table (its header is cut short)")
     _, version, size, pieces, raw_name, entries, positions, longest, checksum = HEADER.unpack(
         head[: HEADER.size]
     )
-    (check,) = HEADER_CHECK.unpack(head[HEADER.size :])
+    (check,) = HEADER_CHECK.unpack(head[HEADER.size : HEADER_SIZE])
     if zlib.crc32(head[: HEADER.size]) != check:
         raise TableError(f"{path}: damaged header (its checksum does not match)")
-    if version != FORMAT_VERSION:
-        raise TableError(f"{path}: format version {version}, this engine reads {FORMAT_VERSION}")
     name = raw_name.rstrip(b"\0").decode("ascii", "replace")
     try:
         material_of(name)
     except ValueError:
         raise TableError(f"{path}: names no ending ({name!r})") from None
-    if not 2 <= size <= 64 or len(name) != pieces:
-        raise TableError(f"{path}: impossible header (size {size}, {pieces} pieces)")
-    if entries != Table(name, size).entries:
-        raise TableError(f"{path}: {entries} entries, {name} on the {size}-cube has another count")
-    return Header(size, name, entries, positions, longest, checksum)
+    if len(name) != pieces or not SMALLEST_PIECES <= pieces <= LARGEST_PIECES:
+        raise TableError(f"{path}: impossible header ({pieces} pieces for {name})")
+    if not SMALLEST_SIZE <= size <= LARGEST_SIZE:
+        raise TableError(
+            f"{path}: impossible header (size {size}; tables are built for "
+            f"{SMALLEST_SIZE} ... {LARGEST_SIZE})"
+        )
+    if entries != entries_of(name, size):
+        raise TableError(
+            f"{path}: {entries:,} entries, where {name} on the {size}-cube has "
+            f"{entries_of(name, size):,}"
+        )
+    if positions > entries:
+        raise TableError(f"{path}: impossible header ({positions:,} positions of {entries:,})")
+    if longest > MOST_PLIES:
+        raise TableError(
+            f"{path}: impossible header (a longest mate of {longest} plies; a byte holds "
+            f"{MOST_PLIES})"
+        )
+    return Header(size, name, entries, positions, longest, checksum, version)
+
+
+#: Each version of the format: its header's reader (which knows the header's length).
+HEADER_READERS = {FORMAT_VERSION: check_header_v1}
+#: Enough bytes for the longest header of any version.
+MOST_HEADER_BYTES = 4096
+
+
+def check_header(path: Path, head: bytes, length: int | None = None) -> Header:
+    """Read and check a header, of whichever version it says it is, and with `length` the
+    file's length against it; raise TableError naming the file and its fault."""
+    if len(head) < PREFIX.size or not head.startswith(MAGIC):
+        raise TableError(f"{path}: not an endgame table (no {MAGIC[:6].decode()} header)")
+    _, version = PREFIX.unpack(head[: PREFIX.size])
+    reader = HEADER_READERS.get(version)
+    if reader is None:
+        known = ", ".join(str(known) for known in HEADER_READERS)
+        raise TableError(f"{path}: format version {version}, this engine reads {known}")
+    header = reader(path, head)
+    if length is not None and length != header.length:
+        raise TableError(
+            f"{path}: {length:,} bytes long where its header says {header.length:,} "
+            f"({header.entries:,} values after the header; cut short or grown)"
+        )
+    return header
+
+
+#: What a file was when it was checked: device, inode, size, and its times of change.
+Identity = tuple[int, int, int, int, int]
+
+
+def identity_of(status: os.stat_result) -> Identity:
+    """Tell a file from the same file changed or another put in its place."""
+    return (
+        status.st_dev,
+        status.st_ino,
+        status.st_size,
+        status.st_mtime_ns,
+        status.st_ctime_ns,
+    )
+
+
+def kind_of(mode: int) -> str:
+    """Name what a path that is no regular file is."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def open_regular(path: Path) -> tuple[int, os.stat_result]:
+    """Open a file to read without blocking and check the descriptor is a regular file;
+    raise FileNotFoundError when nothing is at the path, TableError for anything else."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        if os.path.lexists(path):
+            raise TableError(f"{path}: a symbolic link to nothing") from None
+        raise
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise TableError(f"{path}: a loop of symbolic links") from None
+        raise TableError(f"{path}: cannot open: {error.strerror}") from None
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(descriptor)
+        raise TableError(f"{path}: {kind_of(status.st_mode)}, not a table file")
+    return descriptor, status
+
+
+#: Values are checked this many bytes at a time.
+BLOCK = 1 << 20
+
+
+class ValueCheck:
+    """The values checked against the header as they go by: the checksum, the positions
+    stored, and no mate longer than the header's longest, which is there."""
+
+    def __init__(self, header: Header) -> None:
+        self.header = header
+        self.checksum = 0
+        self.stored = 0
+        self.longest_seen = header.longest == 0
+        self.beyond = 0
+        # Every byte a table of this longest mate may hold: a draw, 1 + p for p up to it, none.
+        self.allowed = bytes(range(header.longest + 2)) + bytes([NO_VALUE])
+
+    def feed(self, block: bytes) -> None:
+        """Take the next block of values."""
+        self.checksum = zlib.crc32(block, self.checksum)
+        self.stored += len(block) - block.count(NO_VALUE)
+        beyond = block.translate(None, self.allowed)
+        self.beyond = max(self.beyond, max(beyond, default=0))
+        self.longest_seen = self.longest_seen or bytes([self.header.longest + 1]) in block
+
+    def fault(self) -> str | None:
+        """Once every value was fed: say what is wrong, or None."""
+        header = self.header
+        if self.checksum != header.checksum:
+            return "damaged (the values' checksum does not match)"
+        if self.beyond:
+            return (
+                f"its header's longest mate is {header.longest} plies, a value says "
+                f"{self.beyond - 1}"
+            )
+        if self.stored != header.positions:
+            return f"its header says {header.positions:,} positions, its values {self.stored:,}"
+        if not self.longest_seen:
+            return f"its header's longest mate of {header.longest} plies is in no value"
+        return None
+
+
+class TableFile:
+    """One table file, open and checked, read a value at a time (pread): never mapped, so
+    that a file cut short under the engine is a short read, not a SIGBUS, and every value
+    read is checked to come from the file that was checked (see `value`)."""
+
+    def __init__(self, path: Path, name: str | None = None, size: int | None = None) -> None:
+        """Open a file and check its header (with `name` and `size`: that it is that
+        ending's); raise FileNotFoundError when there is none, TableError otherwise."""
+        self.path = path
+        self.descriptor, status = open_regular(path)
+        try:
+            head = os.pread(self.descriptor, MOST_HEADER_BYTES, 0)
+            self.header = check_header(path, head, status.st_size)
+            if name is not None and (self.header.name, self.header.size) != (name, size):
+                raise TableError(
+                    f"{path}: holds {self.header.name} on the {self.header.size}-cube, "
+                    f"not {name} on the {size}-cube"
+                )
+        except OSError as error:
+            self.close()
+            raise TableError(f"{path}: cannot read: {error.strerror}") from None
+        except TableError:
+            self.close()
+            raise
+        self.identity = identity_of(status)
+        self.offset = region_offset(self.header)
+
+    def close(self) -> None:
+        if self.descriptor >= 0:
+            os.close(self.descriptor)
+            self.descriptor = -1
+
+    def read_values(self) -> bytes:
+        """Read every value, checked; raise TableError naming the fault."""
+        entries = self.header.entries
+        try:
+            parts = [os.pread(self.descriptor, entries, self.offset)]
+            got = len(parts[0])
+            while len(parts[-1]) > 0 and got < entries:  # a read stops short of 2 GB
+                parts.append(os.pread(self.descriptor, entries - got, self.offset + got))
+                got += len(parts[-1])
+        except OSError as error:
+            raise TableError(f"{self.path}: cannot read: {error.strerror}") from None
+        values = parts[0] if len(parts) == 1 else b"".join(parts)
+        self.check(values)
+        return values
+
+    def check_values(self) -> None:
+        """Check every value a block at a time, keeping none (the engine's open)."""
+        check = ValueCheck(self.header)
+        entries = self.header.entries
+        for start in range(0, entries, BLOCK):
+            try:
+                block = os.pread(self.descriptor, min(BLOCK, entries - start), self.offset + start)
+            except OSError as error:
+                raise TableError(f"{self.path}: cannot read: {error.strerror}") from None
+            if len(block) < min(BLOCK, entries - start):
+                raise TableError(f"{self.path}: cut short while it was read")
+            check.feed(block)
+        self.finish(check)
+
+    def check(self, values: bytes) -> None:
+        """Check values read whole; raise TableError naming the fault."""
+        if len(values) != self.header.entries:
+            raise TableError(f"{self.path}: cut short while it was read")
+        check = ValueCheck(self.header)
+        check.feed(values)
+        self.finish(check)
+
+    def finish(self, check: ValueCheck) -> None:
+        fault = check.fault()
+        if fault is not None:
+            raise TableError(f"{self.path}: {fault}")
+        if identity_of(os.fstat(self.descriptor)) != self.identity:
+            raise TableError(f"{self.path}: changed while it was checked")
+
+    def value(self, index: int) -> int | None:
+        """Read one value; None when the file is no longer the one checked: cut short, or
+        written, or another file now at its name. The path is looked at after the read, so
+        a value is kept only if nothing changed before it was read (a write or truncation
+        changes the size or the change time; a file put in its place, the inode)."""
+        try:
+            byte = os.pread(self.descriptor, 1, self.offset + index)
+            unchanged = identity_of(os.stat(self.path)) == self.identity
+        except OSError:
+            return None
+        return byte[0] if unchanged and len(byte) == 1 else None
+
+
+def read_table(path: Path, name: str | None = None, size: int | None = None) -> bytes:
+    """Read a table's values, checking everything the file says of itself; raise TableError
+    naming the file otherwise. With `name` and `size`, the file must be that ending's."""
+    try:
+        table = TableFile(path, name, size)
+    except FileNotFoundError:
+        raise TableError(f"{path}: no such file") from None
+    try:
+        return table.read_values()
+    finally:
+        table.close()
+
+
+def read_header(path: Path) -> Header:
+    """Read and check a file's header (and its length) alone; raise TableError naming the
+    file."""
+    try:
+        table = TableFile(path)
+    except FileNotFoundError:
+        raise TableError(f"{path}: no such file") from None
+    table.close()
+    return table.header
 
 
 # --- probing ---------------------------------------------------------------------------------
@@ -381,28 +608,71 @@ class NoTable(Exception):
 
 
 class Tablebases:
-    """The tables of one folder, each read (and checked) when first probed."""
+    """The tables of one folder, each opened (and checked) when first probed, then read a
+    value at a time. A file found changed is checked again before it is read; one that was
+    refused is refused again at once, until it changes."""
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
-        self._loaded: dict[tuple[str, int], memoryview] = {}
+        self._open: dict[tuple[str, int], TableFile] = {}
+        self._refused: dict[tuple[str, int], tuple[Identity, str]] = {}
 
-    def values(self, name: str, size: int) -> memoryview:
-        """Return an ending's values; raise NoTable when there is no file, TableError when
+    def table(self, name: str, size: int) -> TableFile:
+        """Return an ending's open file; raise NoTable when there is no file, TableError when
         the file is unusable."""
         key = (name, size)
-        values = self._loaded.get(key)
-        if values is None:
-            path = None if self.folder is None else self.folder / file_name(name, size)
-            if path is None or not path.exists():
-                raise NoTable(f"no table for {name} on the {size}×{size}×{size} board")
-            values = map_table(path, name, size)
-            self._loaded[key] = values
-        return values
+        table = self._open.get(key)
+        if table is not None:
+            return table
+        missing = NoTable(f"no table for {name} on the {size}×{size}×{size} board")
+        if self.folder is None:
+            raise missing
+        path = self.folder / file_name(name, size)
+        try:
+            identity = identity_of(os.stat(path))
+        except OSError:
+            identity = None  # nothing there (or a broken link): the open says which
+        refused = self._refused.get(key)
+        if refused is not None and identity is not None and refused[0] == identity:
+            raise TableError(refused[1])
+        try:
+            table = TableFile(path, name, size)
+            table.check_values()
+        except FileNotFoundError:
+            raise missing from None
+        except TableError as error:
+            if table is not None:
+                table.close()
+            if identity is not None:
+                self._refused[key] = (identity, str(error))
+            raise
+        self._refused.pop(key, None)
+        self._open[key] = table
+        return table
+
+    def forget(self, name: str, size: int) -> None:
+        """Close an ending's file: it is opened and checked again when next probed."""
+        table = self._open.pop((name, size), None)
+        if table is not None:
+            table.close()
+
+    def value(self, name: str, size: int, index: int) -> int:
+        """Read one value of an ending; a file changed since it was checked is checked again
+        (and refused if it fails), never read as it was."""
+        for _ in range(3):
+            found = self.table(name, size).value(index)
+            if found is not None:
+                return found
+            self.forget(name, size)
+        path = self.table(name, size).path
+        raise TableError(f"{path}: changes while it is read")
 
     def probe(self, position: Position) -> int:
         """Give the value byte of a game position for the side to move (DRAW for bare kings);
         raise NoTable or TableError when no table answers."""
+        if position.variant.name != "cube":
+            # The tables hold the cube's pieces; another variant's bishop moves otherwise.
+            raise NoTable(f"no tables for {position.variant.name} positions")
         white = "".join(letter for letter in position.pieces[WHITE].values() if letter != "K")
         black = "".join(letter for letter in position.pieces[1].values() if letter != "k")
         # Before the bare kings: a white king alone is no drawn ending but no game's.
@@ -414,9 +684,9 @@ class Tablebases:
         name, swapped = ending_name(white, black)
         if pieces > LARGEST_PIECES:
             raise NoTable(f"no table for {name}: tables hold at most {LARGEST_PIECES} pieces")
-        values = self.values(name, position.size)
+        self.table(name, position.size)  # checked before its size's geometry is built
         side, cells = table_cells(position, name, swapped)
-        return values[Table(name, position.size).index(side, cells)]
+        return self.value(name, position.size, Table(name, position.size).index(side, cells))
 
 
 def table_cells(position: Position, name: str, swapped: bool) -> tuple[int, list[int]]:

@@ -1,15 +1,21 @@
-"""python -m tablebase: build, count and check endgame tables (docs/tablebases.md).
+"""python -m tablebase: build, count, check and describe endgame tables (docs/tablebases.md).
 
     python -m tablebase build --size N --pieces K --out DIR [--python] [--dask ADDRESS]
     python -m tablebase stats DIR
     python -m tablebase verify FILE... [--python]
+    python -m tablebase info FILE... [--json]
 
-Exit status 0 on success, 1 when verify finds a fault, 2 on a usage error or an unusable file.
+Exit status 0 on success; 1 when verify finds a fault or info a damaged file; 2 on a usage
+error, an unusable file (stats, verify: each named on stderr, the others still done) or a
+build that cannot go on; 141 when the output is closed early (`stats DIR | head -1`), quietly,
+as a Unix tool killed by SIGPIPE.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -46,6 +52,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     verify.add_argument(
         "--python", action="store_true", help="check in Python even where the core was built"
     )
+    info = commands.add_parser("info", help="what table files say of themselves, checked")
+    info.add_argument("files", type=Path, nargs="+")
+    info.add_argument("--json", action="store_true", help="a JSON list, an object a file")
     return parser.parse_args(argv)
 
 
@@ -54,63 +63,110 @@ def progress(message: str) -> None:
     print(f"tablebase: {message}", file=sys.stderr, flush=True)
 
 
+def run_build(arguments: argparse.Namespace) -> int:
+    from tablebase.build import BuildError, build
+
+    start = time.perf_counter()
+    try:
+        done = build(
+            arguments.out,
+            arguments.size,
+            arguments.pieces,
+            compiled=not arguments.python,
+            report=progress,
+            dask=arguments.dask,
+        )
+    except BuildError as error:
+        progress(str(error))
+        return 2
+    made = sum(1 for table in done if table.built)
+    progress(f"{made} tables built, {len(done) - made} kept, {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+def run_stats(folder: Path) -> int:
+    from tablebase.stats import HEADING, stats_of, table_files, table_name
+
+    if not folder.is_dir():
+        progress(f"{folder}: not a folder")
+        return 2
+    files = table_files(folder)
+    if not files:
+        progress(f"{folder}: no tables")
+        return 2
+    status = 0
+    print(HEADING, flush=True)
+    for path in files:
+        if table_name(path) is None:
+            progress(f"{path}: not a table's name (ENDING.nN.cubetb); left out")
+            status = 2
+            continue
+        try:
+            print(stats_of(path).row(), flush=True)
+        except TableError as error:
+            progress(f"{error}; left out")
+            status = 2
+    return status
+
+
+def run_verify(files: list[Path], python: bool) -> int:
+    from tablebase.verify import verify
+
+    status = 0
+    for path in files:
+        try:
+            faults = verify(path, compiled=not python)
+        except TableError as error:
+            progress(str(error))
+            status = 2
+            continue
+        for fault in faults:
+            print(f"{path}: {fault}")
+        print(f"{path}: {'sound' if not faults else 'FAULTY'}", flush=True)
+        status = max(status, 1 if faults else 0)
+    return status
+
+
+def run_info(files: list[Path], as_json: bool) -> int:
+    from tablebase.info import info_of
+
+    found = []
+    for path in files:
+        info = info_of(path)
+        found.append(info)
+        if not as_json:
+            print(info.line(), flush=True)
+    if as_json:
+        print(json.dumps([info.document() for info in found], indent=1))
+    return 1 if any(info.fault is not None for info in found) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = parse(argv)
     try:
         if arguments.command == "build":
-            from tablebase.build import BuildError, build
-
-            start = time.perf_counter()
-            try:
-                done = build(
-                    arguments.out,
-                    arguments.size,
-                    arguments.pieces,
-                    compiled=not arguments.python,
-                    report=progress,
-                    dask=arguments.dask,
-                )
-            except BuildError as error:
-                print(f"tablebase: {error}", file=sys.stderr)
-                return 2
-            made = sum(1 for table in done if table.built)
-            progress(
-                f"{made} tables built, {len(done) - made} kept, {time.perf_counter() - start:.1f} s"
-            )
-            return 0
+            return run_build(arguments)
         if arguments.command == "stats":
-            from tablebase.stats import HEADING, stats_of, table_files
-
-            if not arguments.folder.is_dir():
-                print(f"tablebase: {arguments.folder}: not a folder", file=sys.stderr)
-                return 2
-            files = table_files(arguments.folder)
-            if not files:
-                print(f"tablebase: {arguments.folder}: no tables", file=sys.stderr)
-                return 2
-            print(HEADING)
-            for path in files:
-                print(stats_of(path).row(), flush=True)
-            return 0
-        from tablebase.verify import verify
-
-        status = 0
-        for path in arguments.files:
-            faults = verify(path, compiled=not arguments.python)
-            for fault in faults:
-                print(f"{path}: {fault}")
-            print(f"{path}: {'sound' if not faults else 'FAULTY'}", flush=True)
-            status = status or (1 if faults else 0)
-        return status
+            return run_stats(arguments.folder)
+        if arguments.command == "info":
+            return run_info(arguments.files, arguments.json)
+        return run_verify(arguments.files, arguments.python)
+    except BrokenPipeError:
+        # The reader is gone (`| head -1`): stop as a Unix tool does, saying nothing, and keep
+        # Python from complaining when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except TableError as error:
-        print(f"tablebase: {error}", file=sys.stderr)
+        progress(str(error))
         return 2
     except KeyboardInterrupt:
-        # The tables written are whole; the one being written is at most a `.part`.
+        # The tables written are whole; the one being written is removed.
         print("tablebase: interrupted (the same command goes on from there)", file=sys.stderr)
         return 130
     except OSError as error:
-        print(f"tablebase: {error.filename}: {error.strerror}", file=sys.stderr)
+        where = f"{error.filename}: " if error.filename else ""
+        progress(f"{where}{error.strerror or error}")
         return 2
 
 

@@ -5,6 +5,9 @@ build interrupted and started again goes on where it stopped.
 
 from __future__ import annotations
 
+import fcntl
+import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -12,15 +15,18 @@ from pathlib import Path
 
 from kernel.tablebase import (
     LARGEST_PIECES,
+    LARGEST_SIZE,
     SMALLEST_PIECES,
+    SMALLEST_SIZE,
     Table,
     TableError,
     endings,
+    entries_of,
     file_name,
     letters_of,
     read_table,
 )
-from tablebase.files import write_table
+from tablebase.files import WriteError, write_table
 from tablebase.retrograde import Capture, captures_of, core_captures, solve
 
 Report = Callable[[str], None]
@@ -105,11 +111,31 @@ def build(
     side by side on the cluster (the same bytes: the solver is deterministic)."""
     if not SMALLEST_PIECES <= pieces <= LARGEST_PIECES:
         raise BuildError(f"--pieces must be {SMALLEST_PIECES} ... {LARGEST_PIECES}, not {pieces}")
-    if not 3 <= size <= 31:
-        raise BuildError(f"--size must be 3 ... 31, not {size}")
+    if not SMALLEST_SIZE <= size <= LARGEST_SIZE:
+        raise BuildError(f"--size must be {SMALLEST_SIZE} ... {LARGEST_SIZE}, not {size}")
     if folder.exists() and not folder.is_dir():
         raise BuildError(f"{folder}: not a folder")
+    missing = [
+        name
+        for count in range(SMALLEST_PIECES, pieces + 1)
+        for name in endings(count)
+        if not os.path.lexists(folder / file_name(name, size))
+    ]
+    check_memory(size, missing, compiled and compiled_solver() is not None)
     folder.mkdir(parents=True, exist_ok=True)
+    with FolderLock(folder, report):
+        return build_locked(folder, size, pieces, compiled, report, dask)
+
+
+def build_locked(
+    folder: Path,
+    size: int,
+    pieces: int,
+    compiled: bool,
+    report: Report | None,
+    dask: str | None,
+) -> list[Built]:
+    """Build, the folder's lock held."""
     loaded: dict[str, bytes] = {}
 
     def load(name: str) -> bytes:
@@ -124,8 +150,7 @@ def build(
             todo = []
             for name in endings(count):
                 path = folder / file_name(name, size)
-                if not path.exists():
-                    path.with_name(path.name + ".part").unlink(missing_ok=True)
+                if not os.path.lexists(path):  # a link to nothing is something: refused
                     todo.append(name)
                     continue
                 try:
@@ -144,7 +169,10 @@ def build(
             else:
                 solved = solve_here(size, todo, load, compiled, report)
             for name, values in solved:
-                path = write_table(folder, Table(name, size), values)
+                try:
+                    path = write_table(folder, Table(name, size), values)
+                except WriteError as error:
+                    raise BuildError(f"{error} (the tables written before it are whole)") from None
                 seconds = time.perf_counter() - start
                 done.append(Built(name, path, True, seconds))
                 if report:
@@ -154,6 +182,113 @@ def build(
         if cluster is not None:
             cluster.close()
     return done
+
+
+#: Bytes of memory a solve takes for each entry of its ending: the value, a 16-bit count and
+#: the ply a capture holds a loss back to (kernel/core/retrograde.c); in Python, the lists of
+#: each ply's positions besides (measured: about 5 on 3³; 8 is the margin).
+BYTES_AN_ENTRY = {True: 4, False: 8}
+#: What the process holds besides: the interpreter, the engine's modules, the rules' tables.
+BASE_MEMORY = 200 << 20
+#: The name of a folder's lock file (see FolderLock).
+LOCK_NAME = ".tablebase-build.lock"
+
+
+def size_text(count: float) -> str:
+    """Write a count of bytes as people read it: 5.8 TB, 543 MB."""
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
+        if count < 1000:
+            return f"{count:.3g} {unit}"
+        count /= 1000
+    return f"{count:.3g} EB"
+
+
+def available_memory() -> int | None:
+    """The memory this machine has free for a new process (Linux's MemAvailable), else its
+    physical memory, else None when neither can be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return None
+
+
+def memory_needed(size: int, names: list[str], compiled: bool) -> tuple[int, str]:
+    """Estimate the most memory a build of these endings takes, and the ending that takes
+    it: one ending's solve, and the smaller tables the build keeps once read (every ending
+    of fewer pieces, at most: see build's `load`)."""
+    most, largest = 0, ""
+    for name in names:
+        kept = sum(
+            entries_of(smaller, size)
+            for count in range(SMALLEST_PIECES, len(name))
+            for smaller in endings(count)
+        )
+        need = BYTES_AN_ENTRY[compiled] * entries_of(name, size) + kept
+        if need > most:
+            most, largest = need, name
+    return BASE_MEMORY + most, largest
+
+
+def check_memory(size: int, names: list[str], compiled: bool) -> None:
+    """Refuse a build that cannot fit in this machine's memory before anything is solved,
+    saying the estimate."""
+    if not names:
+        return
+    need, largest = memory_needed(size, names, compiled)
+    have = available_memory()
+    if have is not None and need > have:
+        raise BuildError(
+            f"{largest} on the {size}-cube needs about {size_text(need)} of memory to solve "
+            f"({BYTES_AN_ENTRY[compiled]} bytes for each of its {entries_of(largest, size):,} "
+            f"entries, with the smaller tables it reads); this machine has {size_text(have)} "
+            f"free: build fewer pieces or a smaller size"
+        )
+
+
+class FolderLock:
+    """One build at a time in a folder: an advisory lock (flock) on a file of the folder,
+    held while the build runs and let go by the system when the process ends however it ends.
+    A second build waits for the first, then keeps the tables it finds written."""
+
+    def __init__(self, folder: Path, report: Report | None) -> None:
+        self.path = folder / LOCK_NAME
+        self.report = report
+        self.descriptor = -1
+
+    def __enter__(self) -> FolderLock:
+        try:
+            self.descriptor = os.open(
+                self.path,
+                os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                0o644,
+            )
+        except OSError as error:
+            raise BuildError(
+                f"{self.path}: cannot make the build's lock: {error.strerror}"
+            ) from None
+        if not stat.S_ISREG(os.fstat(self.descriptor).st_mode):
+            os.close(self.descriptor)
+            raise BuildError(f"{self.path}: not the build's lock file; remove it")
+        try:
+            fcntl.flock(self.descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(self.descriptor, 32, 0).decode("ascii", "replace").strip()
+            if self.report:
+                self.report(f"another build (pid {holder or '?'}) is writing here; waiting for it")
+            fcntl.flock(self.descriptor, fcntl.LOCK_EX)
+        os.ftruncate(self.descriptor, 0)
+        os.pwrite(self.descriptor, f"{os.getpid()}\n".encode(), 0)
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        os.close(self.descriptor)  # lets the lock go; the file stays (removing it would race)
 
 
 def solve_here(

@@ -1,15 +1,26 @@
 """Writing a table's file: the header of kernel/tablebase.py, then the values, written to a
-temporary name beside it and renamed once complete, so that a file of the final name is
-always whole (an interrupted build leaves at most the temporary one, which the next removes).
+temporary name beside it (`.part`) and put in place once complete, so that a file of the final
+name is always whole. The build holds the folder's lock (tablebase/build.py) while it writes,
+so a `.part` of another build is never touched; one left by a build that was stopped is its
+own and removed. Nothing is ever put over a file of a table's name: a link, a file appearing
+meanwhile, anything, is refused.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import zlib
 from pathlib import Path
 
 from kernel.tablebase import NO_VALUE, Header, Table, file_name
+
+APPEARED = "appeared while the table was written; left as it is"
+
+
+class WriteError(Exception):
+    """A table could not be written: the message names the file and why; nothing is left."""
 
 
 def longest_plies(values: bytes) -> int:
@@ -17,11 +28,9 @@ def longest_plies(values: bytes) -> int:
     return max((value - 1 for value in set(values) if 0 < value < NO_VALUE), default=0)
 
 
-def write_table(folder: Path, table: Table, values: bytes) -> Path:
-    """Write a table's file into `folder` and return its path."""
-    path = folder / file_name(table.name, table.size)
-    temporary = path.with_name(path.name + ".part")
-    header = Header(
+def header_of(table: Table, values: bytes) -> Header:
+    """The header of a table's values."""
+    return Header(
         table.size,
         table.name,
         len(values),
@@ -29,10 +38,54 @@ def write_table(folder: Path, table: Table, values: bytes) -> Path:
         longest_plies(values),
         zlib.crc32(values),
     )
-    with temporary.open("wb") as file:
-        file.write(header.pack())
-        file.write(values)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(temporary, path)
+
+
+def remove_leftover(temporary: Path) -> None:
+    """Remove a `.part` a stopped build left, but nothing else of that name."""
+    try:
+        status = os.lstat(temporary)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(status.st_mode):
+        raise WriteError(f"{temporary}: not a file a build wrote; remove it to build the table")
+    temporary.unlink()
+
+
+def write_table(folder: Path, table: Table, values: bytes) -> Path:
+    """Write a table's file into `folder` and return its path; raise WriteError, leaving
+    nothing behind, when it cannot be written whole (a full disk, a file put at its name)."""
+    path = folder / file_name(table.name, table.size)
+    temporary = path.with_name(path.name + ".part")
+    remove_leftover(temporary)
+    created = False
+    try:
+        descriptor = os.open(
+            temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644
+        )
+        created = True
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(header_of(table, values).pack())
+            file.write(values)
+            file.flush()
+            os.fsync(file.fileno())
+        put_in_place(temporary, path)
+    except OSError as error:
+        raise WriteError(f"{path}: cannot write: {error.strerror or error}") from None
+    finally:
+        if created:
+            with contextlib.suppress(FileNotFoundError):
+                temporary.unlink()
     return path
+
+
+def put_in_place(temporary: Path, path: Path) -> None:
+    """Give the written file its name, unless something has that name by now: a hard link
+    fails rather than replace (os.replace would not); where links are not had, look first."""
+    try:
+        os.link(temporary, path, follow_symlinks=False)
+    except FileExistsError:
+        raise WriteError(f"{path}: {APPEARED}") from None
+    except OSError:
+        if os.path.lexists(path):
+            raise WriteError(f"{path}: {APPEARED}") from None
+        os.replace(temporary, path)

@@ -112,15 +112,29 @@ def position_text(table: Table, index: int) -> str:
     return f"{table.size} {board} {'w' if side == 0 else 'b'}"
 
 
-def table_files(folder: Path) -> list[Path]:
-    """The table files of a folder, by size, then pieces, then ending as they are built."""
+def table_name(path: Path) -> tuple[str, int] | None:
+    """Read a table file's name, `KQKR.n5.cubetb`, into its ending and size; None when the
+    name is no table's."""
+    stem = path.name.removesuffix(SUFFIX)
+    name, _, size = stem.rpartition(".n")
+    if stem == path.name or not size.isdigit() or not size.isascii():
+        return None
+    try:
+        material_of(name)
+    except ValueError:
+        return None
+    return name, int(size)
 
-    def order(path: Path) -> tuple[int, int, list[int]]:
-        name, size = path.name.removesuffix(SUFFIX).rsplit(".n", 1)
-        try:
-            material_of(name)
-            return int(size), len(name), [("K" + KINDS).index(kind) for kind in name]
-        except ValueError:
-            return 0, 0, []
+
+def table_files(folder: Path) -> list[Path]:
+    """The files of a folder ending in .cubetb: the tables' by size, then pieces, then ending
+    as they are built; any other name first (the caller says it is no table's)."""
+
+    def order(path: Path) -> tuple[int, int, list[int], str]:
+        named = table_name(path)
+        if named is None:
+            return 0, 0, [], path.name
+        name, size = named
+        return size, len(name), [("K" + KINDS).index(kind) for kind in name], ""
 
     return sorted(folder.glob(f"*{SUFFIX}"), key=order)

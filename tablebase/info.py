@@ -1,0 +1,77 @@
+"""What a table file says of itself, as a person reads it (`python -m tablebase info FILE...`):
+the ending, size, format version, entries, positions stored, the longest mate, and whether
+every check the engine makes holds: the header's, the length's, the values' checksum, their
+count of positions and longest mate, and that the file's name is the ending it holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kernel.tablebase import Header, TableError, TableFile
+from tablebase.stats import table_name
+
+
+@dataclass
+class Info:
+    """One file: its header where it could be read, and its fault (None: sound)."""
+
+    path: Path
+    header: Header | None
+    fault: str | None
+
+    def line(self) -> str:
+        """One line: the header's fields, then `checksums ok` or the fault."""
+        verdict = "checksums ok" if self.fault is None else f"FAULTY: {self.fault}"
+        header = self.header
+        if header is None:
+            return f"{self.path}: {verdict}"
+        return (
+            f"{self.path}: {header.name} on the {header.size}-cube, version {header.version}, "
+            f"{header.entries:,} entries, {header.positions:,} positions, longest mate "
+            f"{header.longest} plies, {verdict}"
+        )
+
+    def document(self) -> dict[str, Any]:
+        """The same as a JSON object (absent fields None)."""
+        header = self.header
+        return {
+            "file": str(self.path),
+            "ending": header.name if header else None,
+            "size": header.size if header else None,
+            "version": header.version if header else None,
+            "entries": header.entries if header else None,
+            "positions": header.positions if header else None,
+            "longest_plies": header.longest if header else None,
+            "ok": self.fault is None,
+            "fault": self.fault,
+        }
+
+
+def fault_of(path: Path, error: TableError) -> str:
+    """A TableError's message without the file's name it starts with."""
+    return str(error).removeprefix(f"{path}: ")
+
+
+def info_of(path: Path) -> Info:
+    """Open and check one file as the engine does; report what it holds and what is wrong."""
+    try:
+        table = TableFile(path)
+    except FileNotFoundError:
+        return Info(path, None, "no such file")
+    except TableError as error:
+        return Info(path, None, fault_of(path, error))
+    header = table.header
+    try:
+        named = table_name(path)
+        if named is not None and named != (header.name, header.size):
+            name, size = named
+            return Info(path, header, f"named {name} on the {size}-cube, holds another ending")
+        table.check_values()
+    except TableError as error:
+        return Info(path, header, fault_of(path, error))
+    finally:
+        table.close()
+    return Info(path, header, None)
