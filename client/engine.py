@@ -5,13 +5,15 @@
         engine.send("7 showboard")     # sent as it is, its own id or none
 
 The process starts on first use (or `start()`). Each call writes one line and reads one
-whole response, up to the empty line that ends it, within the timeout. An engine that exits,
-hangs past the timeout or answers out of step is killed and `EngineDied` says why, with its
-exit code and the last lines of its stderr; the next call starts a new process. Every line
-the engine writes on stderr can be handed to a callback (a GUI shows the "thinking" lines of
-a long search); the last few are kept for messages either way. A reader thread hands them on
-as they come, and every answer first hands on what the engine wrote on stderr before it, so
-that a search's last thinking line has reached the callback when its move is returned.
+whole response, up to the empty line that ends it, within the timeout, in time linear in its
+length and at most `max_answer` bytes long (client/answers.py: 64 MiB unless told). An
+engine that exits, hangs past the timeout, answers too long or out of step is killed and
+`EngineDied` says why, with its exit code and the last lines of its stderr; the next call
+starts a new process. Every line the engine writes on stderr can be handed to a callback (a
+GUI shows the "thinking" lines of a long search); the last few are kept for messages either
+way. A reader thread hands them on as they come, and every answer first hands on what the
+engine wrote on stderr before it, so that a search's last thinking line has reached the
+callback when its move is returned.
 
 A command line is a string (split as a shell would) or a list of words; a leading `python`
 means this interpreter, so that "python main.py" runs in the same virtual environment.
@@ -49,6 +51,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from client.answers import MAX_ANSWER_BYTES, Answers, AnswerTooLong
 from client.logs import TemporaryLogs
 
 #: The engine of this checkout or installation: main.py sits beside the client package.
@@ -71,8 +74,10 @@ STDERR_LINE_END = re.compile(rb"\r\n?|\n")
 STDERR_LINE_BYTES = 1 << 20
 #: Where a response starts: its mark, the id it echoes and the space before the text.
 HEAD = re.compile(r"([=?])([0-9]*) ?")
-#: The empty line that ends a response (a CR before a line end is tolerated).
-END = re.compile(rb"\r?\n\r?\n")
+#: The most read from the engine's output at once, and how many reads look for output
+#: written unasked before a line is sent.
+READ_BYTES = 1 << 20
+UNASKED_READS = 4
 #: Ids longer than this are not read as numbers (int() refuses over 4,300 digits).
 MAX_ID_DIGITS = 4000
 
@@ -95,6 +100,7 @@ class Failure(enum.Enum):
     EXIT = "exited"
     TIMEOUT = "timed out"
     GARBLED = "answered out of step"
+    TOO_LONG = "answered too long"
 
 
 class EngineDied(Exception):
@@ -186,13 +192,15 @@ class Engine:
         ids: bool = True,
         skip_banner: bool = False,
         quit_on_close: bool = False,
+        max_answer: int = MAX_ANSWER_BYTES,
     ) -> None:
         """Remember how to start the engine; nothing starts until it is first used.
 
         `timeout` bounds each answer (None: no limit), and `start_timeout` the first answer
         of a fresh process when it is longer; `handshake` makes every fresh process answer
         `protocol_version` before it is used, so that a command line that is no engine fails
-        at once.
+        at once; `max_answer` bounds each answer's bytes (more: the engine is killed, and
+        `EngineDied` says TOO_LONG).
         """
         self.argv = command_line(command)
         if not self.argv:
@@ -226,7 +234,7 @@ class Engine:
         #: Held by whichever thread reads stderr: the reader, or an answer catching up.
         self._stderr_lock = threading.Lock()
         self._stderr_partial = b""
-        self._pending = b""
+        self._answers = Answers(max_answer)
         self._fresh = False
         self._sequence = 0
         self._started_once = False
@@ -312,7 +320,7 @@ class Engine:
             self._logs.engine_started()
         assert process.stdin is not None
         os.set_blocking(process.stdin.fileno(), False)
-        self._pending = b""
+        self._answers.clear()
         self._fresh = True
         self._busy = False
         if self._started_once:
@@ -442,9 +450,14 @@ class Engine:
         if self._fresh:
             limit = None if limit is None else max(limit, self.start_timeout)
         deadline = None if limit is None else time.monotonic() + limit
+        if not self._fresh:
+            self._check_unasked(f"before {line[:60]!r}", delivered=False)
         self._busy = True
         self._write(line.encode("utf-8", errors="surrogateescape") + b"\n", line, deadline)
         raw = self._read_response(line, limit, deadline)
+        # Whatever came with the answer is an answer to no line (an engine that answered
+        # twice); read as the next line's, every answer after it would be the line before's.
+        self._check_unasked(f"after its answer to {line[:60]!r}", delivered=True)
         self._busy = False
         self._fresh = False
         self._catch_up_stderr()
@@ -481,18 +494,21 @@ class Engine:
                 select.select([], [fd], [], remaining)
 
     def _read_response(self, line: str, limit: float | None, deadline: float | None) -> str:
-        """Read up to the empty line that ends a response, within the deadline."""
+        """Read up to the empty line that ends a response, within the deadline and the
+        answer limit."""
         process = self._process
         assert process is not None and process.stdout is not None
         fd = process.stdout.fileno()
         while True:
-            # Stray empty lines before a response carry nothing.
-            self._pending = self._pending.lstrip(b"\r\n")
-            if self._fresh and self.skip_banner:
-                self._skip_banner()
-            end = END.search(self._pending)
-            if end is not None:
-                raw, self._pending = self._pending[: end.start()], self._pending[end.end() :]
+            try:
+                if self._fresh and self.skip_banner:
+                    self._skip_banner()
+                raw = self._answers.response()
+            except AnswerTooLong as error:
+                raise self._death(
+                    Failure.TOO_LONG, f"the engine wrote {error} to {line[:60]!r}", delivered=True
+                ) from None
+            if raw is not None:
                 text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
                 return text + "\n\n"
             remaining = None if deadline is None else deadline - time.monotonic()
@@ -505,19 +521,37 @@ class Engine:
             ready, _, _ = select.select([fd], [], [], remaining)
             if not ready:
                 continue
-            chunk = os.read(fd, 1 << 16)
+            chunk = os.read(fd, READ_BYTES)
             if not chunk:
                 raise self._death(Failure.EXIT, "the engine closed its output", delivered=True)
-            self._pending += chunk
+            self._answers.feed(chunk)
+
+    def _check_unasked(self, when: str, *, delivered: bool) -> None:
+        """Fail as out of step when the engine wrote more than stray line ends unasked: what
+        came with the last answer, or since (read without waiting)."""
+        process = self._process
+        assert process is not None and process.stdout is not None
+        fd = process.stdout.fileno()
+        # A few reads at most: stray line ends are short, and an engine writing on and on
+        # is out of step as soon as its first other byte is seen.
+        for _ in range(UNASKED_READS):
+            if self._answers.unasked() or not select.select([fd], [], [], 0)[0]:
+                break
+            chunk = os.read(fd, READ_BYTES)
+            if not chunk:
+                break  # it ended: the next read says so, with its exit code
+            self._answers.feed(chunk)
+        unasked = self._answers.unasked()
+        if unasked:
+            raise self._death(
+                Failure.GARBLED,
+                f"the engine wrote {unasked.decode('utf-8', errors='replace')!r} unasked, {when}",
+                delivered=delivered,
+            )
 
     def _skip_banner(self) -> None:
         """Drop whole lines before the first answer that are no answer (a greeting)."""
-        while self._pending[:1] not in (b"", b"=", b"?"):
-            newline = self._pending.find(b"\n")
-            if newline < 0:
-                return  # the rest of the line has not come yet
-            line = self._pending[:newline].rstrip(b"\r")
-            self._pending = self._pending[newline + 1 :].lstrip(b"\r\n")
+        while (line := self._answers.banner_line()) is not None:
             self.banner_lines += 1
             if len(self.banner) < BANNER_KEPT:
                 self.banner.append(line[:BANNER_CHARS].decode("utf-8", errors="replace"))
