@@ -46,6 +46,8 @@ class EngineConfig:
     max_board_size: int = 64
     max_line_bytes: int = 1 << 20
     comments: str = "line-start"
+    #: How legal_moves and genmove write moves: "long" (Kc1(I)-c2(II)) or "short" (Kc2(II)).
+    notation: str = "long"
     log_dir: str = "logs"
     console_log: str = "cubemate.log"
     json_log: str = "cubemate.jsonl"
@@ -90,7 +92,11 @@ class EngineConfig:
 #: The TOML layout: table -> key -> the EngineConfig field it fills.
 _LAYOUT: dict[str, dict[str, str]] = {
     "engine": {"name": "name", "board_size": "board_size", "max_board_size": "max_board_size"},
-    "protocol": {"max_line_bytes": "max_line_bytes", "comments": "comments"},
+    "protocol": {
+        "max_line_bytes": "max_line_bytes",
+        "comments": "comments",
+        "notation": "notation",
+    },
     "log": {
         "dir": "log_dir",
         "console_file": "console_log",
@@ -144,6 +150,8 @@ MAX_MATING_PIECES = 1000
 
 #: The values of `protocol.comments`: where a `#` starts a comment.
 COMMENT_MODES = ("line-start", "anywhere")
+#: The values of `protocol.notation`: how legal_moves and genmove write moves.
+NOTATIONS = ("long", "short")
 
 _FIELD_TYPES: dict[str, type] = {field.name: type(field.default) for field in fields(EngineConfig)}
 
@@ -172,6 +180,11 @@ def check_config(config: EngineConfig) -> None:
         raise ConfigError(
             f"protocol.comments: {config.comments!r} is not one of "
             + ", ".join(repr(mode) for mode in COMMENT_MODES)
+        )
+    if config.notation not in NOTATIONS:
+        raise ConfigError(
+            f"protocol.notation: {config.notation!r} is not one of "
+            + ", ".join(repr(mode) for mode in NOTATIONS)
         )
     if not 1 <= config.max_nodes <= MAX_NODES:
         raise ConfigError(f"search.max_nodes: {config.max_nodes} is outside 1 ... {MAX_NODES}")

@@ -135,7 +135,67 @@ def cmd_help(kernel: Session, args: list[str]) -> str:
         if spec is None:
             raise CommandError(unknown_command(args[0], COMMANDS_BY_NAME))
         return spec.help_line()
-    return "\n" + "\n".join(spec.help_line() for spec in COMMANDS)
+    lines = []
+    for title, names in help_groups():
+        lines.append(f"{title}:")
+        lines.extend("  " + COMMANDS_BY_NAME[name].help_line() for name in names)
+    return "\n" + "\n".join(lines)
+
+
+#: `help`'s groups, and the commands of each, in the order a player meets them. The protocol's
+#: own commands and the tests' come last, apart.
+HELP_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "playing",
+        (
+            "new_game",
+            "variant",
+            "play",
+            "genmove",
+            "undo",
+            "showboard",
+            "result",
+            "printgame",
+            "savegame",
+            "loadgame",
+            "level",
+            "time_settings",
+            "time_left",
+        ),
+    ),
+    (
+        "analysis",
+        (
+            "set_board",
+            "get_board",
+            "boardsize",
+            "clear_board",
+            "legal_moves",
+            "status",
+            "checkers",
+            "checkmate",
+            "explain",
+            "perft",
+        ),
+    ),
+    ("solving", ("mate_in", "mate_search", "solution", "selfmate", "helpmate")),
+    ("tables", ("tb_probe",)),
+    ("engine", ("help", "name", "version", "cputime", "quit")),
+)
+#: The title of the last group: every command no other group names.
+PROTOCOL_GROUP = "protocol and tests"
+
+
+def help_groups() -> list[tuple[str, list[str]]]:
+    """Group the table's commands for `help`, then list those no group names (in table order)."""
+    grouped: list[tuple[str, list[str]]] = []
+    named: set[str] = set()
+    for title, names in HELP_GROUPS:
+        present = [name for name in names if name in COMMANDS_BY_NAME]
+        grouped.append((title, present))
+        named.update(present)
+    grouped.append((PROTOCOL_GROUP, [spec.name for spec in COMMANDS if spec.name not in named]))
+    return [(title, names) for title, names in grouped if names]
 
 
 def cmd_known_command(kernel: Session, args: list[str]) -> str:

@@ -511,17 +511,27 @@ def test_refusals_name_what_is_wrong(shared_engine: Engine, line: str, response:
 
 @pytest.mark.parametrize("command_id", ["", "7 ", "123456 "])
 def test_help_lines_align_whatever_the_id(shared_engine: Engine, command_id: str) -> None:
-    """`help` lists every command on lines of its own, summaries in one column, whatever
-    the id before `=` is."""
+    """`help` lists every command once on a line of its own under its group's title (the
+    protocol's and the tests' commands last), summaries in one column, whatever the id
+    before `=` is."""
     response = shared_engine.ask(f"{command_id}help")
     assert_still_running(shared_engine)
     first, *lines = response.decode().rstrip("\n").split("\n")
     assert first == f"={command_id.strip()} "
-    assert [line.split()[0] for line in lines] == [spec.name for spec in COMMANDS]
+    titles = [line for line in lines if not line.startswith(" ")]
+    assert titles[0] == "playing:" and titles[-1] == "protocol and tests:", titles
+    listed = [line.split()[0] for line in lines if line.startswith("  ")]
+    assert sorted(listed) == [spec.name for spec in COMMANDS]
+    apart = [line.split()[0] for line in lines[lines.index("protocol and tests:") + 1 :]]
+    assert {"known_command", "test_get_point_from_xy"} <= set(apart), apart
     width = max(len(f"{spec.name} {spec.syntax}".rstrip()) for spec in COMMANDS)
-    for line, spec in zip(lines, COMMANDS, strict=True):
-        assert line.startswith(f"{spec.name} {spec.syntax}".rstrip().ljust(width) + "  ")
-        assert line[width + 2] != " ", line
+    specs = {spec.name: spec for spec in COMMANDS}
+    for line in lines:
+        if line in titles:
+            continue
+        spec = specs[line.split()[0]]
+        assert line.startswith("  " + f"{spec.name} {spec.syntax}".rstrip().ljust(width) + "  ")
+        assert line[width + 4] != " ", line
 
 
 def test_fast_logger_writes_what_plain_structlog_writes(tmp_path: Path) -> None:
