@@ -28,6 +28,7 @@ import errno
 import os
 import stat
 import struct
+import time
 import zlib
 from dataclasses import dataclass
 from functools import cache
@@ -445,6 +446,9 @@ def open_regular(path: Path) -> tuple[int, os.stat_result]:
     return descriptor, status
 
 
+#: How often a table's path is looked at for another file put at its name (an os.stat of
+#: the path costs more than the rest of a probe; fstat of the open file, every probe, does not).
+PATH_LOOK_SECONDS = 1.0
 #: Values are checked this many bytes at a time.
 BLOCK = 1 << 20
 
@@ -513,6 +517,7 @@ class TableFile:
             raise
         self.identity = identity_of(status)
         self.offset = region_offset(self.header)
+        self.looked = time.monotonic()
 
     def close(self) -> None:
         if self.descriptor >= 0:
@@ -564,13 +569,17 @@ class TableFile:
             raise TableError(f"{self.path}: changed while it was checked")
 
     def value(self, index: int) -> int | None:
-        """Read one value; None when the file is no longer the one checked: cut short, or
-        written, or another file now at its name. The path is looked at after the read, so
-        a value is kept only if nothing changed before it was read (a write or truncation
-        changes the size or the change time; a file put in its place, the inode)."""
+        """Read one value; None when the file is no longer the one checked: cut short or
+        written (its size or change time moved: fstat after the read, so a value is kept
+        only if nothing changed before it was read), or, looked at once a second, another
+        file put at its name (until then the values read are still the checked file's)."""
         try:
             byte = os.pread(self.descriptor, 1, self.offset + index)
-            unchanged = identity_of(os.stat(self.path)) == self.identity
+            unchanged = identity_of(os.fstat(self.descriptor)) == self.identity
+            now = time.monotonic()
+            if unchanged and now - self.looked >= PATH_LOOK_SECONDS:
+                self.looked = now
+                unchanged = identity_of(os.stat(self.path)) == self.identity
         except OSError:
             return None
         return byte[0] if unchanged and len(byte) == 1 else None
@@ -684,9 +693,11 @@ class Tablebases:
         name, swapped = ending_name(white, black)
         if pieces > LARGEST_PIECES:
             raise NoTable(f"no table for {name}: tables hold at most {LARGEST_PIECES} pieces")
-        self.table(name, position.size)  # checked before its size's geometry is built
+        table = self.table(name, position.size)  # checked before its geometry is built
         side, cells = table_cells(position, name, swapped)
-        return self.value(name, position.size, Table(name, position.size).index(side, cells))
+        index = Table(name, position.size).index(side, cells)
+        found = table.value(index)
+        return found if found is not None else self.value(name, position.size, index)
 
 
 def table_cells(position: Position, name: str, swapped: bool) -> tuple[int, list[int]]:
