@@ -1,11 +1,14 @@
 """One game between two players, judged by the referee, and how it ended.
 
 A game ends when the referee's `result` says so; at the move cap (a draw, said so); or when a
-player crashes, times out, answers a move that is not legal, resigns or refuses what the game
-needs (a loss for it, said so in the result: `0-1 (white's move was illegal: Kc1(I)-c3(I))`).
-A player process that crashed or timed out is replaced for the next game. A player whose
-position after set-up is not the referee's stops the match (PlayerDisagrees): every game it
-played would be judged on another board than its own.
+player crashes, times out, answers too long or out of step, answers a move that is not legal,
+resigns or refuses what the game needs (a loss for it, said so in the result: `0-1 (white's
+move was illegal: Kc1(I)-c3(I))`). A player process that lost by anything but resigning is
+replaced for the next game: one that answered a line twice, or an answer late, is out of step
+and would read every answer after as the line before's. A player whose position after set-up
+is not the referee's is replaced and set up once more; if the fresh process disagrees too,
+the match stops (PlayerDisagrees): every game it played would be judged on another board
+than its own.
 """
 
 from __future__ import annotations
@@ -79,13 +82,17 @@ class GameOutcome:
 
 
 class Forfeit(Exception):
-    """A player lost the game by what it did (or did not do)."""
+    """A player lost the game by what it did (or did not do); its process is replaced for
+    the next game unless `keep` (it resigned: nothing says it is out of step)."""
 
-    def __init__(self, colour: str, reason: str, detail: str | None = None) -> None:
+    def __init__(
+        self, colour: str, reason: str, detail: str | None = None, *, keep: bool = False
+    ) -> None:
         super().__init__(reason)
         self.colour = colour
         self.reason = reason
         self.detail = detail
+        self.keep = keep
 
     def result(self) -> str:
         """The result: a win for the other side, and why."""
@@ -136,6 +143,8 @@ class Game:
         self.identities: dict[str, str] = {}
         self.options: dict[str, list[str]] = {}
         self.moves: list[str] = []
+        #: What people should hear of this game besides a failure: a player replaced.
+        self.notes: list[str] = []
 
     def spec(self, colour: str) -> PlayerSpec:
         return self.task.players[self.task.seat(colour)]
@@ -153,14 +162,16 @@ class Game:
             result = self.play_moves(start.side)
         except Forfeit as forfeit:
             result, detail = forfeit.result(), forfeit.detail
-            if detail is not None:
-                # It crashed or hung: the next game gets a fresh process.
+            if not forfeit.keep:
+                # Crashed, hung, or answered what it should not: perhaps out of step, so the
+                # next game gets a fresh process.
                 self.table.discard(task.seat(forfeit.colour))
-        warning = None
+        warnings = list(self.notes)
         headers = self.headers(opening.description)
         if detail is not None:
             headers["Adjudication"] = shortened(detail, DETAIL_CHARS)
-            warning = f"game {task.number}: {result}: {detail}"
+            warnings.append(f"game {task.number}: {result}: {detail}")
+        warning = "\n".join(warnings) or None
         text = record_text(task.size, start.notation(), result, self.moves, headers)
         return GameOutcome(task.number, result, text, len(self.moves), warning)
 
@@ -210,9 +221,30 @@ class Game:
             raise Forfeit(colour, f"{colour} refused '{shortened(line)}': {shortened(reply.text)}")
 
     def seat(self, colour: str, opening: tuple[str, ...], start: Position) -> None:
+        """Bring a player to the opening and check that it agrees; one that does not is
+        replaced by a fresh process and set up again (it may be out of step: an answer read as
+        the line after's); a fresh one that does not agree either stops the match."""
+        why = self.set_up(colour, opening, start)
+        if why is None:
+            return
+        seat, spec = self.task.seat(colour), self.spec(colour)
+        self.table.discard(seat)
+        self.notes.append(
+            f"game {self.task.number}: player {seat + 1} ({spec.label}) was not at the referee's "
+            f"start after set-up ({shortened(why)}); a fresh process was started"
+        )
+        why = self.set_up(colour, opening, start)
+        if why is not None:
+            raise PlayerDisagrees(
+                f"player {seat + 1} ({spec.label}) is not at the referee's start of game "
+                f"{self.task.number} after set-up: {shortened(why, 500)}"
+            )
+
+    def set_up(self, colour: str, opening: tuple[str, ...], start: Position) -> str | None:
         """Start (or reuse) a player and bring it to the opening under its limits: the
         opening's lines (`new_game` and its plies), or `set_board` of the referee's start for
-        an engine without `new_game` or told so; then check that it agrees."""
+        an engine without `new_game` or told so; return why its `get_board` then disagrees
+        with the referee's start (None: it agrees, or cannot say)."""
         spec = self.spec(colour)
         seed = f"{self.task.seed}/{self.task.number}/{colour}"
         try:
@@ -240,12 +272,8 @@ class Game:
             self.clocks[colour] = Clock(spec.limits.time)
         if spec.builtin is None and knows("get_board"):
             reply = self.ask(colour, "get_board", self.task.setup.timeout)
-            why = disagreement(reply.text, start) if reply.ok else f"get_board: {reply.text}"
-            if why is not None:
-                raise PlayerDisagrees(
-                    f"player {self.task.seat(colour) + 1} ({spec.label}) is not at the referee's "
-                    f"start of game {self.task.number} after set-up: {shortened(why, 500)}"
-                )
+            return disagreement(reply.text, start) if reply.ok else f"get_board: {reply.text}"
+        return None
 
     def knows(self, colour: str) -> Callable[[str], bool]:
         """Whether a player knows a command; its death asking is its forfeit."""
@@ -272,7 +300,7 @@ class Game:
             legal = referee.legal_moves()
             move = self.genmove(mover)
             if move == "resign":
-                raise Forfeit(mover, f"{mover} resigned")
+                raise Forfeit(mover, f"{mover} resigned", keep=True)
             try:
                 move = judge_move(referee, move, legal)
             except IllegalMove:

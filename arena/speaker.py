@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from client.answers import MAX_ANSWER_BYTES
 from client.engine import (
     ENGINE_DEFAULT,
     START_TIMEOUT,
@@ -24,8 +25,15 @@ from client.engine import (
 
 #: The most of an engine's name and version kept for a record's header.
 IDENTITY_CHARS = 100
-#: How a process can fail a player: it died, or it kept silent past its time.
-Failure_ = Literal["crashed", "timed out"]
+#: How a process can fail a player: it died, kept silent past its time, wrote an answer over
+#: the client's limit (client/answers.py), or answered out of step (twice to one line).
+Failure_ = Literal["crashed", "timed out", "answered too long", "answered out of step"]
+#: The words for each failure of the engine layer; any other is a crash.
+FAILURES: dict[Failure, Failure_] = {
+    Failure.TIMEOUT: "timed out",
+    Failure.TOO_LONG: "answered too long",
+    Failure.GARBLED: "answered out of step",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +45,7 @@ class Reply:
 
 
 class SpeakerDied(Exception):
-    """The process behind a speaker crashed or timed out; it is dead now."""
+    """The process behind a speaker crashed, timed out or answered wrongly; it is dead now."""
 
     def __init__(self, failure: Failure_, detail: str) -> None:
         super().__init__(detail)
@@ -82,6 +90,8 @@ class Launch:
     cubemate_logs: bool = False
     log_dir: str | None = None
     cwd: str | None = None
+    #: The longest answer read, in bytes; longer is the engine's failure (answered too long).
+    max_answer: int = MAX_ANSWER_BYTES
 
 
 class ProcessSpeaker:
@@ -108,6 +118,7 @@ class ProcessSpeaker:
             ids=launch.ids,
             skip_banner=True,
             quit_on_close=True,
+            max_answer=launch.max_answer,
         )
         self.timeout = timeout
         self._known: dict[str, bool] = {}
@@ -132,8 +143,7 @@ class ProcessSpeaker:
         try:
             response = self.engine.ask(line, timeout)
         except EngineDied as error:
-            failure: Failure_ = "timed out" if error.failure is Failure.TIMEOUT else "crashed"
-            raise SpeakerDied(failure, str(error)) from None
+            raise SpeakerDied(FAILURES.get(error.failure, "crashed"), str(error)) from None
         return Reply(response.ok, response.text)
 
     def knows(self, command: str) -> bool:

@@ -17,6 +17,11 @@ from arena.players import PlayerSpec, runs_cubemate
 from arena.referee import Referee, RefereeError
 from arena.speaker import Launch, ProcessSpeaker, Speaker, SpeakerDied
 
+#: The longest answer a player may write, in bytes: its longest is `get_board`, 8 MB on the
+#: largest board (200³), and a move is a few bytes; a longer answer is its forfeit (`answered
+#: too long`). The referee, asked `legal_moves`, may answer the client's 64 MiB.
+PLAYER_ANSWER_BYTES = 16 << 20
+
 
 @dataclass(frozen=True, slots=True)
 class Setup:
@@ -40,7 +45,7 @@ class Setup:
         if cubemate is None:
             cubemate = runs_cubemate(spec.command, spec.cwd)
         ids = self.ids if spec.ids is None else spec.ids
-        return Launch(spec.command, ids, cubemate, self.log_dir, spec.cwd)
+        return Launch(spec.command, ids, cubemate, self.log_dir, spec.cwd, PLAYER_ANSWER_BYTES)
 
     def uses_set_board(self, spec: PlayerSpec) -> bool:
         return self.set_board or spec.set_board

@@ -16,6 +16,8 @@ REASON_GROUPS = (
     ("move cap", "move cap"),
     ("crashed", "crash"),
     ("timed out", "timeout"),
+    ("answered too long", "answer too long"),
+    ("answered out of step", "out of step"),
     ("move was illegal", "illegal move"),
     ("resigned", "resignation"),
     ("refused", "refusal"),

@@ -34,8 +34,9 @@ def start_board(size: int) -> str:
 @dataclass
 class Behaviour:
     """How the fake misbehaves: at its Nth genmove of a game (from 1) it crashes, hangs, answers an
-    illegal move, resigns or refuses; or it refuses every `play`, or knows no genmove, or
-    does not speak the protocol at all; or it is slow."""
+    illegal move, resigns, refuses, answers twice or answers a move megabytes long; or it
+    refuses every `play`, or knows no genmove, or does not speak the protocol at all; or it
+    is slow."""
 
     crash_at: int = 0
     hang_at: int = 0
@@ -52,6 +53,14 @@ class Behaviour:
     result_crash_at: int = 0
     #: Knows only the kernel's commands (today's engine): no new_game, result or genmove.
     bare: bool = False
+    #: At its Nth genmove of a game it answers twice (issue 49, item 6).
+    answer_twice_at: int = 0
+    #: At its Nth genmove of a game it answers a "move" of this many bytes (issue 49, item 5).
+    long_move_at: int = 0
+    long_move_bytes: int = 20_000_000
+    #: A file: answering twice and long moves happen only while it does not exist, and
+    #: create it (once in a match, whichever process does it).
+    once: str = ""
 
 
 def read_behaviour(words: list[str]) -> Behaviour:
@@ -62,6 +71,9 @@ def read_behaviour(words: list[str]) -> Behaviour:
             continue  # the engine-process layer passes --log-dir DIR
         key = name[2:].replace("-", "_")
         if not hasattr(behaviour, key):
+            continue
+        if key == "once":
+            behaviour.once = value
             continue
         setattr(behaviour, key, int(value) if value else True)
     return behaviour
@@ -89,6 +101,8 @@ class FakeEngine:
         self.rng = random.Random(behaviour.seed)
         self.genmoves = 0
         self.results = 0
+        #: Whether the answer just given is to be written twice.
+        self.twice = False
 
     def run(self, name: str, args: list[str]) -> tuple[bool, str]:
         if name in self.EXTRA and self.behaviour.bare:
@@ -119,6 +133,16 @@ class FakeEngine:
             return False, "illegal move: this fake refuses every move"
         return self.kernel_reply(name, args)
 
+    def misbehave(self) -> bool:
+        """Whether a misbehaviour limited by `once` may happen (and now has)."""
+        if not self.behaviour.once:
+            return True
+        try:
+            with open(self.behaviour.once, "x"):
+                return True
+        except FileExistsError:
+            return False
+
     def kernel_reply(self, name: str, args: list[str]) -> tuple[bool, str]:
         reply = self.kernel.execute(name, args)
         return reply.ok, reply.text
@@ -146,6 +170,9 @@ class FakeEngine:
             time.sleep(3600)
         if count == behaviour.illegal_at:
             return True, "Ka1(I)-a1(IV)"
+        if count == behaviour.long_move_at and self.misbehave():
+            return True, "x" * behaviour.long_move_bytes
+        self.twice = count == behaviour.answer_twice_at and self.misbehave()
         if count == behaviour.resign_at:
             return True, "resign"
         if count == behaviour.refuse_at:
@@ -174,7 +201,9 @@ def serve(behaviour: Behaviour) -> None:
             sys.stdout.write("hello, I am not an engine\n\n")
         else:
             ok, text = engine.run(name, args)
-            sys.stdout.write(f"{'=' if ok else '?'}{identity} {text}\n\n")
+            answer = f"{'=' if ok else '?'}{identity} {text}\n\n"
+            sys.stdout.write(answer * 2 if engine.twice else answer)
+            engine.twice = False
         sys.stdout.flush()
         if name == "quit":
             return
