@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import queue
 import re
@@ -203,10 +204,12 @@ def loaded(
     width: int = 1280,
     height: int = 800,
     pause: int | str | None = NO_PAUSE,
+    view: str = "layers",
 ) -> Iterator[Page]:
     """Load the GUI afresh in ``tab`` at the viewport given: a new document, so nothing of an
     earlier one's state is kept. ``pause`` is the edit pause in ms (``?pause=`` in the address;
-    None loads the bare address, the user's 300 ms). Fail on any script error; take the test's
+    None leaves it out, the user's 300 ms); the page opens on the editor's empty 3³ board
+    (``board=empty``) in the view given (``view=``). Fail on any script error; take the test's
     routes and listeners (`listen`) off at the end."""
     errors: list[str] = []
 
@@ -216,7 +219,7 @@ def loaded(
     tab.set_viewport_size({"width": width, "height": height})
     tab.on("pageerror", note)
     try:
-        tab.goto(url if pause is None else f"{url}?pause={pause}")
+        tab.goto(f"{url}?{address(pause, view)}")
         tab.wait_for_selector('[data-cell="a1(I)"]')
         yield tab
     finally:
@@ -225,6 +228,12 @@ def loaded(
             tab.remove_listener(event, handler)
         tab.unroute_all(behavior="ignoreErrors")
     assert errors == [], f"script errors on the page: {errors}"
+
+
+def address(pause: int | str | None = NO_PAUSE, view: str = "layers") -> str:
+    """The page's address options: the empty board, the view, and the edit pause if given."""
+    options = f"board=empty&view={view}"
+    return options if pause is None else f"{options}&pause={pause}"
 
 
 @contextlib.contextmanager
@@ -628,7 +637,7 @@ def test_console_play_is_adopted(page: Page) -> None:
     page.press("#command", "Enter")
     settle(page)
     assert page.input_value("#notation") == "[k##,###,###],[###,###,###],[###,R##,##K] b"
-    assert page.inner_text("#moves") == "Ra1(I)-a2(I)"
+    assert page.inner_text("#moves") == "1. Ra1(I)-a2(I)"  # in pairs, as printgame writes
 
 
 def test_restarted_engine_gets_the_page_board(page: Page, server_url: str) -> None:
@@ -679,7 +688,7 @@ def test_play_a_line_by_clicks_and_take_back(page: Page, server_url: str) -> Non
         assert page.inner_text("#turn") == turn
         assert page.inner_text("#message") == ""
         assert page.get_attribute("#verdict", "data-for") == board
-    assert page.locator("#moves li").all_inner_texts() == [
+    assert page.locator("#moves .ply").all_inner_texts() == [
         "Ra1(I)-a2(I)",
         "ka3(III)-b3(III)",
         "Kc1(I)-c2(I)",
@@ -690,7 +699,7 @@ def test_play_a_line_by_clicks_and_take_back(page: Page, server_url: str) -> Non
     settle(page)
     assert page.input_value("#notation") == line[0][2]
     assert engine_board(server_url) == line[0][2]
-    assert page.locator("#moves li").all_inner_texts() == ["Ra1(I)-a2(I)"]
+    assert page.locator("#moves .ply").all_inner_texts() == ["Ra1(I)-a2(I)"]
     assert page.inner_text("#turn") == "Black to move"
 
 
@@ -704,7 +713,7 @@ def test_illegal_move_shows_the_engine_message(page: Page, server_url: str) -> N
     assert message.startswith("? illegal move"), message
     assert page.input_value("#notation") == board
     assert engine_board(server_url) == board
-    assert page.locator("#moves li").count() == 0
+    assert page.locator("#moves .ply").count() == 0
 
 
 def test_side_to_move_switch(page: Page, server_url: str) -> None:
@@ -738,6 +747,10 @@ def test_solve_mate_in_2(page: Page) -> None:
     assert all(row.endswith(" #") for row in tree.splitlines() if row.startswith("  "))
     assert names(page, ".cell.key-from") == ["b1(III)"]
     assert names(page, ".cell.key-to") == ["a2(II)", "c2(II)"]
+    # Each key is numbered at both its ends: two keys of one piece are told apart.
+    assert page.get_attribute('[data-cell="b1(III)"]', "data-keys") == "1 2"
+    assert page.get_attribute('[data-cell="a2(II)"]', "data-keys") == "1"
+    assert page.get_attribute('[data-cell="c2(II)"]', "data-keys") == "2"
     # Any edit makes the solution stale: it goes.
     page.click('[data-cell="c3(III)"]')
     assert page.locator("#keys button").count() == 0
@@ -822,7 +835,7 @@ def test_playing_a_key_from_the_solution(page: Page) -> None:
     settle(page)
     page.click(f'#keys button[data-move="{MATE_IN_2_KEYS[0]}"]')
     settle(page)
-    assert page.locator("#moves li").all_inner_texts() == [MATE_IN_2_KEYS[0]]
+    assert page.locator("#moves .ply").all_inner_texts() == [MATE_IN_2_KEYS[0]]
     assert page.inner_text("#turn") == "White to move"
     assert page.is_checked('#mode input[value="play"]')
 
@@ -937,7 +950,7 @@ def test_a_pause_the_page_cannot_take_is_named(browser: Browser, server_url: str
     """A pause that is not a whole number of ms from 0 to 10000 is named, and the default kept."""
     with open_page(browser, server_url, pause="soon") as page:
         for pause in ("soon", "-1", "10001", "2.5", ""):
-            page.goto(f"{server_url}?pause={pause}")
+            page.goto(f"{server_url}?{address(pause)}")
             assert page.inner_text("#message") == (
                 f'the address asks for pause="{pause}": the edit pause is a whole number of '
                 f"milliseconds from 0 to 10000; using {DEFAULT_PAUSE_MS}"
@@ -1179,6 +1192,144 @@ def test_server_answers_expect_100_continue_at_once(server_url: str) -> None:
     assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["text"] == "2"
 
 
+# ---------------------------------------------------------------- the 3D view
+
+#: three.js as `make gui` installs it (npm ci from gui/package-lock.json).
+THREE_MODULE = REPO_ROOT / "gui" / "node_modules" / "three" / "build" / "three.module.js"
+needs_three = pytest.mark.skipif(
+    not THREE_MODULE.exists(),
+    reason="the 3D view needs three.js: run `make gui` (npm ci --prefix gui); without npm "
+    "the page keeps the layer view, which test_the_page_keeps_the_layers_without_three checks",
+)
+#: A 3³ board with white to move: the rook a1(I) may go to a2(I).
+ROOK_BOARD = "[k##,###,###],[###,###,###],[###,###,R#K]"
+
+
+def shown_3d(page: Page) -> None:
+    """Wait until the 3D view has drawn the board shown (two frames after the last paint)."""
+    wait_until(page, 'body[data-three="ready"]')
+    settle(page)
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def click_3d(page: Page, cell: str) -> None:
+    """Click the 3D view where the hook says `cell` lies on screen; the hook must agree that
+    the pixel is that cell's (the nearest under the pointer, or a legal target along it)."""
+    point = page.evaluate(f"window.cubemate3d.pixelOf('{cell}')")
+    assert page.evaluate(f"window.cubemate3d.cellAt({point['x']}, {point['y']})") == cell
+    page.mouse.click(point["x"], point["y"])
+
+
+@needs_three
+def test_a_move_clicked_in_3d_reaches_the_engine(page: Page, server_url: str) -> None:
+    """The 3D view draws the position (its pixels change when a piece moves), a click on a
+    piece selects it in both views, and a click on its target plays the move in the engine."""
+    page.goto(f"{server_url}?{address(view='3d')}")
+    load(page, ROOK_BOARD)
+    page.check('#mode input[value="play"]')
+    shown_3d(page)
+    canvas = page.locator("#scene-canvas")
+    before = canvas.screenshot()
+    click_3d(page, "a1(I)")
+    assert names(page, ".cell.sel") == ["a1(I)"]
+    click_3d(page, "a2(I)")
+    settle(page)
+    board = "[k##,###,###],[###,###,###],[###,R##,##K] b"
+    assert engine_board(server_url) == board
+    assert page.get_attribute("body", "data-board") == board
+    assert page.inner_text("#moves") == "1. Ra1(I)-a2(I)"
+    shown_3d(page)
+    assert canvas.screenshot() != before
+
+
+@needs_three
+def test_camera_keys_turn_it_and_it_survives_a_reload(page: Page, server_url: str) -> None:
+    """Arrow keys turn the camera 15°, + zooms in, 0 resets; the view and the camera chosen
+    are there again after a reload (localStorage)."""
+    page.goto(f"{server_url}?board=empty&pause=0")  # the view the person chose, not the address's
+    page.check('#view input[value="3d"]')
+    shown_3d(page)
+    start = page.evaluate("window.cubemate3d.camera()")
+    page.focus("#scene-canvas")
+    page.keyboard.press("ArrowRight")
+    turned = page.evaluate("window.cubemate3d.camera()")
+    assert turned["theta"] - start["theta"] == pytest.approx(math.pi / 12)
+    page.keyboard.press("+")
+    zoomed = page.evaluate("window.cubemate3d.camera()")
+    assert zoomed["radius"] == pytest.approx(start["radius"] / 1.2)
+    page.reload()
+    shown_3d(page)
+    assert page.get_attribute("body", "data-view") == "3d"
+    again = page.evaluate("window.cubemate3d.camera()")
+    assert again == pytest.approx(zoomed)
+    page.focus("#scene-canvas")
+    page.keyboard.press("0")
+    assert page.evaluate("window.cubemate3d.camera()") == pytest.approx(start)
+    page.check('#view input[value="layers"]')  # the next tests' tab opens on the layers
+
+
+def test_the_page_keeps_the_layers_without_three(page: Page, server_url: str) -> None:
+    """Where three.js cannot be loaded the page says so, shows the layers, and plays on them."""
+    page.route("**/three/**", lambda route: route.abort())
+    page.goto(f"{server_url}?{address(view='both')}")
+    wait_until(page, 'body[data-three="missing"]')
+    assert page.get_attribute("body", "data-view") == "layers"
+    assert page.inner_text("#view3d-note").startswith("No 3D view")
+    load(page, ROOK_BOARD)
+    page.check('#mode input[value="play"]')
+    play(page, "a1(I)", "a2(I)")
+    assert engine_board(server_url) == "[k##,###,###],[###,###,###],[###,R##,##K] b"
+
+
+def test_the_server_serves_its_list_and_nothing_else(server_url: str) -> None:
+    """three.js comes from its npm install, the page's modules from gui/app; any other path,
+    a file of the repository or of node_modules included, is answered 404."""
+    for path in (
+        "gui/server.py",
+        "app/../server.py",
+        "node_modules/three/package.json",
+        "three/../server.py",
+        "three/three.cjs",
+        "app/view3d.ts",
+    ):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(server_url + path, timeout=30)
+        assert refused.value.code == 404, path
+    with urllib.request.urlopen(server_url + "app/main.js", timeout=30) as response:
+        assert response.headers["Content-Type"].startswith("text/javascript")
+    if THREE_MODULE.exists():
+        with urllib.request.urlopen(server_url + "three/three.module.js", timeout=30) as response:
+            assert response.read() == THREE_MODULE.read_bytes()
+
+
+@needs_three
+def test_the_phone_opens_on_a_game_with_the_verdict_in_view(
+    browser: Browser, server_url: str
+) -> None:
+    """A first visit at 390 × 844 opens on the start of a game on 5³ against the computer, in
+    3D, with the board and the verdict on one screen; a reload opens where it was left."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto(server_url)
+        shown_3d(page)
+        wait_until(page, '#verdict[data-state="normal"]')
+        assert page.get_attribute("body", "data-view") == "3d"
+        assert page.input_value("#opponent") == "black"
+        assert page.is_checked('#mode input[value="play"]')
+        start = page.get_attribute("body", "data-board") or ""
+        assert start.count("[") == 5 and start.count("K") == 1 and start.count("k") == 1
+        for selector in ("#scene-canvas", "#verdict"):
+            box = page.locator(selector).bounding_box()
+            assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 844, selector
+        page.reload()
+        shown_3d(page)
+        assert page.get_attribute("body", "data-board") == start
+        assert page.inner_text("#message").startswith("The position you left")
+    finally:
+        context.close()
+
+
 def test_make_gui_takes_a_port() -> None:
     """`make gui PORT=N` passes the port on (a dry run: nothing is started)."""
     result = subprocess.run(
@@ -1241,7 +1392,7 @@ def test_screenshots(shared_tab: Page, server_url: str, tmp_path: Path) -> None:
                 tab.get_attribute(f'[data-hint="{end}"]', "data-cell") for end in ("from", "to")
             )
             play(tab, str(origin), str(target))
-        assert tab.locator("#moves li").count() == 4
+        assert tab.locator("#moves .ply").count() == 4
         assert tab.locator("[data-last-move]").count() == 2
         assert tab.get_attribute("#thinking", "data-state") == "done"
         path = folder / "gui.png"

@@ -149,7 +149,7 @@ def marked(page: Page, attribute: str) -> dict[str, str]:
 
 def moves_shown(page: Page) -> list[str]:
     """The move list on the page."""
-    return page.locator("#moves li").all_inner_texts()
+    return page.locator("#moves .ply").all_inner_texts()
 
 
 def start_game(page: Page, size: int, level: str, computer: str) -> None:

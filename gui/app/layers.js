@@ -1,5 +1,6 @@
 // The layer view: the levels side by side as grids of cells, their marks, and what the mouse,
 // the keyboard and drag and drop do on them (the palette's drags included).
+import { boardLines } from "./lines.js";
 import { editCell, moveText, paint, place, playClick, playMove, whenLoaded } from "./main.js";
 import { state, cellIndex, cellName, coords, describe, fileName, index, isWhite, ownPiece, roman } from "./model.js";
 import { $, arm, setData } from "./panels.js";
@@ -77,6 +78,11 @@ export function buildBoards() {
 export function paintLayers(marks) {
   // Draw the model on the layers: each cell's piece, its marks and its screen-reader label.
   const { status, checkers, targets, keyFrom, keyTo, kingLetter, last, hint } = marks;
+  const lines = boardLines(marks);
+  const keyNumbers = new Map();
+  for (const key of lines.keys) {
+    for (const end of [key.from, key.to]) keyNumbers.set(end, [...(keyNumbers.get(end) || []), key.number]);
+  }
   for (const el of document.querySelectorAll("#boards .cell")) {
     const i = Number(el.dataset.index);
     const p = state.cells[i];
@@ -110,6 +116,10 @@ export function paintLayers(marks) {
     el.classList.toggle("capture", targets.get(i) === true);
     el.classList.toggle("key-from", keyFrom.has(i));
     el.classList.toggle("key-to", keyTo.has(i));
+    el.classList.toggle("reach", lines.reach.has(i));
+    el.classList.toggle("column", lines.column.includes(i));
+    el.classList.toggle("check-line", lines.checkCells.has(i));
+    setData(el, "keys", keyNumbers.has(i) ? keyNumbers.get(i).join(" ") : "");
   }
 }
 
@@ -175,6 +185,14 @@ $("boards").addEventListener("keydown", (ev) => {
   }
 });
 
+// The lines across the levels follow the pointer: a piece's lines, the column under it.
+$("boards").addEventListener("mouseover", (ev) => {
+  const i = cellFromEvent(ev);
+  if (i !== state.hover) { state.hover = i; paint(); }
+});
+$("boards").addEventListener("mouseleave", () => {
+  if (state.hover >= 0) { state.hover = -1; paint(); }
+});
 $("boards").addEventListener("focusin", (ev) => {
   const i = cellFromEvent(ev);
   if (i >= 0 && i !== state.cursor) { state.cursor = i; paint(); }
@@ -264,6 +282,4 @@ export function buildPalette() {
     place(from, "");
   });
 }
-
-buildPalette();
 

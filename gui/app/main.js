@@ -3,9 +3,9 @@
 // It owns no drawing: paint() hands the model to the layer view, the 3D view and the panels.
 // The 3D view once its module (and three.js) loaded; null while the layers are the only view.
 import { ask, askAbout, engine, engineBatch, ensureBoard, exclusive, heard, learnEngineBoard, logLine, MAX_BATCH, post, received, updatePending } from "./connection.js";
-import { applyZoom, buildBoards, paintLayers } from "./layers.js";
-import { state, boardKey, boardMarks, cellIndex, cellName, fromNotation, MAX_VIEW, ownPiece, parseCheckers, parseMoves, sideName, VERDICTS } from "./model.js";
-import { $, arm, clearMessage, problem, renderGame, renderMoves, renderNotationState, renderPosition, renderSolve, renderThinking, renderUndo, setMessage, setRecordLink, setSolveStatus, setTable, setVerdict, showFailure, showIdleThinking, showNotation } from "./panels.js";
+import { applyZoom, buildBoards, buildPalette, clickCell, paintLayers } from "./layers.js";
+import { state, boardKey, boardMarks, cellIndex, cellName, fromNotation, MAX_3D, MAX_VIEW, ownPiece, parseCheckers, parseMoves, roman, sideName, VERDICTS } from "./model.js";
+import { $, arm, clearMessage, problem, renderGame, renderMoves, renderNotationState, renderPosition, renderSolve, renderThinking, renderUndo, setMessage, setRecordLink, setSolveStatus, setTable, setText, setVerdict, showFailure, showIdleThinking, showNotation } from "./panels.js";
 import { CYCLE, LETTERS } from "./pieces.js";
 let view3d = null;
 
@@ -29,7 +29,8 @@ export const DEFAULT_PAUSE_MS = 300; // edits closer together than this are one 
 export const MAX_PAUSE_MS = 10000; // longer, and the page would seem not to listen
 
 // The edit pause may be set in the page's address, `?pause=MS`: 0 sends every edit at once.
-export const PAUSE = editPause(new URLSearchParams(location.search).get("pause"));
+const ADDRESS = new URLSearchParams(location.search);
+export const PAUSE = editPause(ADDRESS.get("pause"));
 
 // Before each level line: the engine's own defaults, so that every line of the level menu means
 // what it means to a fresh engine (`level` changes only the settings it names).
@@ -146,6 +147,7 @@ export function changed({ immediate = false, edited = true } = {}) {
       exclusive(() => analyse(gen, performance.now()));
     }, PAUSE.ms);
   }
+  savePosition();
   updatePending();
 }
 
@@ -162,6 +164,7 @@ export function setSize(size, newCells) {
   }
   $("size").value = String(state.n);
   buildBoards();
+  applyView();
 }
 
 export function adopt(parsed) {
@@ -448,6 +451,7 @@ export function setOpponent(value) {
   stopSearches(); // a move the computer is thinking about belongs to the side it played
   state.opponent = value === "white" ? "w" : value === "black" ? "b" : "none";
   if (state.opponent !== "none") setMode("play");
+  savePosition();
   renderGame();
   // Judged already: the computer moves now if it is its turn; else the next analysis sees to it.
   if (state.analysis && !state.debounceTimer) maybeComputerMove();
@@ -824,6 +828,106 @@ $("send").addEventListener("click", sendCommand);
 
 $("command").addEventListener("keydown", (ev) => { if (ev.key === "Enter") sendCommand(); });
 
+// ---------------------------------------------------------------- the 3D view
+// Its settings (the view chosen, the levels shown, spacing, opacity, the camera) survive a
+// reload in localStorage; `?view=layers|3d|both` in the address chooses the view for one visit.
+const VIEW_KEY = "cubemate.view";
+const view = readSaved(VIEW_KEY, {
+  view: window.innerWidth < 700 ? "3d" : "both", levels: "all", from: 1, to: 1, spacing: 2,
+  opacity: 0.55, camera: null,
+});
+const askedView = ADDRESS.get("view");
+if (["layers", "3d", "both"].includes(askedView)) view.view = askedView;
+let threeProblem = "";   // why the 3D view cannot be drawn here, once known
+let loadingView3d = null;
+function readSaved(key, fallback) {
+  try {
+    return { ...fallback, ...(JSON.parse(localStorage.getItem(key)) || {}) };
+  } catch (err) {
+    return fallback;
+  }
+}
+function save(key, value) {
+  try { localStorage.setItem(key, JSON.stringify(value)); } catch (err) { /* private mode: not kept */ }
+}
+const saveView = () => save(VIEW_KEY, view);
+function applyView() {
+  // Which views show: the 3D view needs three.js, WebGL and a board of at most 16³.
+  let shown = view.view, note = "";
+  if (shown !== "layers" && threeProblem) { note = threeProblem; shown = "layers"; }
+  else if (shown !== "layers" && state.n > MAX_3D) {
+    note = `The 3D view draws boards up to ${MAX_3D}³; this one is ${state.n}³, so the layers show it.`;
+    shown = "layers";
+  }
+  document.body.dataset.view = shown;
+  setText($("view3d-note"), note);
+  for (const r of document.querySelectorAll("#view input")) r.checked = r.value === view.view;
+  $("levels-shown").value = view.levels;
+  for (const id of ["level-from", "level-to"]) {
+    const select = $(id);
+    if (select.options.length !== state.n) {
+      select.replaceChildren(...Array.from({ length: state.n }, (_, z) => new Option(`Level ${roman(z + 1)}`, String(z + 1))));
+    }
+  }
+  $("level-from").value = String(Math.min(view.from, state.n));
+  $("level-to").value = String(Math.min(view.to, state.n));
+  $("level-from").hidden = view.levels === "all";
+  $("level-to").hidden = view.levels !== "slab";
+  $("spacing").value = String(view.spacing);
+  $("opacity").value = String(view.opacity);
+  if (shown !== "layers" && !view3d) loadView3d();
+}
+function loadView3d() {
+  // three.js is loaded only when the 3D view is first shown; without it the layers stay.
+  if (loadingView3d) return loadingView3d;
+  loadingView3d = (async () => {
+    try {
+      const module = await import("./view3d.js");
+      view3d = module.createView3d({
+        canvas: $("scene-canvas"),
+        onCell: (i) => clickCell(i),
+        onHover: (i) => { if (i !== state.hover) { state.hover = i; paint(); } },
+        settings: view,
+        saveSettings: saveView,
+      });
+      document.body.dataset.three = "ready";
+      paint();
+    } catch (err) {
+      threeProblem = await whyNo3d(err);
+      document.body.dataset.three = "missing";
+      applyView();
+    }
+  })();
+  return loadingView3d;
+}
+async function whyNo3d(err) {
+  // The server names a missing three.js; anything else is the browser's (no WebGL, ...).
+  try {
+    const res = await fetch("/three/three.module.js");
+    if (!res.ok) return `No 3D view: ${(await res.json()).error}.`;
+  } catch (fetchErr) { /* the server is gone: say what the import said */ }
+  return `No 3D view in this browser (${err.message || err}): the layers show the board.`;
+}
+for (const r of document.querySelectorAll("#view input")) {
+  r.addEventListener("change", () => { if (r.checked) { view.view = r.value; saveView(); applyView(); } });
+}
+for (const [id, key] of [["levels-shown", "levels"], ["level-from", "from"], ["level-to", "to"], ["spacing", "spacing"], ["opacity", "opacity"]]) {
+  $(id).addEventListener("input", () => {
+    view[key] = id === "levels-shown" ? $(id).value : Number($(id).value);
+    saveView();
+    applyView();
+    if (view3d) view3d.rebuild();
+  });
+}
+$("camera-reset").addEventListener("click", () => { if (view3d) view3d.reset(); });
+
+// ---------------------------------------------------------------- start
+// The page opens on the position the person left, or on a game on 5³ against the computer
+// (black); `?board=empty` opens the board editor's empty 3³ board, as the tests do.
+const POSITION_KEY = "cubemate.position";
+export function savePosition() {
+  save(POSITION_KEY, { board: boardKey(), opponent: state.opponent, mode: state.mode });
+}
 for (let s = 2; s <= 16; s++) {
   const opt = document.createElement("option");
   opt.value = opt.textContent = String(s);
@@ -837,13 +941,29 @@ EXAMPLES.forEach(([label], k) => {
   $("examples").append(opt);
 });
 
+buildPalette();
 arm(null);
-
 setSize(3);
-
+showNotation();
+applyView();
 paint();
-
+renderMoves();
+renderSolve();
+renderGame();
+const left = ADDRESS.get("board") === "empty" ? null : readSaved(POSITION_KEY, null);
+const leftBoard = left && typeof left.board === "string" ? fromNotation(left.board) : null;
 if (PAUSE.problem) setMessage(PAUSE.problem, "refused");
-
-else setMessage("Empty board: click a cell to place the white king, pick a piece below, or choose an example.", "info");
-
+else if (ADDRESS.get("board") === "empty") {
+  setMessage("Empty board: click a cell to place the white king, pick a piece below, or choose an example.", "info");
+} else if (leftBoard && leftBoard.size <= MAX_VIEW) {
+  adopt(leftBoard);
+  state.opponent = ["w", "b"].includes(left.opponent) ? left.opponent : "none";
+  state.notice = "The position you left. New game starts another."; // shown once judged
+  changed({ immediate: true });
+  setMode(left.mode === "play" ? "play" : "edit");
+} else {
+  $("size").value = "5";
+  state.opponent = "b";
+  state.notice = "A game on 5³: you play White, the computer Black. Click a piece, then where it goes.";
+  newGame();
+}

@@ -43,6 +43,8 @@ export const state = {
 
 export const VERDICTS = ["checkmate", "stalemate", "check", "normal"];
 
+/** Boards larger than this fall back to the layer view: too many cells to read in 3D. */
+export const MAX_3D = 16;
 export const MAX_VIEW = 24;     // larger boards are fine for the engine but too many cells for a page
 
 export function fileName(x) {

@@ -17,11 +17,24 @@ export function renderUndo() {
 
 export function renderMoves() {
   const list = $("moves");
-  list.replaceChildren(...state.moves.map((m) => {
+  // In pairs, as printgame writes them: `1. Nb1(I)-c3(I) qc4(V)-c1(V)`; a game that began
+  // with black to move opens with `1. … move`.
+  const plies = state.moves.length;
+  const blackFirst = (plies % 2 === 0) === (state.side === "b");
+  const row = blackFirst ? ["…", ...state.moves] : [...state.moves];
+  const items = [];
+  for (let k = 0; k < row.length; k += 2) {
     const li = document.createElement("li");
-    li.textContent = m;
-    return li;
-  }));
+    li.append(`${k / 2 + 1}.`);
+    for (const ply of row.slice(k, k + 2)) {
+      const span = document.createElement("span");
+      span.textContent = ply;
+      if (ply !== "…") span.className = "ply";
+      li.append(" ", span);
+    }
+    items.push(li);
+  }
+  list.replaceChildren(...items);
   list.scrollTop = list.scrollHeight;
   renderUndo();
   renderReplay();
@@ -217,14 +230,6 @@ export function renderNotationState() {
   $("notation-state").textContent = state.notationDirty ? "edited, not loaded" : "";
   $("revert").hidden = !state.notationDirty;
 }
-
-showNotation();
-
-renderMoves();
-
-renderSolve();
-
-renderGame();
 
 export function renderPosition(marks) {
   // The panel's words about the board shown: the selected piece, the side to move.
