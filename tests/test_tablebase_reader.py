@@ -1,0 +1,223 @@
+"""The table format as a contract (issue 55): the reference reader of docs/tablebases.md, taken
+out of the page as a user pastes it, reads the values `tb_probe` answers through the engine on
+thousands of seeded random positions of several endings and sizes, both sides to move, the
+colours exchanged, in every symmetric form; and `python -m tablebase info` describes the files
+built and names a damaged one with its fault. If the docs and the files drift apart, this fails.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from kernel.compiled import COMPILED
+from kernel.tablebase import FORMAT_VERSION, HEADER_SIZE, ending_name, file_name
+from tests.conftest import run_engine
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs" / "tablebases.md"
+#: (white's pieces, black's) after the kings, and the board size: the endings asked, each
+#: with the colours as written (black the stronger where it is first, read exchanged).
+ENDINGS = [
+    ("Q", "", 3),
+    ("", "R", 3),
+    ("Q", "R", 3),
+    ("R", "Q", 3),
+    ("QQ", "", 3),
+    ("RN", "", 3),
+    ("N", "B", 3),
+    ("", "BN", 3),
+    ("Q", "", 4),
+    ("", "R", 4),
+    ("Q", "", 5),
+    ("N", "", 5),
+]
+POSITIONS_EACH = 300
+SEED = 55
+
+
+def reader_source() -> str:
+    """The reference reader: the first ```python block after its heading."""
+    text = DOCS.read_text(encoding="utf-8")
+    section = text[text.index("### A reference reader") :]
+    match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert match is not None, "no python block under '### A reference reader'"
+    return match.group(1)
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """The reader pasted into a file of its own, loaded from there."""
+    path = tmp_path_factory.mktemp("reader") / "reader.py"
+    path.write_text(reader_source(), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("docs_reader", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tablebase(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tablebase", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Fresh tables, built as a user builds them: 3³ up to four pieces, 4³ and 5³ of three."""
+    folder = tmp_path_factory.mktemp("tables")
+    for size, pieces in ((3, 4 if COMPILED else 3), (4, 3), (5, 3)):
+        process = tablebase(
+            "build", "--size", str(size), "--pieces", str(pieces), "--out", str(folder)
+        )
+        assert process.returncode == 0, process.stderr
+    return folder
+
+
+def board_text(size: int, pieces: dict[int, str], side: str) -> str:
+    """A board as get_board writes it: layers from the top level, rows from the back rank."""
+    layers = []
+    for z in reversed(range(size)):
+        rows = []
+        for y in reversed(range(size)):
+            rows.append("".join(pieces.get(x + size * (y + size * z), "#") for x in range(size)))
+        layers.append("[" + ",".join(rows) + "]")
+    return f"{size} {','.join(layers)} {side}"
+
+
+def random_positions(rng: random.Random) -> list[tuple[str, bool, str]]:
+    """(table file, colours exchanged, board) for POSITIONS_EACH random placements of each
+    ending: mostly no stored form, since a random placement is one of up to 48 images."""
+    found = []
+    for white, black, size in ENDINGS:
+        name, swapped = ending_name(white, black)
+        letters = "Kk" + white + black.lower()
+        for _ in range(POSITIONS_EACH):
+            cells = rng.sample(range(size**3), len(letters))
+            board = board_text(size, dict(zip(cells, letters, strict=True)), rng.choice("wb"))
+            found.append((file_name(name, size), swapped, board))
+    return found
+
+
+def engine_answers(tables: Path, boards: list[str], log_dir: Path) -> list[str]:
+    """tb_probe of each board through the engine process, all piped at once."""
+    lines = "".join(f"set_board {board}\ntb_probe\n" for board in boards).encode()
+    process = run_engine(lines, log_dir, "--tablebases", str(tables), timeout=120)
+    assert process.returncode == 0, process.stderr[-2000:]
+    answers = [answer.strip() for answer in process.stdout.decode().split("\n\n")[:-1]]
+    assert len(answers) == 2 * len(boards)
+    # A board no game reaches (kings side by side, both kings in check) is refused by
+    # set_board: the tb_probe after it is left out, as that of no position.
+    return [
+        "no value" if set_board.startswith("? invalid board") else probe
+        for set_board, probe in zip(answers[0::2], answers[1::2], strict=True)
+    ]
+
+
+def test_the_docs_reader_reads_what_tb_probe_answers(
+    reader: ModuleType, tables: Path, tmp_path: Path
+) -> None:
+    positions = random_positions(random.Random(SEED))
+    answers = engine_answers(tables, [board for _, _, board in positions], tmp_path)
+    opened = {}
+    kinds: Counter[str] = Counter()
+    for (key, swapped, board), answer in zip(positions, answers, strict=True):
+        if key not in opened:
+            opened[key] = reader.open_table(str(tables / key))
+        read = reader.probe(opened[key], board)
+        expected = (
+            "no value"
+            if answer in ("? the side not to move is in check", "no value")
+            else answer.removeprefix("= ")
+        )
+        assert read == expected, (board, answer)
+        kinds[read.split()[0]] += 1
+        kinds["exchanged"] += swapped
+        kinds["black to move"] += board.endswith(" b")
+    # Every kind of value, the colours exchanged, both sides to move: each well represented.
+    assert set(kinds) == {"win", "loss", "draw", "no", "exchanged", "black to move"}, kinds
+    assert min(kinds.values()) >= 100, kinds
+    assert len(opened) == len({key for key, _, _ in positions}) == 11
+
+
+def test_the_docs_reader_runs_pasted_alone_and_refuses_a_damaged_file(
+    tables: Path, tmp_path: Path
+) -> None:
+    """As the docs say to run it: a file of its own, `python3 reader.py FILE BOARD`, isolated
+    from the project (-I: no current folder, no environment on the path)."""
+    script = tmp_path / "reader.py"
+    script.write_text(reader_source(), encoding="utf-8")
+    kqkr = tables / file_name("KQKR", 3)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            str(script),
+            str(kqkr),
+            "3 [###,###,###],[##Q,###,###],[###,r##,K#k] w",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert (run.returncode, run.stdout) == (0, "win 4\n"), run.stderr
+    damaged = tmp_path / file_name("KQKR", 3)
+    data = bytearray(kqkr.read_bytes())
+    data[HEADER_SIZE + 77] ^= 1
+    damaged.write_bytes(bytes(data))
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            str(script),
+            str(damaged),
+            "3 [###,###,###],[##Q,###,###],[###,r##,K#k] w",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert run.returncode == 1 and "cut short or damaged" in run.stderr
+
+
+def test_info_describes_every_file_and_names_a_damaged_one(tables: Path, tmp_path: Path) -> None:
+    files = sorted(tables.glob("*.cubetb"))
+    process = tablebase("info", *map(str, files))
+    assert process.returncode == 0, process.stderr
+    lines = process.stdout.splitlines()
+    assert len(lines) == len(files)
+    kqkr = f"{tables / file_name('KQKR', 3)}: KQKR on the 3-cube, version {FORMAT_VERSION}, "
+    assert any(
+        line.startswith(kqkr) and line.endswith("longest mate 8 plies, checksums ok")
+        for line in lines
+    )
+    damaged = tmp_path / file_name("KQK", 5)
+    data = bytearray((tables / damaged.name).read_bytes())
+    data[-1] ^= 1
+    damaged.write_bytes(bytes(data))
+    process = tablebase("info", "--json", str(tables / file_name("KQK", 5)), str(damaged))
+    assert process.returncode == 1
+    good, bad = json.loads(process.stdout)
+    assert good["ok"] and good["ending"] == "KQK" and good["size"] == 5
+    assert good["entries"] == 2 * 10 * 125**2 and good["version"] == FORMAT_VERSION
+    assert not bad["ok"] and bad["fault"] == "damaged (the values' checksum does not match)"
+    assert bad["positions"] == good["positions"]
