@@ -24,7 +24,9 @@ def cmd_tb_probe(kernel: Session, args: list[str]) -> str:
 
     Arguments: none.
     Fails: no white king; the side not to move is in check (not a game position); no table
-    covers the position (`no table for KQKR on the 6×6×6 board`); its file is damaged.
+    covers the position (`no table for KQKR on the 6×6×6 board`); its file is unusable, named
+    with its fault (damaged, no regular file, a header that disagrees with itself or with the
+    file's length: docs/tablebases.md, "What is checked"), at once, never waiting on it.
     Returns: `win K` (mates in K moves), `loss K` (is mated in K; `loss 0`: checkmated now)
     or `draw`; bare kings are a draw without a table. The fifty-move rule is not counted.
     """

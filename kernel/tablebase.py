@@ -3,7 +3,9 @@
 A table holds one ending (`KQKR`: white's king and queen against black's king and rook) on
 one board size: for every position of it, both sides to move, one byte, the value for the
 side to move. The generator (the package tablebase/) writes them; this module names endings,
-indexes positions, reads and checks the files, and probes.
+indexes positions, reads and checks the files (regular files only, the header against itself
+and the file's length before anything is allocated, every version through its own reader),
+and probes them a byte at a time, never from a file changed since it was checked.
 
 - **Material.** Each side's pieces after its king, strongest first (Q R B N); the stronger
   side is white's in the name (more pieces, or the stronger first piece), so `KRKQ` is
