@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from client.engine import ENGINE_DEFAULT, TEMPORARY, Engine, EngineDied, Failure, Logs, command_line
+from regress.matching import MATCH_SECONDS, Matcher, MatchFailed, pattern_matches
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE_FOLDER = ROOT / "regress"
@@ -50,14 +51,14 @@ class Step:
     pattern: str | None = None  # the expected answer, as written between the brackets
     expected_failure: bool = False
 
-    def matches(self, response: str) -> bool:
-        """Tell whether a successful response's text is the answer this test expects."""
+    def matches(self, response: str, matcher: Matcher | None = None) -> bool:
+        """Tell whether a successful response's text is the answer this test expects: in
+        this process, or by `matcher` within its time bound (MatchFailed)."""
         if self.pattern is None:
             return True
-        negated = self.pattern.startswith("!")
-        regex = self.pattern[1:] if negated else self.pattern
-        found = re.fullmatch(regex, response, re.MULTILINE | re.DOTALL) is not None
-        return found != negated
+        if matcher is None:
+            return pattern_matches(self.pattern, response)
+        return matcher.matches(self.pattern, response)
 
 
 @dataclass(frozen=True)
@@ -196,8 +197,13 @@ def run_suite(
     engine: str | Sequence[str] | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     logs: str | Logs = ENGINE_DEFAULT,
+    matcher: Matcher | None = None,
 ) -> SuiteResult:
-    """Run one suite file on a fresh engine (None: this project's), its logs in `logs`."""
+    """Run one suite file on a fresh engine (None: this project's), its logs in `logs`, its
+    answers matched by `matcher` (None: a matcher of its own, MATCH_SECONDS a match)."""
+    if matcher is None:
+        with Matcher() as own:
+            return run_suite(path, engine, timeout, logs, own)
     result = SuiteResult(path)
     try:
         steps = parse_suite(path.read_text(encoding="utf-8"), str(path))
@@ -234,7 +240,15 @@ def run_suite(
                         f"'? {one_line(text)}'"
                     )
                 continue
-            passed = ok and step.matches(text)
+            try:
+                passed = ok and step.matches(text, matcher)
+            except MatchFailed as error:
+                # A pattern that backtracks without end is a broken suite, not a failed test.
+                result.errors.append(
+                    f"line {step.line}: test {step.number}: the pattern '{step.pattern}' {error} "
+                    f"against an answer of {len(text):,} characters"
+                )
+                continue
             result.outcomes.append(Outcome(step, ok, text, passed))
     finally:
         process.close()
@@ -270,6 +284,17 @@ def shipped_suites() -> list[Path]:
     return sorted(SUITE_FOLDER.glob("*.tst"))
 
 
+def seconds(text: str) -> float:
+    """A time bound on the command line: more than 0 seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < 1e6:
+        raise argparse.ArgumentTypeError(f"takes seconds, more than 0, not {text!r}")
+    return value
+
+
 def main(argv: Sequence[str]) -> int:
     """Run the suites named (every shipped one when none is); return the exit status."""
     parser = argparse.ArgumentParser(
@@ -284,6 +309,10 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument(
         "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds to wait for an answer"
     )
+    parser.add_argument(
+        "--match-timeout", type=seconds, default=MATCH_SECONDS, metavar="S",
+        help=f"seconds one expected answer may take to match (default {MATCH_SECONDS:g})",
+    )  # fmt: skip
     options = parser.parse_args(argv)
     paths: list[Path] = options.suites or shipped_suites()
     missing = [str(path) for path in paths if not path.is_file()]
@@ -296,12 +325,13 @@ def main(argv: Sequence[str]) -> int:
     results: list[SuiteResult] = []
     # Another engine logs where its own configuration says; ours into a temporary folder.
     logs = ENGINE_DEFAULT if options.engine else TEMPORARY
-    for path in paths:
-        result = run_suite(path, options.engine, options.timeout, logs)
-        results.append(result)
-        # As gogui-regress: with several files, each line names its file.
-        prefix = f"{path} " if len(paths) > 1 else ""
-        for line in result.report_lines():
-            print(prefix + line, flush=True)
+    with Matcher(options.match_timeout) as matcher:
+        for path in paths:
+            result = run_suite(path, options.engine, options.timeout, logs, matcher)
+            results.append(result)
+            # As gogui-regress: with several files, each line names its file.
+            prefix = f"{path} " if len(paths) > 1 else ""
+            for line in result.report_lines():
+                print(prefix + line, flush=True)
     print(summary(results))
     return 0 if all(result.clean for result in results) else 1
