@@ -12,7 +12,7 @@ import select
 import signal
 import sys
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 from pathlib import Path
 from time import perf_counter_ns
@@ -25,7 +25,7 @@ from kernel.interrupt import COMMAND, EndingSignal
 from kernel.kernel import COMMANDS, Kernel
 from kernel.logfile import LogPathError
 from kernel.logger import LOGGED_PREFIX, ExchangeLog, write_stderr
-from kernel.protocol import frame, line_too_long, parse_command, prepare_line
+from kernel.protocol import CommandError, frame, line_too_long, parse_command, prepare_line
 
 HERE = Path(__file__).resolve().parent
 #: Read when --config names no other file; an installed engine has none beside it and takes
@@ -172,14 +172,30 @@ def finish_line(pending: bytearray, dropped: int, prefix: bytes, limit: int) -> 
     return line
 
 
-def terminal_lines(limit: int) -> Generator[bytes | TooLong, None, None]:
-    """Yield lines typed at a terminal, with line editing, history and tab-completion."""
+#: The commands whose argument is a move, which Tab completes from the legal moves.
+MOVE_COMMANDS = ("play",)
+
+
+def terminal_lines(
+    limit: int, moves: Callable[[], list[str]] = list
+) -> Generator[bytes | TooLong, None, None]:
+    """Yield lines typed at a terminal, with line editing, history and tab-completion: of the
+    command names, and after `play` of the moves `moves()` names (the legal ones)."""
     import readline
 
     names = [spec.name for spec in COMMANDS]
+    # Worked out when a completion starts (state 0) and kept for the states after it.
+    matches: list[str] = []
 
     def complete(text: str, state: int) -> str | None:
-        matches = [name + " " for name in names if name.startswith(text)]
+        if state == 0:
+            words = readline.get_line_buffer()[: readline.get_begidx()].split()
+            if not words:
+                matches[:] = [name + " " for name in names if name.startswith(text)]
+            elif words[-1] in MOVE_COMMANDS and len(words) == 1:
+                matches[:] = sorted(move for move in moves() if move.startswith(text))
+            else:
+                matches[:] = []
         return matches[state] if state < len(matches) else None
 
     readline.set_completer(complete)
@@ -252,6 +268,21 @@ def signals_wake_readline() -> Iterator[None]:
         signal.signal(WAKE_SIGNAL, original)
         os.close(stop_read)
         os.close(stop_write)
+
+
+def move_completions(kernel: Kernel) -> list[str]:
+    """The legal moves of the game's position, short and long, for Tab (check signs left out:
+    they would cost a look at every move's answers)."""
+    from kernel.notation import get_move_name
+    from kernel.short_notation import short_names
+
+    try:
+        analysis = kernel.game_analysis()
+    except CommandError:
+        return []  # no game position: nothing to play
+    position = kernel.position
+    named = short_names(position, analysis)
+    return [*named, *(get_move_name(position, move) for move in named.values())]
 
 
 def leading_id(prefix: str) -> str | None:
@@ -423,8 +454,15 @@ def run(config: EngineConfig, version: str, log: ExchangeLog, at_terminal: bool)
     if at_terminal and sys.stderr is not None and sys.stderr.isatty():
         # For a person only: stdout carries nothing but answers, and a program that runs
         # the engine on a terminal's stdin with stderr elsewhere sees no greeting.
-        write_stderr(f"cubemate {version} — type help, quit or Ctrl-D")
-    lines = terminal_lines(limit) if at_terminal else pipe_lines(sys.stdin.fileno(), limit)
+        write_stderr(
+            f"cubemate {version} — start a game with `new_game 5`, then `play Nc3(I)` (Tab"
+            " completes moves) or `genmove` for the engine's move; help, quit or Ctrl-D"
+        )
+    lines = (
+        terminal_lines(limit, lambda: move_completions(kernel))
+        if at_terminal
+        else pipe_lines(sys.stdin.fileno(), limit)
+    )
     take = at_terminal and os.environ.get("CUBEMATE_OWN_TERMINAL") == "1"  # set by `make run`
     terminal = own_terminal(sys.stdin.fileno()) if take else contextlib.nullcontext()
     try:

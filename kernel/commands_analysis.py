@@ -57,8 +57,13 @@ def cmd_legal_moves(kernel: Session, args: list[str]) -> str:
     Arguments: none.
     Fails: there is no white king.
     Returns: moves as Kc1(I)-c2(II) or, capturing, Nb2(II)xa1(III) (black's in lower case),
-    sorted, space-separated.
+    sorted, space-separated; short (Kc2(II), Nxa1(III)) when protocol.notation is "short".
     """
+    if kernel.config.notation == "short":
+        from kernel.short_notation import short_name
+
+        position, analysis = kernel.position, kernel.analysis()
+        return " ".join(sorted(short_name(position, analysis, m) for m in analysis.legal_moves()))
     return move_list(kernel.position, kernel.analysis().legal_moves())
 
 

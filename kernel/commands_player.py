@@ -145,6 +145,11 @@ def choose_move(kernel: Session, args: list[str], play: bool) -> str:
         kernel.overhead.note(time.monotonic() - started - choice.result.seconds)
         return "resign"
     name = get_move_name(position, choice.move)
+    if kernel.config.notation == "short":
+        from kernel.rules import Analysis
+        from kernel.short_notation import short_name
+
+        name = short_name(position, Analysis(position), choice.move)
     if play:
         kernel.play(choice.move)
     # What this move cost beyond its search: the next budget keeps it back.
