@@ -19,6 +19,7 @@ import contextlib
 import os
 import re
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -29,6 +30,8 @@ from typing import BinaryIO
 MATCH_SECONDS = 5.0
 #: A request: the pattern's and the answer's lengths in bytes, then both (UTF-8).
 HEADER = struct.Struct(">II")
+#: linux/prctl.h: the signal a process gets when its parent ends.
+PR_SET_PDEATHSIG = 1
 #: The child's reply: the pattern matched, did not match, or could not be used.
 MATCHED, UNMATCHED, BROKEN = b"1", b"0", b"e"
 
@@ -89,7 +92,7 @@ class Matcher:
     def _start(self) -> subprocess.Popen[bytes]:
         if self._child is None or self._child.poll() is not None:
             self._child = subprocess.Popen(
-                [sys.executable, os.path.abspath(__file__)],
+                [sys.executable, os.path.abspath(__file__), str(os.getpid())],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 start_new_session=True,  # Ctrl-C reaches the runner, which ends it
@@ -126,6 +129,19 @@ def read_exactly(stream: BinaryIO, size: int) -> bytes | None:
     return data if len(data) == size else None
 
 
+def die_with(parent: int) -> None:
+    """Be killed when the runner ends, however it ends: mid-match this child reads no input,
+    so the end of it cannot tell it (Linux's PR_SET_PDEATHSIG; elsewhere, only the end of
+    its input does)."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        sys.exit(0)  # it ended before that was set
+
+
 def serve() -> None:
     """The child: answer each request on stdin with one byte on stdout, until the end."""
     source, sink = sys.stdin.buffer, sys.stdout.buffer
@@ -148,4 +164,6 @@ def serve() -> None:
 
 
 if __name__ == "__main__":
-    serve()
+    die_with(int(sys.argv[1]))
+    with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):
+        serve()

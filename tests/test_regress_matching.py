@@ -84,3 +84,38 @@ def test_the_matcher_gives_up_kills_and_starts_afresh() -> None:
 def test_the_child_matches_as_this_process_does(pattern: str, text: str) -> None:
     with Matcher() as matcher:
         assert matcher.matches(pattern, text) == pattern_matches(pattern, text)
+
+
+#: A runner killed mid-match: it prints its matcher's child, then matches for ever.
+KILLED_MID_MATCH = f"""
+from regress.matching import Matcher
+matcher = Matcher(600)
+matcher.matches("a", "a")
+print(matcher._child.pid, flush=True)
+matcher.matches({BACKTRACKING!r}, "a" * 80)
+"""
+
+
+def test_the_child_does_not_outlive_a_runner_killed_mid_match() -> None:
+    """SIGKILL leaves the runner no time to end its child, which reads no input mid-match:
+    the child is killed with it all the same (PR_SET_PDEATHSIG)."""
+    runner = subprocess.Popen([sys.executable, "-c", KILLED_MID_MATCH], cwd=REPO,
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert runner.stdout is not None
+    child = int(runner.stdout.readline())
+    time.sleep(0.3)  # well into the match
+    runner.kill()
+    runner.wait(timeout=TIMEOUT)
+    deadline = time.monotonic() + TIMEOUT
+    while running(child):
+        assert time.monotonic() < deadline, "the matching child outlived its runner"
+        time.sleep(0.02)
+
+
+def running(pid: int) -> bool:
+    """Whether a process runs (a zombie waiting to be reaped counts as ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
