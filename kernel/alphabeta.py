@@ -48,11 +48,21 @@ from kernel.evaluation import (
 from kernel.game import FIFTY_MOVE_PLIES, Game
 from kernel.interrupt import COMMAND
 from kernel.position import KING_LETTERS, WHITE, Position
-from kernel.rules import Analysis, attackers, gives_check, is_attacked, pin_of
+from kernel.rules import (
+    Analysis,
+    attackers,
+    gives_check,
+    is_attacked,
+    pawn_destinations,
+    pawn_moves_to,
+    pin_of,
+)
+from kernel.variants import PAWN_LETTERS
 
-#: A move as the search handles it: piece letter, origin, target, captured (EMPTY if none).
-#: The same fields as kernel.position.Move, as a plain tuple: cheaper to make by the thousand.
-SearchMove = tuple[str, int, int, str]
+#: A move as the search handles it: piece letter, origin, target, captured (EMPTY if none),
+#: what a pawn becomes (EMPTY if none). The same fields as kernel.position.Move, as a plain
+#: tuple: cheaper to make by the thousand.
+SearchMove = tuple[str, int, int, str, str]
 
 #: The score of being mated now; a mate k plies away scores MATE - k for the mating side.
 MATE = 1_000_000
@@ -429,18 +439,24 @@ class Searcher:
         captures: list[SearchMove] = []
         quiet: list[SearchMove] = []
         for origin, letter in position.pieces[position.side].items():
+            if letter in PAWN_LETTERS:
+                for target in pawn_destinations(position, origin, letter):
+                    for pawn_move in pawn_moves_to(position, origin, target):
+                        found = captures if pawn_move.captured != EMPTY else quiet
+                        found.append(tuple(pawn_move))  # type: ignore[arg-type]
+                continue
             steps, slides = moves[letter]
             for step in steps:
                 target = origin + step
                 piece = cells[target]
                 while piece == EMPTY:
-                    quiet.append((letter, origin, target, EMPTY))
+                    quiet.append((letter, origin, target, EMPTY, EMPTY))
                     if not slides:
                         break
                     target += step
                     piece = cells[target]
                 if piece in enemies:
-                    captures.append((letter, origin, target, piece))
+                    captures.append((letter, origin, target, piece, EMPTY))
         return captures, quiet
 
     def captures(self, shortfall: int) -> list[SearchMove]:
@@ -473,8 +489,13 @@ class Searcher:
                         guarded = is_attacked(position, target, 1 - side)
                     if guarded:
                         continue
-                move = (letter, origin, target, victim)
-                if self.is_legal(move, pins):
+                move = (letter, origin, target, victim, EMPTY)
+                if not self.is_legal(move, pins):
+                    continue
+                if letter in PAWN_LETTERS:  # a capture onto the last cell promotes
+                    for promoting in pawn_moves_to(position, origin, target):
+                        found.append((cost - 16 * gain, tuple(promoting)))  # type: ignore[arg-type]
+                else:
                     found.append((cost - 16 * gain, move))
         found.sort()
         return [move for _, move in found]
@@ -488,7 +509,7 @@ class Searcher:
 
         `pins` keeps, for the node, what was found about each piece asked (pinned or not).
         """
-        letter, origin, target, _ = move
+        letter, origin, target = move[:3]
         position = self.position
         if letter in KING_LETTERS:
             return not is_attacked(position, target, 1 - position.side, lifted=origin)
@@ -514,7 +535,9 @@ class Searcher:
         key = self.position.key
         self.seen[key] = self.seen.get(key, 0) + 1
         self.quiet_plies_stack.append(self.quiet_plies)
-        self.quiet_plies = 0 if captured != EMPTY else self.quiet_plies + 1
+        # A capture or a pawn's move starts the fifty-move count again.
+        resets = captured != EMPTY or move[0] in PAWN_LETTERS
+        self.quiet_plies = 0 if resets else self.quiet_plies + 1
 
     def unmake(self, move: SearchMove) -> None:
         """Take back `make`."""

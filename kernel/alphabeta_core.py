@@ -68,14 +68,20 @@ def core_slots(megabytes: float, limits: Limits | None = None) -> int:
 
 def to_core(move: SearchMove) -> CoreMove:
     """Write a search move as the core takes it: codes for the letters, 0 for no capture."""
-    letter, origin, target, captured = move
+    letter, origin, target, captured, _ = move  # no promotions: the core plays the cube
     return (CORE_CODES[letter], origin, target, CORE_CODES.get(captured, 0))
 
 
 def from_core(move: CoreMove) -> SearchMove:
     """Read a move from the core back into a search move."""
     piece, origin, target, captured = move
-    return (CODE_LETTERS[piece], origin, target, CODE_LETTERS[captured] if captured else EMPTY)
+    return (
+        CODE_LETTERS[piece],
+        origin,
+        target,
+        CODE_LETTERS[captured] if captured else EMPTY,
+        EMPTY,
+    )
 
 
 class CompiledSearcher(Searcher):

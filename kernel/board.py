@@ -28,8 +28,9 @@ from kernel.directions import CACHED_SIZES, WALL_THICKNESS, memory_width_for
 #: What a cell holds besides a piece letter: nothing, or the wall around the board.
 EMPTY = "#"
 WALL = "+"
-#: The piece letters of each side, indexed by the side (kernel.position.WHITE, BLACK).
-SIDE_LETTERS = ("KQRBN", "kqrbn")
+#: The piece letters of each side, indexed by the side (kernel.position.WHITE, BLACK): every
+#: letter of every variant (kernel.variants), the cube's first: U the unicorn, P the pawn.
+SIDE_LETTERS = ("KQRBNUP", "kqrbnup")
 #: The names of the sides, indexed like SIDE_LETTERS.
 SIDE_NAMES = ("white", "black")
 

@@ -1,5 +1,5 @@
-"""Commands of a game: new_game, play, undo, result, printgame, loadgame (docs/protocol.md,
-"Playing and searching" and "A whole game").
+"""Commands of a game: new_game, play, undo, result, printgame, savegame, loadgame
+(docs/protocol.md, "Playing and searching" and "A whole game").
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from kernel.notation import (
     NotationError,
     parse_move_text,
 )
-from kernel.protocol import CommandError
-from kernel.session import Session
+from kernel.protocol import CommandError, shorten
+from kernel.session import Session, variant_size
+from kernel.short_notation import could_be_move
+from kernel.variants import VARIANTS, UnknownVariant, Variant, variant_named
 
 if TYPE_CHECKING:
     pass
@@ -52,19 +54,61 @@ def cmd_loadgame(kernel: Session, args: list[str]) -> str:
 def cmd_new_game(kernel: Session, args: list[str]) -> str:
     """Start a game from the start position of docs/rules.md.
 
-    Arguments: optionally N, the board size (the current size when left out).
-    Fails: N is not a whole number, is outside 2 ... max size, or has no start position (2).
+    Arguments: optionally N, the board size (the current size when left out, or the
+    variant's own), then optionally VARIANT, the rules (the current ones when left out):
+    `new_game 5 raumschach`, `new_game raumschach`.
+    Fails: N is not a whole number, is outside 2 ... max size, or has no start position (2);
+    VARIANT is unknown, or not played on that size.
     Returns: nothing.
     """
     from kernel.start import NoStartPosition, start_position
 
-    size = kernel.position.size if not args else read_size(kernel, args[0])
+    variant = kernel.position.variant
+    size_text: str | None = args[0] if args else None
+    if len(args) == 2:
+        variant = read_variant(args[1])
+    elif args and args[0].isalpha():
+        if args[0].lower() not in VARIANTS:
+            known = ", ".join(VARIANTS)
+            raise CommandError(
+                f"N must be a whole number or VARIANT one of {known}, got {shorten(args[0])}"
+            )
+        variant, size_text = variant_named(args[0]), None
+    if size_text is not None:
+        size = read_size(kernel, size_text)
+    elif variant.allows_size(kernel.position.size):
+        size = kernel.position.size
+    else:
+        size = variant_size(variant)
     try:
-        position = start_position(size)
+        position = start_position(size, variant)
     except NoStartPosition as error:
         raise CommandError(f"no game on a board of size {size}: {error}") from None
     kernel.set_position(position)
     return ""
+
+
+def cmd_variant(kernel: Session, args: list[str]) -> str:
+    """Name the rules played, or start a game of other rules (xboard's word).
+
+    Arguments: optionally NAME, a variant of docs/rules.md ("Variants"): cube or raumschach.
+    With NAME, a new game of that variant starts from its start position, on the current
+    board size if the variant is played on it, else on its own (Raumschach's 5); without,
+    nothing changes.
+    Fails: NAME is unknown (the known ones are listed).
+    Returns: the variant's name, without NAME; nothing with it.
+    """
+    if not args:
+        return kernel.position.variant.name
+    return cmd_new_game(kernel, [args[0]])
+
+
+def read_variant(name: str) -> Variant:
+    """Read a variant's name, or refuse it listing those there are."""
+    try:
+        return variant_named(name)
+    except UnknownVariant as error:
+        raise CommandError(str(error)) from None
 
 
 def cmd_play(kernel: Session, args: list[str]) -> str:
@@ -79,7 +123,9 @@ def cmd_play(kernel: Session, args: list[str]) -> str:
     Returns: nothing.
     """
     try:
-        parse_move_text(args[0])  # a move that cannot be read is refused before the position
+        # A move that cannot be read is refused before the position is asked about.
+        if not could_be_move(args[0]):
+            parse_move_text(args[0])
     except NotationError as error:
         raise CommandError(f"illegal move: {error}") from None
     analysis = kernel.game_analysis()
@@ -96,14 +142,49 @@ def cmd_play(kernel: Session, args: list[str]) -> str:
 def cmd_printgame(kernel: Session, args: list[str]) -> str:
     """Write the record of the game since the position was set.
 
-    Arguments: none. Fails: never.
+    Arguments: optionally `short` (the default: Nc3(I)) or `long` (Nb1(I)-c3(I)), how the
+    moves are written.
+    Fails: the argument is neither.
     Returns: the record of docs/rules.md ("Game records"), starting on the line after `=`.
     """
+    return "\n" + game_text(kernel, read_notation(args)).rstrip("\n")
+
+
+def read_notation(args: list[str]) -> str:
+    """Read printgame's optional notation word."""
+    notation = args[0] if args else "short"
+    if notation not in ("short", "long"):
+        raise CommandError(f"NOTATION must be short or long, got {shorten(notation)}")
+    return notation
+
+
+def game_text(kernel: Session, notation: str, **extra: str) -> str:
+    """The record of the game as printgame writes it, with any extra headers."""
     from kernel.replay import game_record  # imported when first used, to start faster
 
     outcome = kernel.outcome() if kernel.is_game() else None
-    record: str = game_record(kernel.game, outcome, kernel.config.empty_cell)
-    return "\n" + record.rstrip("\n")
+    short = notation == "short"
+    record: str = game_record(kernel.game, outcome, kernel.config.empty_cell, short, **extra)
+    return record
+
+
+def cmd_savegame(kernel: Session, args: list[str]) -> str:
+    """Write the record of the game to a file, as printgame writes it.
+
+    Arguments: FILE (one word), relative to the engine's working folder.
+    Fails: FILE exists and is not a record savegame wrote of this game (the same start, and
+    moves this game begins with), is a symbolic link, a folder, a FIFO or a device, belongs to
+    another user, or cannot be written; nothing is changed then.
+    Returns: nothing.
+    """
+    from kernel.savegame import PROGRAM, SaveError, default_program, save_game
+
+    record = game_text(kernel, "short", **{PROGRAM: default_program()})
+    try:
+        save_game(args[0], record, kernel.game, kernel.config)
+    except SaveError as error:
+        raise CommandError(str(error)) from None
+    return ""
 
 
 def cmd_result(kernel: Session, args: list[str]) -> str:

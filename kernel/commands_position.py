@@ -14,11 +14,12 @@ from kernel.notation import (
     SIDE_NAMES,
     SIDE_WORDS,
     NotationError,
+    check_variant_letters,
     format_board,
     get_cell_name_from_point,
     parse_board,
 )
-from kernel.position import WHITE, Position
+from kernel.position import NO_POINT, WHITE, Position
 from kernel.protocol import CommandError, shorten
 from kernel.rules import InvalidPosition, check_position
 from kernel.session import Session
@@ -31,10 +32,18 @@ def cmd_boardsize(kernel: Session, args: list[str]) -> str:
     """Set the board size and empty the board.
 
     Arguments: N, the new size.
-    Fails: N is not a whole number, or is outside 2 ... max size ("unacceptable size (2 ... 64)").
+    Fails: N is not a whole number, or is outside 2 ... max size ("unacceptable size (2 ... 64)"),
+    or the variant played is not played on it (`variant cube` first).
     Returns: nothing.
     """
-    kernel.set_position(Position.empty(read_size(kernel, args[0])))
+    size = read_size(kernel, args[0])
+    variant = kernel.position.variant
+    if not variant.allows_size(size):
+        sizes = ", ".join(map(str, variant.sizes or ()))
+        raise CommandError(
+            f"{variant.name} is played on a board of size {sizes} only (`variant cube` for others)"
+        )
+    kernel.set_position(Position.empty(size, variant))
     return ""
 
 
@@ -43,7 +52,7 @@ def cmd_clear_board(kernel: Session, args: list[str]) -> str:
 
     Arguments: none. Fails: never. Returns: nothing.
     """
-    kernel.set_position(Position.empty(kernel.position.size))
+    kernel.set_position(Position.empty(kernel.position.size, kernel.position.variant))
     return ""
 
 
@@ -71,9 +80,10 @@ def cmd_set_board(kernel: Session, args: list[str]) -> str:
         args = args[:-1]
     try:
         text = parse_board(" ".join(args), kernel.config.max_board_size, kernel.config.comments)
+        check_variant_letters(text.rows, kernel.position.variant)
     except NotationError as error:
         raise CommandError(f"invalid board: {error}") from None
-    position = Position.from_rows(text.size, text.rows, side)
+    position = Position.from_rows(text.size, text.rows, side, kernel.position.variant)
     try:
         analysis = check_position(
             position, lambda point: get_cell_name_from_point(position.geometry, point)
@@ -88,15 +98,26 @@ def cmd_showboard(kernel: Session, args: list[str]) -> str:
     """Draw the board for people.
 
     Arguments: none. Fails: never.
-    Returns: every layer, top first, with its level, ranks and files (`.` is an empty cell),
-    then whose move it is, then the result once the game has one.
+    Returns: every layer, top first, with its level, ranks and files (`.` is an empty cell,
+    the last move's origin `*` and its piece `[N]`), then the last move, the pieces giving
+    check, whose move it is, and the result once the game has one.
     """
     from kernel.picture import draw_board  # imported when first used, to start faster
+    from kernel.showing import check_line, last_move_line
 
     position = kernel.position
-    picture = f"\n{draw_board(position)}\n{SIDE_NAMES[position.side]} to move"
+    plies = kernel.game.plies
+    last = (plies[-1].move.origin, plies[-1].move.target) if plies else None
+    lines = ["", draw_board(position, last)]
+    if plies:
+        lines.append(last_move_line(kernel.game))
+    if position.kings[WHITE] != NO_POINT:
+        lines.extend(check_line(kernel.analysis()))
+    lines.append(f"{SIDE_NAMES[position.side]} to move")
     outcome = kernel.outcome() if kernel.is_game() else None
-    return picture if outcome is None else f"{picture}\nresult: {outcome}"
+    if outcome is not None:
+        lines.append(f"result: {outcome}")
+    return "\n".join(lines)
 
 
 def cmd_test_get_point_from_xy(kernel: Session, args: list[str]) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernel.board import SIDE_LETTERS
 from kernel.position import Position
+from kernel.variants import CUBE
 
 MateCore: Any
 HelpmateCore: Any
@@ -30,10 +30,17 @@ except ImportError:  # no C compiler at install (pyproject.toml): Python alone
 #: n = 64); larger boards are searched in Python.
 CORE_LARGEST_SIZE = 64
 
-#: Each piece letter's code in the core: side << 3 | kind, kinds K Q R B N = 1 ... 5.
+
+def core_takes(position: Position) -> bool:
+    """Tell whether the compiled core can search this position: a cube game (the core knows
+    the cube's pieces only; other variants are searched in Python) on a board it takes."""
+    return position.size <= CORE_LARGEST_SIZE and position.variant is CUBE
+
+
+#: Each of the cube's piece letters' code in the core: side << 3 | kind, kinds K Q R B N = 1 ... 5.
 CORE_CODES = {
     letter: side << 3 | kind
-    for side, letters in enumerate(SIDE_LETTERS)
+    for side, letters in enumerate((CUBE.letters, CUBE.letters.lower()))
     for kind, letter in enumerate(letters, start=1)
 }
 #: The letter of each code (what is no piece's code, a space).

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kernel.search import MAX_MATE_MOVES
+from kernel.variants import VARIANTS
 
 #: The most helpmate solutions a config may allow: each is a tuple of its moves, and the
 #: lines of the positions on the way are held beside them (about 100 MB at this bound).
@@ -75,6 +76,8 @@ class EngineConfig:
     eval_contempt: int = 300
     #: The folder of the endgame tables (docs/tablebases.md); empty: none.
     tablebase_path: str = ""
+    #: The rules played at start (kernel.variants): "cube" or "raumschach".
+    variant: str = "cube"
 
     def __post_init__(self) -> None:
         check_config(self)
@@ -92,6 +95,7 @@ class EngineConfig:
 #: The TOML layout: table -> key -> the EngineConfig field it fills.
 _LAYOUT: dict[str, dict[str, str]] = {
     "engine": {"name": "name", "board_size": "board_size", "max_board_size": "max_board_size"},
+    "rules": {"variant": "variant"},
     "protocol": {
         "max_line_bytes": "max_line_bytes",
         "comments": "comments",
@@ -175,6 +179,11 @@ def check_config(config: EngineConfig) -> None:
     if not 2 <= config.board_size <= config.max_board_size:
         raise ConfigError(
             f"engine.board_size: {config.board_size} is outside 2 ... {config.max_board_size}"
+        )
+    if config.variant not in VARIANTS:
+        raise ConfigError(
+            f"rules.variant: {config.variant!r} is not one of "
+            + ", ".join(repr(name) for name in VARIANTS)
         )
     if config.comments not in COMMENT_MODES:
         raise ConfigError(

@@ -79,18 +79,37 @@ def offset_of(step: Step, memory_width: int) -> int:
     return dx + memory_width * (dy + memory_width * dz)
 
 
-#: Which pieces slide along each kind of step, as lower-case kinds (both colours use them).
-LINE_ATTACKERS = (
-    (ROOK_STEPS, "rq"),
-    (BISHOP_STEPS, "bq"),
-    (FLAT_DIAGONAL_STEPS, "q"),
-)
+class PieceMoves(NamedTuple):
+    """How one kind of piece moves: its letter (white's, upper case), its steps, and whether it
+    repeats them (a slider) or makes one (a leaper or the king)."""
+
+    letter: str
+    steps: tuple[Step, ...]
+    slides: bool
+
+
+class MoveRules(NamedTuple):
+    """Every way a variant's pieces move, as plain data (kernel.variants holds the variants).
+
+    `pawn_pushes` and `pawn_captures` are white's pawn steps; black's are their negatives. A
+    variant without pawns leaves both empty.
+    """
+
+    pieces: tuple[PieceMoves, ...]
+    pawn_pushes: tuple[Step, ...] = ()
+    pawn_captures: tuple[Step, ...] = ()
+
+
+def negated(steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """Turn white's steps into black's: every step backwards."""
+    return tuple(scale(step, -1) for step in steps)
 
 
 class Attack(NamedTuple):
     """What can attack across one difference of indices, and the unit step of its path.
 
-    `letters` holds both colours' letters: the caller asks about one side's pieces only.
+    `letters` holds both colours' letters: the caller asks about one side's pieces only (a
+    pawn's letter stands only under the differences its own colour captures across).
     `step` is the unit offset of the line joining the two cells, and every cell from
     origin + step up to the target must be empty; it is 0 for a knight's leap, which has
     no line.
@@ -101,13 +120,13 @@ class Attack(NamedTuple):
 
 
 class Offsets(NamedTuple):
-    """Every offset table for one board size."""
+    """Every offset table for one board size and one variant's rules."""
 
     rook: tuple[int, ...]
     bishop: tuple[int, ...]
     queen: tuple[int, ...]
     knight: tuple[int, ...]
-    #: The moving offsets of each piece letter, and whether it slides along them.
+    #: The moving offsets of each piece letter, and whether it slides along them (pawns apart).
     moves: dict[str, tuple[tuple[int, ...], bool]]
     #: Each of the 26 unit offsets with the sliders, of both colours, that move along it.
     rays: tuple[tuple[int, str], ...]
@@ -119,9 +138,24 @@ class Offsets(NamedTuple):
     #: letter -> compact difference -> the unit step of the path (0 for a leap): the attack
     #: table split by letter, so that "does this piece attack that cell" is one look-up.
     reach: dict[str, dict[int, int]]
+    #: Each pawn letter -> the offsets of its moves to an empty cell, and of its captures
+    #: (both empty in a variant without pawns).
+    pushes: dict[str, tuple[int, ...]]
+    captures: dict[str, tuple[int, ...]]
 
 
-def attack_table(size: int, memory_width: int) -> dict[int, Attack]:
+#: The 26 unit steps in a fixed order: the rook's lines, the triagonals, the flat diagonals.
+UNIT_STEPS: tuple[Step, ...] = ROOK_STEPS + BISHOP_STEPS + FLAT_DIAGONAL_STEPS
+
+
+def pawn_capture_steps(rules: MoveRules) -> dict[str, tuple[Step, ...]]:
+    """Each pawn letter's capturing steps: white's as written, black's backwards."""
+    if not rules.pawn_captures:
+        return {}
+    return {"P": rules.pawn_captures, "p": negated(rules.pawn_captures)}
+
+
+def attack_table(size: int, memory_width: int, rules: MoveRules) -> dict[int, Attack]:
     """Map every difference of compact indices a piece can attack across to the pieces that can.
 
     The compact index (Offsets.compact) of memory cell (x, y, z) is x + C*y + C*C*z, with
@@ -131,18 +165,27 @@ def attack_table(size: int, memory_width: int) -> dict[int, Attack]:
     the step stored is the padded one, to walk.
     """
     compact_width = compact_width_for(size)
-    table: dict[int, Attack] = {}
-    for steps, sliders in LINE_ATTACKERS:
-        both = sliders + sliders.upper()
+    letters: dict[int, str] = {}
+    paths: dict[int, int] = {}
+    lines = frozenset(UNIT_STEPS)
+
+    def add_attack(step: Step, distance: int, letter: str) -> None:
+        key = offset_of(step, compact_width) * distance
+        path = offset_of(step, memory_width) if step in lines else 0
+        # A leap that a line also crosses would need two paths: no variant has one.
+        if paths.setdefault(key, path) != path:
+            raise ValueError(f"the leap of {letter} meets a line")
+        letters[key] = letters.get(key, "") + letter
+
+    for piece in rules.pieces:
+        for letter in (piece.letter.lower(), piece.letter):
+            for step in piece.steps:
+                for distance in range(1, size if piece.slides else 2):
+                    add_attack(step, distance, letter)
+    for letter, steps in pawn_capture_steps(rules).items():
         for step in steps:
-            key = offset_of(step, compact_width)
-            offset = offset_of(step, memory_width)
-            table[key] = Attack(both + "Kk", offset)
-            for distance in range(2, size):
-                table[key * distance] = Attack(both, offset)
-    for step in KNIGHT_STEPS:
-        table[offset_of(step, compact_width)] = Attack("Nn", 0)
-    return table
+            add_attack(step, 1, letter)
+    return {key: Attack(letters[key], paths[key]) for key in letters}
 
 
 #: How many sizes' tables are kept: a few, so that `boardsize` through every size up to the
@@ -151,49 +194,49 @@ CACHED_SIZES = 2
 
 
 @lru_cache(maxsize=CACHED_SIZES)
-def offsets_for(size: int) -> Offsets:
-    """Build the offset tables for a board of this size (once while it is in use)."""
+def offsets_for(size: int, rules: MoveRules) -> Offsets:
+    """Build the offset tables for a board of this size under these rules (once while in use)."""
     memory_width = memory_width_for(size)
 
     def table(steps: tuple[Step, ...]) -> tuple[int, ...]:
         return tuple(offset_of(step, memory_width) for step in steps)
 
-    rook, bishop, queen, knight = (
-        table(ROOK_STEPS),
-        table(BISHOP_STEPS),
-        table(QUEEN_STEPS),
-        table(KNIGHT_STEPS),
-    )
     moves: dict[str, tuple[tuple[int, ...], bool]] = {}
-    for letters, offsets, slides in (
-        ("Kk", queen, False),
-        ("Qq", queen, True),
-        ("Rr", rook, True),
-        ("Bb", bishop, True),
-        ("Nn", knight, False),
-    ):
-        for letter in letters:
-            moves[letter] = (offsets, slides)
+    for piece in rules.pieces:
+        for letter in (piece.letter, piece.letter.lower()):
+            moves[letter] = (table(piece.steps), piece.slides)
+    pushes: dict[str, tuple[int, ...]] = {}
+    if rules.pawn_pushes:
+        pushes = {"P": table(rules.pawn_pushes), "p": table(negated(rules.pawn_pushes))}
+    captures = {letter: table(steps) for letter, steps in pawn_capture_steps(rules).items()}
     rays = tuple(
-        (offset_of(step, memory_width), sliders + sliders.upper())
-        for steps, sliders in LINE_ATTACKERS
-        for step in steps
+        (
+            offset_of(step, memory_width),
+            "".join(
+                piece.letter.lower() + piece.letter
+                for piece in rules.pieces
+                if piece.slides and step in piece.steps
+            ),
+        )
+        for step in UNIT_STEPS
     )
-    attacks = attack_table(size, memory_width)
-    reach: dict[str, dict[int, int]] = {letter: {} for letter in moves}
+    attacks = attack_table(size, memory_width, rules)
+    reach: dict[str, dict[int, int]] = {letter: {} for letter in (*moves, *captures)}
     for key, attack in attacks.items():
         for letter in attack.letters:
             reach[letter][key] = attack.step
     return Offsets(
-        rook,
-        bishop,
-        queen,
-        knight,
+        table(ROOK_STEPS),
+        table(BISHOP_STEPS),
+        table(QUEEN_STEPS),
+        table(KNIGHT_STEPS),
         moves,
         rays,
         attacks,
         compact_indices(size, memory_width),
         reach,
+        pushes,
+        captures,
     )
 
 

@@ -272,10 +272,11 @@ def army_value(position: Position, values: dict[str, int]) -> int:
     return max(abs(sum(values[letter] for letter in pieces.values())) for pieces in position.pieces)
 
 
-def move_delta(tables: Tables, move: tuple[str, int, int, str]) -> int:
+def move_delta(tables: Tables, move: tuple[str, int, int, str, str]) -> int:
     """Return how a move changes the signed material-and-placement sum."""
-    letter, origin, target, captured = move
-    delta = tables.worth(letter, target) - tables.worth(letter, origin)
+    letter, origin, target, captured, promotion = move
+    landed = letter if promotion == EMPTY else promotion
+    delta = tables.worth(landed, target) - tables.worth(letter, origin)
     if captured != EMPTY:
         delta -= tables.worth(captured, target)
     return delta

@@ -18,8 +18,9 @@ from typing import NamedTuple
 from kernel.board import EMPTY
 from kernel.position import KING_LETTERS, WHITE, Move, Position
 from kernel.rules import Analysis
+from kernel.variants import PAWN_LETTERS
 
-#: Plies without a capture after which either side may claim a draw (no pawns here).
+#: Plies without a capture or a pawn's move after which either side may claim a draw.
 FIFTY_MOVE_PLIES = 100
 #: How often a position must stand, the same side to move, for a draw by repetition.
 REPETITIONS = 3
@@ -85,7 +86,9 @@ class Game:
     def play(self, move: Move) -> None:
         """Play a legal move of the side to move."""
         self.plies.append(Ply(move, self.quiet_plies))
-        self.quiet_plies = 0 if move.captured != EMPTY else self.quiet_plies + 1
+        # A capture or a pawn's move starts the fifty-move count again (docs/rules.md).
+        resets = move.captured != EMPTY or move.piece in PAWN_LETTERS
+        self.quiet_plies = 0 if resets else self.quiet_plies + 1
         self.position.play(move)
         self.seen[self.position.key] += 1
 

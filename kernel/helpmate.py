@@ -34,8 +34,15 @@ from __future__ import annotations
 from typing import Any
 
 from kernel.board import EMPTY, SIDE_LETTERS, WALL
-from kernel.compiled import CODE_LETTERS, COMPILED, CORE_LARGEST_SIZE, HelpmateCore, core_pieces
-from kernel.mateinone import BITSET_SIZE, SLIDERS, Flights, attack_masks, mates, mates_in_one
+from kernel.compiled import CODE_LETTERS, COMPILED, HelpmateCore, core_pieces, core_takes
+from kernel.mateinone import (
+    SLIDERS,
+    Flights,
+    attack_masks,
+    mates,
+    mates_in_one,
+    uses_bitsets,
+)
 from kernel.position import NO_POINT, Move, Position
 from kernel.proofnumber import key_after
 from kernel.rules import Analysis, is_attacked
@@ -85,7 +92,7 @@ class HelpmateSearch:
         """Return every line of 2 * `moves` plies that ends with the side to move mated."""
         if position.kings[position.side] == NO_POINT:
             return []  # a side without a king is never mated
-        if self.core is not None and position.size <= CORE_LARGEST_SIZE:
+        if self.core is not None and core_takes(position):
             return self.compiled_solutions(self.core, position, moves)
         return list(self.lines(position, 2 * moves))
 
@@ -225,7 +232,7 @@ def king_must_move(position: Position) -> bool:
     side = position.side
     enemy = 1 - side
     king = position.kings[side]
-    if king == NO_POINT or position.size > BITSET_SIZE:
+    if king == NO_POINT or not uses_bitsets(position):
         return False
     cells = position.cells
     own = SIDE_LETTERS[side]

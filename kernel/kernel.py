@@ -25,7 +25,9 @@ from kernel.commands_game import (
     cmd_play,
     cmd_printgame,
     cmd_result,
+    cmd_savegame,
     cmd_undo,
+    cmd_variant,
 )
 from kernel.commands_player import (
     cmd_genmove,
@@ -328,14 +330,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("mate_in", "N", cmd_mate_in),
     CommandSpec("mate_search", "[MAX]", cmd_mate_search),
     CommandSpec("name", "", cmd_name),
-    CommandSpec("new_game", "[N]", cmd_new_game),
+    CommandSpec("new_game", "[N] [VARIANT]", cmd_new_game),
     CommandSpec("perft", "D", cmd_perft),
     CommandSpec("play", "MOVE", cmd_play),
-    CommandSpec("printgame", "", cmd_printgame),
+    CommandSpec("printgame", "[NOTATION]", cmd_printgame),
     CommandSpec("protocol_version", "", cmd_protocol_version),
     CommandSpec("quit", "", cmd_quit),
     CommandSpec("reg_genmove", "[COLOR]", cmd_reg_genmove),
     CommandSpec("result", "", cmd_result),
+    CommandSpec("savegame", "FILE", cmd_savegame),
     CommandSpec("selfmate", "N", cmd_selfmate),
     CommandSpec("set_board", "[N] BOARD... [SIDE]", cmd_set_board),
     CommandSpec("showboard", "", cmd_showboard),
@@ -346,6 +349,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("time_left", "COLOR TIME STONES", cmd_time_left),
     CommandSpec("time_settings", "MAIN BYO_TIME BYO_STONES", cmd_time_settings),
     CommandSpec("undo", "", cmd_undo),
+    CommandSpec("variant", "[NAME]", cmd_variant),
     CommandSpec("version", "", cmd_version),
 )
 COMMANDS_BY_NAME = {spec.name: spec for spec in COMMANDS}

@@ -32,12 +32,19 @@ from kernel.board import EMPTY, SIDE_LETTERS, WALL, empty_cells
 from kernel.directions import offsets_for
 from kernel.position import NO_POINT, Move, Position
 from kernel.rules import Analysis, checks_directly
+from kernel.variants import CUBE
 
-#: The letters of the pieces that move along lines.
-SLIDERS = "QRBqrb"
+#: The letters of the pieces that move along lines, in every variant.
+SLIDERS = "QRBUqrbu"
 #: The largest board whose attack bitsets are kept: at n = 8 each holds 1,728 bits, and the
 #: five tables of a size take about 0.6 MB.
 BITSET_SIZE = 8
+
+
+def uses_bitsets(position: Position) -> bool:
+    """Tell whether the attack bitsets answer for this position: a cube game on a board
+    small enough (the bitsets know the cube's pieces; other variants are asked move by move)."""
+    return position.size <= BITSET_SIZE and position.variant is CUBE
 
 
 @cache
@@ -49,7 +56,7 @@ def attack_masks(size: int) -> dict[str, tuple[int, ...]]:
     the piece attacks that cell from.
     """
     cells = empty_cells(size)
-    offsets = offsets_for(size)
+    offsets = offsets_for(size, CUBE.rules)
     masks: dict[str, tuple[int, ...]] = {}
     for letter in "KQRBN":
         steps, slides = offsets.moves[letter]
@@ -77,8 +84,8 @@ def gives_check(position: Position, move: Move) -> bool:
     king = position.kings[position.enemy]
     if king == NO_POINT:
         return False
-    if position.size <= BITSET_SIZE:
-        letter, origin, target, _ = move
+    if uses_bitsets(position):
+        letter, origin, target = move[:3]
         masks = attack_masks(position.size)
         if not (masks[letter][king] >> target & 1 or masks["Q"][king] >> origin & 1):
             return False
@@ -92,7 +99,7 @@ def mates_in_one(position: Position) -> tuple[bool, int]:
     if king == NO_POINT:
         return False, 0
     analysis = Analysis(position)
-    if analysis.checkers or position.size > BITSET_SIZE:
+    if analysis.checkers or not uses_bitsets(position):
         return mates_by_checks(position, analysis)
     return mates_from_flights(position, analysis, king)
 
@@ -218,7 +225,7 @@ def mates(position: Position, move: Move) -> bool:
 def reaches(position: Position, move: Move) -> bool:
     """Tell whether nothing stands between a piece and its target (the bitsets know the
     empty board only)."""
-    _, origin, target, _ = move
+    origin, target = move.origin, move.target
     offsets = position.offsets
     step = offsets.reach[move.piece][offsets.compact[target] - offsets.compact[origin]]
     if not step:
@@ -307,7 +314,9 @@ class Flights:
         A piece that lands on a flight does not guard it: the king takes it there. A flight
         the move might guard counts as guarded, so the answer is never a wrong yes.
         """
-        letter, origin, target, _ = move
+        letter, origin, target, _, promotion = move
+        if promotion != EMPTY:
+            letter = promotion  # what the pawn has become guards from its target
         position = self.position
         cells = position.cells
         attacks = position.offsets.attacks

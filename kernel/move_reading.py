@@ -21,6 +21,7 @@ from kernel.notation import (
 from kernel.position import Move, Position, owner
 from kernel.protocol import shorten
 from kernel.rules import Analysis, destinations
+from kernel.variants import PIECE_NAMES
 
 
 class IllegalMove(ValueError):
@@ -45,11 +46,38 @@ def find_move(position: Position, analysis: Analysis, readings: list[MoveText]) 
     problems: list[IllegalMove] = []
     for reading in readings:
         try:
-            return resolve_move(position, analysis, reading.letter, reading.origin, reading.target)
+            move = resolve_move(position, analysis, reading.letter, reading.origin, reading.target)
+            return promoted(position, move, reading.promotion)
         except IllegalMove as error:
             problems.append(error)
     problems.sort(key=lambda problem: isinstance(problem, OffBoard))
     raise problems[0]
+
+
+def promoted(position: Position, move: Move, written: str) -> Move:
+    """Return the move with the promotion written (`=Q`, either case); refuse a promotion
+    left out, or one written where the pawn does not promote or cannot become that."""
+    if move.promotion == EMPTY:
+        if written:
+            raise IllegalMove(
+                f"illegal move: {get_move_name(position, move)} is no promotion (=... only "
+                f"when a pawn reaches its last cell)"
+            )
+        return move
+    choices = position.variant.promotion
+    if not written:
+        options = ", ".join(f"={letter}" for letter in choices)
+        cell = get_cell_name_from_point(position.geometry, move.target)
+        raise IllegalMove(
+            f"illegal move: the pawn promotes on {cell}: write what it becomes ({options})"
+        )
+    if written.upper() not in choices:
+        raise IllegalMove(
+            f"illegal move: a pawn cannot become a {PIECE_NAMES[written.lower()]} "
+            f"(it may become {', '.join(PIECE_NAMES[letter.lower()] for letter in choices)})"
+        )
+    letter = written.upper() if move.piece.isupper() else written.lower()
+    return move._replace(promotion=letter)
 
 
 def resolve_move(
@@ -84,7 +112,7 @@ def resolve_move(
     legal = analysis.legal_moves() if analysis.in_check else analysis.moves_of(origin)
     for move in legal:
         if move.origin == origin and move.target == target:
-            return move
+            return move  # a promotion's first choice: `promoted` picks the one written
     if target not in destinations(position, origin):
         raise IllegalMove(
             f"illegal move: the {piece_name(piece)} on {name(origin)} cannot move to {name(target)}"

@@ -1,7 +1,9 @@
 """Every text the engine reads or writes about a position: letters, cells, moves and boards.
 
-Letters: `KQRBN` white, `kqrbn` black, `#` an empty cell, `+` the wall. Cells: `c2(II)`, file
-letters, rank number, level numeral. Moves: `Kc1(I)-c2(II)`, `nb2(II)xa1(III)`.
+Letters: `KQRBN` white, `kqrbn` black (and Raumschach's `U`/`u` unicorn and `P`/`p` pawn),
+`#` an empty cell, `+` the wall. Cells: `c2(II)`, file letters, rank number, level numeral;
+read also level letter first, as Raumschach's players write them (`Bc2`). Moves:
+`Kc1(I)-c2(II)`, `nb2(II)xa1(III)`, a promotion `Pb4(V)-b5(V)=Q`.
 Boards: out in the canonical form `[row,row,...],[...]`, layers top first, rows back first;
 in, the same with the slack people need when they paste boards: an optional size first
 (`3`, `n=3`, `n = 3,`), white space anywhere, quotes around rows, outer brackets, rows
@@ -23,12 +25,13 @@ from kernel.board import WALL as WALL
 from kernel.board import Geometry
 from kernel.position import Move, Position
 from kernel.protocol import shorten
+from kernel.variants import PIECE_NAMES as PIECE_NAMES
+from kernel.variants import Variant
 
 WHITE_PIECES, BLACK_PIECES = SIDE_LETTERS
 PIECE_LETTERS = WHITE_PIECES + BLACK_PIECES
 #: What `set_board` accepts as its SIDE word, and the side each names.
 SIDE_WORDS = {"w": 0, "white": 0, "b": 1, "black": 1}
-PIECE_NAMES = {"k": "king", "q": "queen", "r": "rook", "b": "bishop", "n": "knight"}
 
 CELL_LETTERS = WHITE_PIECES + BLACK_PIECES + EMPTY
 ALTERNATIVE_EMPTY = "."
@@ -276,7 +279,7 @@ def _check_letters(row: str, number: int) -> None:
         if letter not in CELL_LETTERS:
             raise NotationError(
                 f"unknown character {letter!r} in row {number} {shorten(row)}"
-                f" (pieces are KQRBN kqrbn, empty cells # or .)"
+                f" (pieces are {WHITE_PIECES} {BLACK_PIECES}, empty cells # or .)"
             )
 
 
@@ -370,6 +373,31 @@ _ROMAN = (
     (1, "I"),
 )
 CELL_NAME = r"([a-z]+)([1-9][0-9]*)\(([IVXLCDM]+|[1-9][0-9]*)\)"
+#: A cell as Raumschach's players write it: the level's letter (A the bottom), file, rank.
+LETTER_CELL_NAME = r"([A-Z])([a-z]+)([1-9][0-9]*)"
+
+
+class CellParts(NamedTuple):
+    """A cell name read: its file letters, its rank's digits and its level number."""
+
+    file: str
+    rank: str
+    level: int
+
+
+def read_cell_name(name: str) -> CellParts | None:
+    """Read either spelling of a cell (`c2(II)`, `c2(2)` or `Bc2`); None if it is neither."""
+    match = re.fullmatch(CELL_NAME, name)
+    if match is not None:
+        file_name, rank, level_text = match.groups()
+        if len(level_text) > MAX_SIZE_DIGITS:
+            return CellParts(file_name, rank, 10**MAX_SIZE_DIGITS)  # off every board
+        return CellParts(file_name, rank, get_level_from_roman(level_text))
+    match = re.fullmatch(LETTER_CELL_NAME, name)
+    if match is not None:
+        level_letter, file_name, rank = match.groups()
+        return CellParts(file_name, rank, ord(level_letter) - ord("A") + 1)
+    return None
 
 
 def get_file_name_from_x(x: int) -> str:
@@ -434,19 +462,20 @@ def get_cell_name_from_point(geometry: Geometry, point: int) -> str:
 
 
 def get_point_from_cell_name(geometry: Geometry, name: str) -> int:
-    """Invert get_cell_name_from_point; the level may also be decimal, as `c2(2)`."""
-    match = re.fullmatch(CELL_NAME, name)
-    if match is None:
+    """Invert get_cell_name_from_point; the level may also be decimal, as `c2(2)`, or a
+    letter before the file, as `Bc2`."""
+    parts = read_cell_name(name)
+    if parts is None:
         raise NotationError(
-            f"bad cell name {shorten(name)}: expected file, rank and level as c2(II)"
+            f"bad cell name {shorten(name)}: expected file, rank and level as c2(II) (or Bc2)"
         )
-    file_name, rank, level_text = match.groups()
+    file_name, rank, level = parts
     size = geometry.size
-    if len(rank) > MAX_SIZE_DIGITS or len(level_text) > MAX_SIZE_DIGITS:
+    if len(rank) > MAX_SIZE_DIGITS:
         raise NotationError(f"cell {shorten(name)} is off the {size}x{size}x{size} board")
     x = get_x_from_file_name(file_name) if len(file_name) <= MAX_SIZE_DIGITS else size
     y = int(rank) - 1
-    z = get_level_from_roman(level_text) - 1
+    z = level - 1
     if not (0 <= x < size and 0 <= y < size and 0 <= z < size):
         raise NotationError(f"cell {shorten(name)} is off the {size}x{size}x{size} board")
     return geometry.get_point_from_cell(x, y, z)
@@ -456,28 +485,34 @@ def same_cell(first: str, second: str) -> bool:
     """Tell whether two cell names name one cell (c2(2) and c2(II) do), whatever the board."""
     if first == second:
         return True
-    cells = re.fullmatch(CELL_NAME, first), re.fullmatch(CELL_NAME, second)
-    if cells[0] is None or cells[1] is None:
-        return False
-    (file_name, rank, level), (other_file, other_rank, other_level) = (
-        cells[0].groups(),
-        cells[1].groups(),
-    )
     # Ranks never start with 0, so their text says whether they are equal; levels may be
-    # Roman or decimal.
-    if (file_name, rank) != (other_file, other_rank):
-        return False
-    if max(len(level), len(other_level)) > MAX_SIZE_DIGITS:
-        return False  # a level this long is off every board: no need to read it
+    # Roman, decimal or a letter.
     try:
-        return get_level_from_roman(level) == get_level_from_roman(other_level)
+        cells = read_cell_name(first), read_cell_name(second)
     except NotationError:
         return False
+    return cells[0] is not None and cells[0] == cells[1]
 
 
 def piece_name(letter: str) -> str:
     """Name a piece by its colour and kind, as `black rook`."""
     return f"{SIDE_NAMES[letter.islower()]} {PIECE_NAMES[letter.lower()]}"
+
+
+def check_variant_letters(rows: list[str], variant: Variant) -> None:
+    """Refuse a board holding a piece the variant does not play with (a pawn in a cube game),
+    naming it and the variant that has it."""
+    letters = variant.letters
+    allowed = frozenset(letters + letters.lower() + EMPTY)
+    for number, row in enumerate(rows, start=1):
+        if allowed.issuperset(row):
+            continue
+        letter = next(letter for letter in row if letter not in allowed)
+        raise NotationError(
+            f"unknown character {letter!r} in row {number} {shorten(row)}: a "
+            f"{PIECE_NAMES[letter.lower()]} is no piece of {variant.name} (pieces are "
+            f"{letters} {letters.lower()}, empty cells # or .; `variant` names the rules)"
+        )
 
 
 def piece_label(position: Position, point: int) -> str:
@@ -489,23 +524,30 @@ def piece_label(position: Position, point: int) -> str:
 
 
 class MoveText(NamedTuple):
-    """A move as written: the letter (empty when left out) and the two cell names."""
+    """A move as written: the letter (empty when left out), the two cell names, and the letter
+    a pawn becomes (empty when none is written)."""
 
     letter: str
     origin: str
     target: str
+    promotion: str = ""
 
 
 def get_move_name(position: Position, move: Move) -> str:
-    """Write a move as `Kc1(I)-c2(II)`, or with `x` for a capture."""
+    """Write a move as `Kc1(I)-c2(II)`, with `x` for a capture and `=Q` for a promotion (the
+    letter in the mover's case)."""
     name = get_cell_name_from_point
     sign = "-" if move.captured == EMPTY else "x"
     geometry = position.geometry
-    return f"{move.piece}{name(geometry, move.origin)}{sign}{name(geometry, move.target)}"
+    text = f"{move.piece}{name(geometry, move.origin)}{sign}{name(geometry, move.target)}"
+    return text if move.promotion == EMPTY else f"{text}={move.promotion}"
 
 
-#: A move as `play` reads it: an optional letter, a cell, `-` or `x`, a cell.
-MOVE_TEXT = r"([KQRBNkqrbn]?)([a-z]+[0-9]+\([0-9A-Z]+\))[-x]([a-z]+[0-9]+\([0-9A-Z]+\))"
+#: A cell in a move: the long spelling, or the level letter first.
+_MOVE_CELL = r"[a-z]+[0-9]+\([0-9A-Z]+\)|[A-Z][a-z]+[0-9]+"
+#: A move as `play` reads it: an optional letter, a cell, `-` or `x`, a cell, and optionally
+#: `=` and the letter a pawn becomes.
+MOVE_TEXT = rf"([KQRBNUPkqrbnup]?)({_MOVE_CELL})[-x]({_MOVE_CELL})(?:=([QRBNUqrbnu]))?"
 
 
 def parse_move_text(text: str) -> list[MoveText]:
@@ -519,8 +561,9 @@ def parse_move_text(text: str) -> list[MoveText]:
         raise NotationError(
             f"cannot read {shorten(text)}: write a move as Kc1(I)-c2(II) or Nb2(II)xa1(III)"
         )
-    letter, origin, target = match.groups()
-    readings = [MoveText(letter, origin, target)]
-    if letter.islower():
-        readings.append(MoveText("", letter + origin, target))
+    letter, origin, target, promotion = match.groups()
+    promotion = promotion or ""
+    readings = [MoveText(letter, origin, target, promotion)]
+    if letter.islower() and not origin[0].isupper():
+        readings.append(MoveText("", letter + origin, target, promotion))
     return readings

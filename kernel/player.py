@@ -205,7 +205,7 @@ class Player:
             found = table_move(self.tablebases, game.position)
             if found is not None:
                 move, value = found
-                pv = [(move.piece, move.origin, move.target, move.captured)]
+                pv = [(move.piece, move.origin, move.target, move.captured, move.promotion)]
                 return Choice(move, SearchResult(pv[0], value_score(value), 1, 0, 0.0, pv))
         searcher: Searcher
         if self.compiled and COMPILED and core_takes(game.position):

@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from kernel.board import EMPTY, SIDE_LETTERS, Geometry, empty_cells, geometry_for, padded_cells
 from kernel.directions import Offsets, offsets_for
+from kernel.variants import DEFAULT_VARIANT, Variant
 
 #: The sides, as indices into every per-side table (SIDE_LETTERS, SIDE_NAMES, pieces).
 WHITE = 0
@@ -32,10 +33,12 @@ NO_POINT = -1
 Pieces = dict[int, str]
 
 #: A distinct number per letter, mixed into each piece's key (the letters' own str hashes
-#: change from run to run, and a search must be the same in every run).
+#: change from run to run, and a search must be the same in every run). The cube's letters
+#: come first, numbered as before Raumschach's were added, so that the cube's keys and
+#: searches stay what they were.
 LETTER_SALTS = {
     letter: 0x9E3779B97F4A7C15 * (index + 1) & 0xFFFFFFFFFFFF
-    for index, letter in enumerate(SIDE_LETTERS[0] + SIDE_LETTERS[1])
+    for index, letter in enumerate("KQRBNkqrbnUPup")
 }
 #: XORed into the key when black is to move.
 BLACK_TO_MOVE_KEY = hash((0x5851F42D4C957F2D, -1))
@@ -51,26 +54,45 @@ def piece_key(point: int, letter: str) -> int:
     return hash((point, LETTER_SALTS[letter]))
 
 
-#: A move as a plain tuple: piece letter, origin, target, captured (EMPTY if none). Move is
-#: one with names; searches that make moves by the thousand make plain tuples, cheaper.
-MoveTuple = tuple[str, int, int, str]
+#: A move as a plain tuple: piece letter, origin, target, captured (EMPTY if none), and what
+#: a pawn becomes (EMPTY if it is no promotion). Move is one with names; searches that make
+#: moves by the thousand make plain tuples, cheaper.
+MoveTuple = tuple[str, int, int, str, str]
 
 
 class Move(NamedTuple):
-    """A move: the piece, where it stands, where it goes, and what stands there (EMPTY if none)."""
+    """A move: the piece, where it stands, where it goes, what stands there (EMPTY if none),
+    and the letter of the piece a pawn becomes on its last cell (EMPTY if none)."""
 
     piece: str
     origin: int
     target: int
     captured: str
+    promotion: str = EMPTY
 
 
 class Position:
     """The cells of one board size, whose move it is, where each side's pieces stand, a key."""
 
-    __slots__ = ("cells", "geometry", "key", "kings", "offsets", "pieces", "side", "size")
+    __slots__ = (
+        "cells",
+        "geometry",
+        "key",
+        "kings",
+        "offsets",
+        "pieces",
+        "side",
+        "size",
+        "variant",
+    )
 
-    def __init__(self, size: int, cells: list[str] | str, side: int = WHITE) -> None:
+    def __init__(
+        self,
+        size: int,
+        cells: list[str] | str,
+        side: int = WHITE,
+        variant: Variant = DEFAULT_VARIANT,
+    ) -> None:
         """Set up a position from its padded cells: a list, kept as the board, or one string
         (as board.padded_cells writes it), whose pieces are found without joining n³ cells
         again (3 ms at n = 64)."""
@@ -81,8 +103,9 @@ class Position:
         self.size = size
         self.cells = cells
         self.side = side
+        self.variant = variant
         self.geometry: Geometry = geometry_for(size)
-        self.offsets: Offsets = offsets_for(size)
+        self.offsets: Offsets = offsets_for(size, variant.rules)
         self.pieces: tuple[Pieces, Pieces] = find_pieces(text)
         self.kings = [king_of(self.pieces[WHITE], "K"), king_of(self.pieces[BLACK], "k")]
         key = BLACK_TO_MOVE_KEY if side else 0
@@ -92,14 +115,16 @@ class Position:
         self.key = key
 
     @classmethod
-    def empty(cls, size: int) -> Position:
+    def empty(cls, size: int, variant: Variant = DEFAULT_VARIANT) -> Position:
         """Make an empty board of this size, white to move."""
-        return cls(size, empty_cells(size), WHITE)
+        return cls(size, empty_cells(size), WHITE, variant)
 
     @classmethod
-    def from_rows(cls, size: int, rows: list[str], side: int = WHITE) -> Position:
+    def from_rows(
+        cls, size: int, rows: list[str], side: int = WHITE, variant: Variant = DEFAULT_VARIANT
+    ) -> Position:
         """Make a position from n*n rows of n cells, top layer first, back row first."""
-        return cls(size, padded_cells(size, rows), side)
+        return cls(size, padded_cells(size, rows), side, variant)
 
     @property
     def enemy(self) -> int:
@@ -108,15 +133,17 @@ class Position:
 
     def play(self, move: MoveTuple) -> None:
         """Make a move of the side to move; the other side is then to move."""
-        letter, origin, target, captured = move
+        letter, origin, target, captured, promotion = move
+        # A pawn that promotes leaves its cell as a pawn and lands as what it becomes.
+        landed = letter if promotion == EMPTY else promotion
         cells = self.cells
         cells[origin] = EMPTY
-        cells[target] = letter
+        cells[target] = landed
         side = self.side
         mine = self.pieces[side]
         del mine[origin]
-        mine[target] = letter
-        key = self.key ^ BLACK_TO_MOVE_KEY ^ piece_key(origin, letter) ^ piece_key(target, letter)
+        mine[target] = landed
+        key = self.key ^ BLACK_TO_MOVE_KEY ^ piece_key(origin, letter) ^ piece_key(target, landed)
         if captured != EMPTY:
             del self.pieces[1 - side][target]
             key ^= piece_key(target, captured)
@@ -129,7 +156,8 @@ class Position:
 
     def undo(self, move: MoveTuple) -> None:
         """Take back `move`, the last move played; the side that made it is to move again."""
-        letter, origin, target, captured = move
+        letter, origin, target, captured, promotion = move
+        landed = letter if promotion == EMPTY else promotion
         side = 1 - self.side
         cells = self.cells
         cells[origin] = letter
@@ -137,7 +165,7 @@ class Position:
         mine = self.pieces[side]
         del mine[target]
         mine[origin] = letter
-        key = self.key ^ BLACK_TO_MOVE_KEY ^ piece_key(origin, letter) ^ piece_key(target, letter)
+        key = self.key ^ BLACK_TO_MOVE_KEY ^ piece_key(origin, letter) ^ piece_key(target, landed)
         if captured != EMPTY:
             self.pieces[1 - side][target] = captured
             key ^= piece_key(target, captured)
@@ -152,6 +180,7 @@ class Position:
         """Return an independent position equal to this one."""
         twin = Position.__new__(Position)
         twin.size = self.size
+        twin.variant = self.variant
         twin.cells = self.cells.copy()
         twin.side = self.side
         twin.geometry = self.geometry

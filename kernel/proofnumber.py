@@ -68,7 +68,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kernel.board import EMPTY
-from kernel.compiled import COMPILED, CORE_LARGEST_SIZE, MateCore, core_pieces
+from kernel.compiled import COMPILED, MateCore, core_pieces, core_takes
 from kernel.mateinone import gives_check, mates_in_one
 from kernel.position import BLACK_TO_MOVE_KEY, KING_LETTERS, Move, Position, piece_key
 from kernel.rules import Analysis, is_attacked
@@ -176,7 +176,7 @@ class ProofNumberSearch:
 
     def keys(self, position: Position, moves: int) -> list[Move]:
         """Return every move of the side to move that mates in `moves` or fewer."""
-        if self.core is not None and position.size <= CORE_LARGEST_SIZE:
+        if self.core is not None and core_takes(position):
             budget = self.budget
             found = self.core.keys(
                 position.size,
@@ -520,7 +520,7 @@ class ProofNumberSearch:
 
 def king_step_is_legal(position: Position, move: Move) -> bool:
     """Tell whether a king's step, remembered from another position, is legal in this one."""
-    letter, origin, target, captured = move
+    letter, origin, target, captured, _ = move
     return (
         position.kings[position.side] == origin
         and letter == KING_LETTERS[position.side]
@@ -539,8 +539,9 @@ def defences(analysis: Analysis) -> Iterator[Move]:
 
 def key_after(position: Position, move: Move) -> int:
     """Return the position's key after a move, without playing it (as Position.play does)."""
-    letter, origin, target, captured = move
-    key = position.key ^ BLACK_TO_MOVE_KEY ^ piece_key(origin, letter) ^ piece_key(target, letter)
+    letter, origin, target, captured, promotion = move
+    landed = letter if promotion == EMPTY else promotion
+    key = position.key ^ BLACK_TO_MOVE_KEY ^ piece_key(origin, letter) ^ piece_key(target, landed)
     if captured != EMPTY:
         key ^= piece_key(target, captured)
     return key

@@ -19,6 +19,7 @@ from kernel.move_reading import IllegalMove, read_move
 from kernel.notation import (
     SIDE_WORDS,
     NotationError,
+    check_variant_letters,
     format_board,
     get_cell_name_from_point,
     get_move_name,
@@ -27,6 +28,7 @@ from kernel.notation import (
 from kernel.position import BLACK, Position
 from kernel.record import GameRecord, RecordError, format_record, parse_block, record_blocks
 from kernel.rules import Analysis, InvalidPosition, check_position, is_game_position
+from kernel.variants import CUBE, UnknownVariant, variant_named
 
 #: The largest record file read: about 40,000 moves of a 64-cube, and far more on small boards.
 MAX_RECORD_BYTES = 16 << 20
@@ -47,14 +49,24 @@ def file_name(path: str) -> str:
     return repr(path)
 
 
-def game_record(game: Game, outcome: Outcome | None, empty: str) -> str:
-    """Write the record of a game: its start, its result so far and its moves."""
+def game_record(
+    game: Game, outcome: Outcome | None, empty: str, short: bool = False, **extra: str
+) -> str:
+    """Write the record of a game: its start, its result so far and its moves, long or short
+    (docs/rules.md, "Short notation"); `extra` headers go after the game's own."""
     start = game.start_position()
     board = format_board(start, empty)
     side = "b" if start.side == BLACK else "w"
-    moves = [get_move_name(start, move) for move in game.moves]  # names need the size only
+    if short:
+        from kernel.short_notation import game_short_names
+
+        moves = game_short_names(start, game.moves)
+    else:
+        moves = [get_move_name(start, move) for move in game.moves]  # names need the size only
     # A game read from a record keeps that record's headers, its date among them.
-    headers = {"Date": datetime.now(UTC).date().isoformat(), **game.headers}
+    headers = {"Date": datetime.now(UTC).date().isoformat(), **game.headers, **extra}
+    if start.variant is not CUBE:  # a cube game's record names no variant, as before
+        headers["Variant"] = start.variant.name
     record = GameRecord(
         start.size,
         f"{board} {side}",
@@ -171,16 +183,22 @@ def start_of(record: GameRecord, where: str, config: EngineConfig) -> Position:
             f"{at}: Start is {len(record.start)} characters long; the most is"
             f" {config.max_line_bytes} (protocol.max_line_bytes)"
         )
+    # A record of another variant than the cube says so (docs/rules.md, "Game records").
+    try:
+        variant = variant_named(record.headers.get("Variant", CUBE.name))
+    except UnknownVariant as error:
+        raise ReplayError(f"{at}: {error}") from None
     board, _, side_word = record.start.rstrip().rpartition(" ")
     if side_word not in SIDE_WORDS:
         board, side_word = record.start, "w"
     try:
         text = parse_board(board, config.max_board_size)
+        check_variant_letters(text.rows, variant)
     except NotationError as error:
         raise ReplayError(f"{at}: invalid start board: {error}") from None
     if text.size != record.size:
         raise ReplayError(f"{at}: the start board has size {text.size}, Size says {record.size}")
-    position = Position.from_rows(text.size, text.rows, SIDE_WORDS[side_word])
+    position = Position.from_rows(text.size, text.rows, SIDE_WORDS[side_word], variant)
     try:
         check_position(position, lambda point: get_cell_name_from_point(position.geometry, point))
     except InvalidPosition as error:

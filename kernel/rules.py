@@ -10,9 +10,11 @@ look-up per piece, whatever the board's size, and the paths walked are the few t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
-from kernel.board import EMPTY, SIDE_LETTERS, SIDE_NAMES
+from kernel.board import EMPTY, SIDE_LETTERS, SIDE_NAMES, geometry_for
 from kernel.position import KING_LETTERS, NO_POINT, Move, MoveTuple, Position
+from kernel.variants import PAWN_LETTERS, Variant, impossible_pawn, is_promotion_cell
 
 #: No limit on how many attackers `attackers` lists.
 EVERY = -1
@@ -76,6 +78,9 @@ def destinations(position: Position, origin: int) -> Iterator[int]:
     """Yield every cell the piece on origin could move to, ignoring its own king's safety."""
     cells = position.cells
     letter = cells[origin]
+    if letter in PAWN_LETTERS:
+        yield from pawn_destinations(position, origin, letter)
+        return
     steps, slides = position.offsets.moves[letter]
     enemies = SIDE_LETTERS[letter.isupper()]  # white's enemies are black's letters
     for step in steps:
@@ -89,6 +94,48 @@ def destinations(position: Position, origin: int) -> Iterator[int]:
             piece = cells[target]
         if piece in enemies:
             yield target
+
+
+def pawn_destinations(position: Position, origin: int, letter: str) -> Iterator[int]:
+    """Yield where a pawn could go: forward onto an empty cell, or take forward diagonally."""
+    cells = position.cells
+    offsets = position.offsets
+    for step in offsets.pushes[letter]:
+        if cells[origin + step] == EMPTY:
+            yield origin + step
+    enemies = SIDE_LETTERS[letter.isupper()]
+    for step in offsets.captures[letter]:
+        if cells[origin + step] in enemies:
+            yield origin + step
+
+
+@lru_cache(maxsize=4)
+def promotion_points(variant: Variant, size: int) -> dict[str, frozenset[int]]:
+    """Each pawn letter's promotion cells, as points of the padded array."""
+    geometry = geometry_for(size)
+    cells = [(x, y, z) for x in range(size) for y in range(size) for z in range(size)]
+    return {
+        letter: frozenset(
+            geometry.get_point_from_cell(*cell)
+            for cell in cells
+            if is_promotion_cell(variant, size, cell, letter == "P")
+        )
+        for letter in PAWN_LETTERS
+    }
+
+
+def pawn_moves_to(position: Position, origin: int, target: int) -> list[Move]:
+    """The moves of the pawn on origin to target: one, or one per piece it may become."""
+    cells = position.cells
+    letter = cells[origin]
+    captured = cells[target]
+    if target not in promotion_points(position.variant, position.size)[letter]:
+        return [Move(letter, origin, target, captured)]
+    choices = position.variant.promotion
+    return [
+        Move(letter, origin, target, captured, choice if letter == "P" else choice.lower())
+        for choice in choices
+    ]
 
 
 def in_check(position: Position, side: int) -> bool:
@@ -107,7 +154,9 @@ def gives_check(position: Position, move: MoveTuple) -> bool:
 
 def checks_directly(position: Position, move: MoveTuple, king: int) -> bool:
     """Tell whether the moved piece attacks the king from its target cell."""
-    piece, origin, target, _ = move
+    piece, origin, target, _, promotion = move
+    if promotion != EMPTY:
+        piece = promotion  # what the pawn has become checks
     offsets = position.offsets
     step = offsets.reach[piece].get(offsets.compact[king] - offsets.compact[target])
     if step is None:
@@ -124,7 +173,7 @@ def checks_directly(position: Position, move: MoveTuple, king: int) -> bool:
 
 def discovers_check(position: Position, move: MoveTuple, king: int) -> bool:
     """Tell whether leaving the origin opens a line from one of the mover's sliders to the king."""
-    _, origin, target, _ = move
+    origin, target = move[1], move[2]
     step = line_step(position, king, origin)
     if not step:
         return False
@@ -279,11 +328,21 @@ class Analysis:
         if self.checkers:
             # Only a capture of the checker or a block on its line can help: ask, for each
             # such cell, which pieces of the side to move reach it.
-            for target in self.evasion_cells():
+            evasions = self.evasion_cells()
+            for target in evasions:
                 piece = cells[target]
                 for origin in attackers(position, target, self.side):
+                    if cells[origin] in PAWN_LETTERS:
+                        continue  # a pawn does not always move where it attacks: below
                     if origin != king and (origin not in pins or target in pins[origin]):
                         yield Move(cells[origin], origin, target, piece)
+            if position.variant.has_pawns:
+                for origin, letter in tuple(position.pieces[self.side].items()):
+                    if letter in PAWN_LETTERS:
+                        line = pins.get(origin)
+                        for target in pawn_destinations(position, origin, letter):
+                            if target in evasions and (line is None or target in line):
+                                yield from pawn_moves_to(position, origin, target)
             return
         # A copy of the pieces: a caller may play and take back each move before asking for
         # the next (perft does), which moves the piece to the end of its side's dict.
@@ -291,6 +350,11 @@ class Analysis:
             if origin == king:
                 continue  # its moves came first, from king_moves
             line = pins.get(origin)
+            if letter in PAWN_LETTERS:
+                for target in pawn_destinations(position, origin, letter):
+                    if line is None or target in line:
+                        yield from pawn_moves_to(position, origin, target)
+                continue
             for target in destinations(position, origin):
                 if line is None or target in line:
                     yield Move(letter, origin, target, cells[target])
@@ -310,6 +374,13 @@ class Analysis:
             if origin == king:
                 continue
             line = pins.get(origin)
+            if letter in PAWN_LETTERS:
+                count += sum(
+                    len(pawn_moves_to(position, origin, target))
+                    for target in pawn_destinations(position, origin, letter)
+                    if line is None or target in line
+                )
+                continue
             if line is not None:
                 count += sum(1 for target in destinations(position, origin) if target in line)
                 continue
@@ -342,7 +413,9 @@ class Analysis:
         target_king = position.kings[self.enemy]
         if target_king == NO_POINT:
             return []
-        if self.checkers:
+        if self.checkers or position.variant.has_pawns:
+            # Pawns check, promote and discover in more ways than the tables below know:
+            # with pawns on the board every legal move is asked.
             return [move for move in self.legal_moves() if gives_check(position, move)]
         cells = position.cells
         offsets = position.offsets
@@ -411,12 +484,16 @@ class Analysis:
         if origin == self.king:
             yield from self.king_moves()
             return
-        cells = self.position.cells
+        position = self.position
+        cells = position.cells
         letter = cells[origin]
         line = self.pins().get(origin)
-        for target in destinations(self.position, origin):
+        for target in destinations(position, origin):
             if line is None or target in line:
-                yield Move(letter, origin, target, cells[target])
+                if letter in PAWN_LETTERS:
+                    yield from pawn_moves_to(position, origin, target)
+                else:
+                    yield Move(letter, origin, target, cells[target])
 
     def legal_moves(self) -> Iterator[Move]:
         """Yield every legal move of the side to move, the king's first.
@@ -465,10 +542,30 @@ def check_position(position: Position, name: Callable[[int], str] = str) -> Anal
             raise InvalidPosition(
                 f"the kings stand on neighbouring cells {name(white_king)} and {name(black_king)}"
             )
+    check_variant(position, name)
     analysis = Analysis(position)
     if black_kings and analysis.in_check and in_check(position, position.enemy):
         raise InvalidPosition("both kings are in check")
     return analysis
+
+
+def check_variant(position: Position, name: Callable[[int], str] = str) -> None:
+    """Raise InvalidPosition for what the variant cannot have: a board of another size, or a
+    pawn where none can stand (on its promotion cell, or behind its pawns' start)."""
+    variant = position.variant
+    size = position.size
+    if not variant.allows_size(size):
+        sizes = ", ".join(map(str, variant.sizes or ()))
+        raise InvalidPosition(f"{variant.name} is played on a board of size {sizes} only")
+    if not variant.has_pawns:
+        return
+    geometry = position.geometry
+    for side, pawn in enumerate(PAWN_LETTERS):
+        for point in position.find(pawn):
+            cell = geometry.get_cell_from_point(point)
+            reason = impossible_pawn(variant, size, cell, side == 0)
+            if reason is not None:
+                raise InvalidPosition(f"a {SIDE_NAMES[side]} pawn on {name(point)}: {reason}")
 
 
 def is_game_position(position: Position) -> bool:

@@ -28,7 +28,7 @@ its line, or the step could uncover one), and S has no last move at all.
 from __future__ import annotations
 
 from kernel.board import SIDE_LETTERS, WALL
-from kernel.mateinone import BITSET_SIZE, SLIDERS, attack_masks, gives_check, lines_through
+from kernel.mateinone import SLIDERS, attack_masks, gives_check, lines_through, uses_bitsets
 from kernel.position import NO_POINT, Move, Position
 from kernel.proofnumber import defences, king_step_is_legal
 from kernel.rules import Analysis, is_attacked
@@ -177,7 +177,7 @@ def keeps_a_flight(position: Position) -> bool:
     side = position.side
     enemy = 1 - side
     king = position.kings[enemy]
-    if king == NO_POINT or position.size > BITSET_SIZE:
+    if king == NO_POINT or not uses_bitsets(position):
         return False
     offsets = position.offsets
     compact = offsets.compact

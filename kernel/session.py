@@ -23,6 +23,12 @@ from kernel.search import (
     Progress,
 )
 from kernel.tablebase import tablebases_for
+from kernel.variants import Variant, variant_named
+
+
+def variant_size(variant: Variant) -> int:
+    """The board size a variant's game starts on when none is given: its first (Raumschach's 5)."""
+    return variant.sizes[0] if variant.sizes else 5
 
 
 class Session:
@@ -31,7 +37,11 @@ class Session:
 
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
-        self.game = Game(Position.empty(config.board_size))
+        variant = variant_named(config.variant)
+        size = (
+            config.board_size if variant.allows_size(config.board_size) else variant_size(variant)
+        )
+        self.game = Game(Position.empty(size, variant))
         #: How hard genmove tries (config [play], changed by `level`).
         self.level = Level(config.play_depth, config.play_nodes, config.move_time)
         #: The game clocks of `time_settings` and `time_left`.

@@ -26,6 +26,7 @@ from kernel.notation import (
     get_x_from_file_name,
 )
 from kernel.position import BLACK, WHITE, Position
+from kernel.variants import CUBE
 
 SMALL_SIZES = (2, 3, 4, 5)
 
@@ -50,7 +51,7 @@ def test_step_tables_have_the_sizes_and_shapes_of_the_rules() -> None:
 @pytest.mark.parametrize("size", SMALL_SIZES)
 def test_every_offset_from_every_cell_lands_in_the_array_and_is_the_true_step(size: int) -> None:
     geometry = Geometry(size)
-    offsets = offsets_for(size)
+    offsets = offsets_for(size, CUBE.rules)
     cells = empty_cells(size)
     tables = {
         "rook": (offsets.rook, ROOK_STEPS),
@@ -78,7 +79,7 @@ def test_a_ray_from_any_cell_meets_the_wall_before_it_leaves_the_array(size: int
     geometry = Geometry(size)
     cells = empty_cells(size)
     for x, y, z in board_cells(geometry):
-        for step in offsets_for(size).queen:
+        for step in offsets_for(size, CUBE.rules).queen:
             point = geometry.get_point_from_cell(x, y, z) + step
             walked = 0
             while cells[point] == EMPTY:

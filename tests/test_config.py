@@ -57,7 +57,7 @@ def test_every_field_is_reachable_from_the_file() -> None:
     """Each EngineConfig field has a key in the TOML layout (checked by setting them all)."""
     document = {
         "engine": {"name": "x", "board_size": 4, "max_board_size": 8},
-        "protocol": {"max_line_bytes": 5000, "comments": "anywhere"},
+        "protocol": {"max_line_bytes": 5000, "comments": "anywhere", "notation": "short"},
         "log": {"dir": "d", "console_file": "c.log", "json_file": "j.jsonl", "echo_stderr": True},
         "search": {"max_nodes": 1000, "max_mate_moves": 3, "compiled": False, "max_solutions": 7},
         "play": {
@@ -82,6 +82,7 @@ def test_every_field_is_reachable_from_the_file() -> None:
             "contempt": 40,
         },
         "tablebase": {"path": "tables"},
+        "rules": {"variant": "raumschach"},
     }
     config = config_from_document(document)
     defaults = EngineConfig()
@@ -115,6 +116,8 @@ BAD_CONFIGS: list[tuple[str, str]] = [
     ("[evaluation]\nplacement = 1001\n", "evaluation.placement"),
     ("[evaluation]\ncontempt = -10\n", "evaluation.contempt"),
     ("[engine]\nboard_size = 65\n", "engine.board_size"),
+    ("[rules]\nvariant = 'chess'\n", "rules.variant"),
+    ("[rules]\nvariant = 5\n", "rules.variant"),
     ("[engine]\nmax_board_size = 1000\n", "engine.max_board_size"),
     # Past every bound the engine can use (issue 38): 10**20 positions failed every search.
     ("[engine]\nmax_board_size = 201\n", "engine.max_board_size"),

@@ -276,9 +276,13 @@ def test_new_game_refusals_change_nothing(started: Engine) -> None:
     refusals = {
         "new_game 1": "? unacceptable size (2 ... 64)",
         "new_game 65": "? unacceptable size (2 ... 64)",
-        "new_game x": "? N must be a whole number, got 'x'",
+        "new_game x": "? N must be a whole number or VARIANT one of cube, raumschach, got 'x'",
+        "new_game 5 chess": "? unknown variant 'chess' (known: cube, raumschach)",
+        "new_game 4 raumschach": "? no game on a board of size 4: raumschach is played on a"
+        " board of size 5 only",
         "new_game 2": NO_GAME_ON_2,
-        "new_game 3 4": "? wrong number of arguments, usage: new_game [N]",
+        "new_game 3 4": "? unknown variant '4' (known: cube, raumschach)",
+        "new_game 3 cube 4": "? wrong number of arguments, usage: new_game [N] [VARIANT]",
         "new_game 99999999999999": "? unacceptable size (2 ... 64)",
     }
     for line, refusal in refusals.items():
