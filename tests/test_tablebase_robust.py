@@ -154,7 +154,7 @@ def test_a_forged_header_is_refused_before_anything_is_allocated(
         assert time.monotonic() - began < 5
         still_plays(engine, KQK_WIN_1)
         still_plays(engine, KQKR_WIN_4)
-        assert peak_kib(engine.pid) < 400_000  # the probe took 561 MB
+        assert peak_kib(engine.pid) < 200_000  # the probe took 561 MB (idle: 21 MB)
     finally:
         engine.discard()
     process = cli("verify", str(kqk))
