@@ -13,6 +13,13 @@ each piece's value here is its blocked mobility on the cube of the game's size, 
 the cells, at 62 centipawns a cell. On 5³ that makes a knight (24 leaps) 714, a rook 552, a
 bishop (8 triagonals, a quarter of the cells) 346 and a queen 1630.
 
+**Other variants.** Raumschach's pieces are valued the same way from their own moves (its
+bishop's 12 flat diagonals, the unicorn's 8 triagonals: the cube's bishop), and so is its
+pawn, from the cells it takes on (a leaper's reach): on 5³ a pawn is worth 198, a bishop 732
+and a unicorn 346, against a knight's 714. A pawn also gains `PAWN_ADVANCE` centipawns for
+each step it has made towards its promotion cell, and `PAWN_NEAR` more on the step before
+it. These terms are first estimates, not yet tuned by matches.
+
 **Placement.** A piece on a cell from which it reaches more than its average gains
 `PLACEMENT_WEIGHT` centipawns per cell above the average (and loses them below): the centre
 is worth more than the edge, the corner least.
@@ -56,6 +63,7 @@ from kernel.board import EMPTY, SIDE_LETTERS
 from kernel.directions import BISHOP_STEPS, KNIGHT_STEPS, QUEEN_STEPS, ROOK_STEPS, Step
 from kernel.position import BLACK, WHITE, Position
 from kernel.start import NoStartPosition, start_position
+from kernel.variants import CUBE, PAWN_LETTERS, Variant, pawn_axes
 
 #: The chance that a cell on a ray is occupied, for the blocked mobility (see above).
 BLOCKING = 0.3
@@ -85,7 +93,7 @@ DRAWISH_FROM_SIZE = 4
 #: Centipawns a draw costs the side the search is for (0: a draw is worth nothing either way).
 CONTEMPT = 300
 
-#: The moves of each kind of piece: its steps and whether it slides.
+#: The moves of each kind of the cube's pieces: its steps and whether it slides.
 MOVES: dict[str, tuple[tuple[Step, ...], bool]] = {
     "k": (QUEEN_STEPS, False),
     "q": (QUEEN_STEPS, True),
@@ -93,14 +101,30 @@ MOVES: dict[str, tuple[tuple[Step, ...], bool]] = {
     "b": (BISHOP_STEPS, True),
     "n": (KNIGHT_STEPS, False),
 }
+#: Centipawns a pawn gains for each step it has made towards its promotion cell.
+PAWN_ADVANCE = 20
+#: Centipawns more for a pawn one step from its promotion cell.
+PAWN_NEAR = 150
 
 
-def blocked_reach(kind: str, cell: tuple[int, int, int], size: int) -> float:
+@cache
+def variant_moves(variant: Variant) -> dict[str, tuple[tuple[Step, ...], bool]]:
+    """Each kind's steps and whether it slides, in a variant; a pawn counts its captures."""
+    moves = {piece.letter.lower(): (piece.steps, piece.slides) for piece in variant.rules.pieces}
+    if variant.has_pawns:
+        moves["p"] = (variant.rules.pawn_captures, False)
+    return moves
+
+
+def blocked_reach(
+    kind: str, cell: tuple[int, int, int], size: int, variant: Variant = CUBE
+) -> float:
     """Return how many cells a piece reaches from `cell`, each ray cell k away weighted 0.7^(k-1).
 
-    Rays are followed `RAY_LIMIT` cells at most: further cells weigh less than 1 %.
+    Rays are followed `RAY_LIMIT` cells at most: further cells weigh less than 1 %. A white
+    pawn's steps are counted (black's are the same turned round).
     """
-    steps, slides = MOVES[kind]
+    steps, slides = variant_moves(variant)[kind]
     total = 0.0
     for dx, dy, dz in steps:
         x, y, z = cell
@@ -115,14 +139,14 @@ def blocked_reach(kind: str, cell: tuple[int, int, int], size: int) -> float:
 
 
 @cache
-def average_reach(kind: str, size: int) -> float:
+def average_reach(kind: str, size: int, variant: Variant = CUBE) -> float:
     """Return a piece's blocked reach averaged over every cell of the board.
 
     Worked out per step rather than per cell: a step repeated k times stays on the board
     from a fraction (n - k|d|)/n of the cells along each axis it moves by d, and the axes
     are independent.
     """
-    steps, slides = MOVES[kind]
+    steps, slides = variant_moves(variant)[kind]
     total = 0.0
     for step in steps:
         weight = 1.0
@@ -138,11 +162,12 @@ def average_reach(kind: str, size: int) -> float:
 
 
 @cache
-def piece_values(size: int) -> dict[str, int]:
+def piece_values(size: int, variant: Variant = CUBE) -> dict[str, int]:
     """Return each letter's material value on this size, signed: white's positive."""
     values = {"k": 0}
-    for kind in "qrbn":
-        values[kind] = round(CENTIPAWNS_PER_CELL * average_reach(kind, size))
+    for kind in variant_moves(variant):
+        if kind != "k":
+            values[kind] = round(CENTIPAWNS_PER_CELL * average_reach(kind, size, variant))
     signed: dict[str, int] = {}
     for kind, value in values.items():
         signed[kind.upper()] = value
@@ -169,12 +194,13 @@ class Weights:
     mating_pieces: int = MATING_PIECES
     contempt: int = CONTEMPT
 
-    def values(self, size: int) -> dict[str, int]:
-        """Return each letter's value on this size with the factors applied, signed."""
+    def values(self, size: int, variant: Variant = CUBE) -> dict[str, int]:
+        """Return each letter's value on this size with the factors applied, signed (the
+        unicorn's and the pawn's without a factor of their own)."""
         factors = {"q": self.queen, "r": self.rook, "b": self.bishop, "n": self.knight, "k": 0}
         return {
-            letter: round(value * factors[letter.lower()])
-            for letter, value in piece_values(size).items()
+            letter: round(value * factors.get(letter.lower(), 1.0))
+            for letter, value in piece_values(size, variant).items()
         }
 
 
@@ -197,6 +223,7 @@ class Tables:
         "size",
         "start_material",
         "values",
+        "variant",
         "weights",
     )
 
@@ -205,13 +232,14 @@ class Tables:
         self.geometry = position.geometry
         self.offsets = position.offsets
         self.weights = weights
+        self.variant = position.variant
         self._neighbours: dict[int, tuple[int, ...]] = {}
-        self.values = weights.values(self.size)
+        self.values = weights.values(self.size, self.variant)
         #: letter -> memory point -> signed centipawns of material and placement together.
         self.placement: dict[str, dict[int, int]] = {letter: {} for letter in self.values}
         #: What a whole army is worth, kings aside: the start position's, or this one's on a
         #: size that has none; the measure of how much attacking material is left.
-        self.start_material = max(1, full_army(self.size, position, self.values))
+        self.start_material = max(1, full_army(self.size, position, self.values, self.variant))
 
     def worth(self, letter: str, point: int) -> int:
         """Return a piece's material and placement on a point, signed: white's positive."""
@@ -219,8 +247,16 @@ class Tables:
         if known is None:
             kind = letter.lower()
             cell = self.geometry.get_cell_from_point(point)
-            reach = blocked_reach(kind, cell, self.size) - average_reach(kind, self.size)
+            if letter == "p":
+                last = self.size - 1  # black's pawn is white's turned through the centre
+                cell = (last - cell[0], last - cell[1], last - cell[2])
+            variant = self.variant
+            reach = blocked_reach(kind, cell, self.size, variant) - average_reach(
+                kind, self.size, variant
+            )
             bonus = 0 if kind == "k" else round(self.weights.placement * reach)
+            if letter in PAWN_LETTERS:
+                bonus += pawn_advance(variant, self.size, cell)
             value = self.values[letter]
             known = value + bonus if letter.isupper() else value - bonus
             self.placement[letter][point] = known
@@ -249,20 +285,31 @@ class Tables:
         )
 
 
-def full_army(size: int, position: Position, values: dict[str, int]) -> int:
+def pawn_advance(variant: Variant, size: int, cell: tuple[int, int, int]) -> int:
+    """Return a white pawn's bonus on a cell for its steps towards promotion (a black pawn's
+    cell turned through the centre first)."""
+    axes = pawn_axes(variant)
+    left = sum(size - 1 - cell[axis] for axis in axes)
+    made = len(axes) * (size - 1) - left
+    return PAWN_ADVANCE * made + (PAWN_NEAR if left == 1 else 0)
+
+
+def full_army(
+    size: int, position: Position, values: dict[str, int], variant: Variant = CUBE
+) -> int:
     """Return what one side's army of the start position is worth (kings aside), or this
     position's larger army on a size without a start position."""
-    letters = start_army(size)
+    letters = start_army(size, variant)
     if not letters:
         return army_value(position, values)
     return sum(values[letter] for letter in letters)
 
 
 @cache
-def start_army(size: int) -> tuple[str, ...]:
+def start_army(size: int, variant: Variant = CUBE) -> tuple[str, ...]:
     """Return the letters of white's army in the start position of a size; () if none."""
     try:
-        return tuple(start_position(size).pieces[WHITE].values())
+        return tuple(start_position(size, variant).pieces[WHITE].values())
     except NoStartPosition:
         return ()
 
@@ -372,8 +419,9 @@ def can_mate(pieces: dict[int, str], mating_pieces: int, size: int) -> bool:
     `MATING_PIECES_ON_4`, which the tables show mate)."""
     if size == 4:
         mating_pieces = min(mating_pieces, MATING_PIECES_ON_4)
-    # The queen first (an army that has one mostly finds it soon), then the count.
-    if any(letter in "Qq" for letter in pieces.values()):
+    # The queen first (an army that has one mostly finds it soon), then the count; a pawn
+    # may become a queen.
+    if any(letter in "QqPp" for letter in pieces.values()):
         return True
     if len(pieces) < mating_pieces:
         return False

@@ -22,7 +22,10 @@ def draw_layer(board: Position, z: int, last: tuple[int, int] | None = None) -> 
     cell_width = len(get_file_name_from_x(size - 1))
     rank_width = len(str(size))
     margin = " " * (rank_width + 1)
-    lines = [margin + f"level {get_roman_from_level(z + 1)}"]
+    title = f"level {get_roman_from_level(z + 1)}"
+    if board.variant.level_letters:  # Raumschach's players name the levels A (I) to E (V)
+        title += f" ({chr(ord('A') + z)})"
+    lines = [margin + title]
     cells = board.cells
     row_start = board.geometry.row_start
     origin, target = last or (-1, -1)
