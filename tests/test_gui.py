@@ -220,7 +220,7 @@ def loaded(
     tab.on("pageerror", note)
     try:
         tab.goto(f"{url}?{address(pause, view)}")
-        tab.wait_for_selector('[data-cell="a1(I)"]')
+        tab.wait_for_selector('[data-cell="a1(I)"]', state="attached")
         yield tab
     finally:
         tab.remove_listener("pageerror", note)
@@ -1409,6 +1409,8 @@ def test_screenshots(shared_tab: Page, server_url: str, tmp_path: Path) -> None:
         path = folder / "gui-390.png"
         tab.screenshot(path=str(path), full_page=True)
         assert path.stat().st_size > 10_000
+    if THREE_MODULE.exists():
+        screenshots_3d(shared_tab, server_url, folder)
     with loaded(shared_tab, server_url, 1400, 900) as tab:
         tab.select_option("#size", "8")
         for letter, cell in (("K", "d4(IV)"), ("q", "f6(VI)"), ("r", "d8(IV)"), ("k", "h8(VIII)")):
@@ -1420,4 +1422,34 @@ def test_screenshots(shared_tab: Page, server_url: str, tmp_path: Path) -> None:
         tab.wait_for_function("window.scrollY > 0")
         path = folder / "gui-1400.png"
         tab.screenshot(path=str(path))
+        assert path.stat().st_size > 10_000
+
+
+def screenshots_3d(tab: Page, server_url: str, folder: Path) -> None:
+    """The 3D view at 1400 px (a game against the computer, its last move and a piece's lines
+    across the levels) and on a 390 px phone (the board and the verdict on one screen)."""
+    with loaded(tab, server_url, 1400, 900, view="both") as page:
+        page.select_option("#size", "5")
+        page.select_option("#level", "level nodes 1")
+        page.click("#new-game")
+        page.select_option("#opponent", "black")
+        settle(page)
+        play(page, "a2(I)", "b4(I)")
+        wait_until(page, "[data-last-move]")
+        page.evaluate("window.scrollTo(0, 0)")  # the click on the layers scrolled them in
+        shown_3d(page)
+        queen = page.evaluate("window.cubemate3d.pixelOf('c2(I)')")
+        page.mouse.move(queen["x"], queen["y"])  # its lines across the levels
+        wait_until(page, ".cell.reach")
+        shown_3d(page)
+        path = folder / "gui-3d-1400.png"
+        page.screenshot(path=str(path))
+        assert path.stat().st_size > 10_000
+    with loaded(tab, server_url, 390, 844, view="3d") as page:
+        page.select_option("#size", "5")
+        page.click("#new-game")
+        settle(page)
+        shown_3d(page)
+        path = folder / "gui-3d-390.png"
+        page.screenshot(path=str(path))
         assert path.stat().st_size > 10_000

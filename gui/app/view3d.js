@@ -122,7 +122,7 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
     const n = state.n;
     const height = (n - 1) * spacing();
     controls.target.set(0, 0, 0);
-    const radius = 1.3 * Math.max(n, height) + 3;
+    const radius = 1.5 * Math.max(n, height) + 3;
     camera.position.setFromSpherical(new THREE.Spherical(radius, 1.05, 0.35));
     controls.update();
   }
