@@ -19,7 +19,7 @@ from kernel.notation import (
 )
 from kernel.protocol import CommandError, shorten
 from kernel.session import Session, variant_size
-from kernel.short_notation import could_be_move
+from kernel.short_notation import could_be_move, unreadable
 from kernel.variants import VARIANTS, UnknownVariant, Variant, variant_named
 
 if TYPE_CHECKING:
@@ -122,12 +122,12 @@ def cmd_play(kernel: Session, args: list[str]) -> str:
     is in check.
     Returns: nothing.
     """
-    try:
-        # A move that cannot be read is refused before the position is asked about.
-        if not could_be_move(args[0]):
+    # A move that cannot be read is refused before the position is asked about.
+    if not could_be_move(args[0]):
+        try:
             parse_move_text(args[0])
-    except NotationError as error:
-        raise CommandError(f"illegal move: {error}") from None
+        except NotationError:
+            raise CommandError(f"illegal move: {unreadable(args[0])}") from None
     analysis = kernel.game_analysis()
     if not analysis.has_legal_move():
         raise CommandError(f"game over: {kernel.outcome()}")

@@ -33,12 +33,42 @@ class OffBoard(IllegalMove):
 
 
 def read_move(position: Position, analysis: Analysis, text: str) -> Move:
-    """Find the legal move of the side to move that `text` names; raise IllegalMove."""
+    """Find the legal move of the side to move that `text` names; raise IllegalMove.
+
+    The long form first (what programs send); failing it, the short form and the lenient
+    ones of docs/rules.md, "Short notation" (kernel/short_notation.py).
+    """
     try:
         readings = parse_move_text(text)
     except NotationError as error:
+        return read_short(position, analysis, text, None, error)
+    try:
+        return find_move(position, analysis, readings)
+    except IllegalMove as error:
+        return read_short(position, analysis, text, error, None)
+
+
+def read_short(
+    position: Position,
+    analysis: Analysis,
+    text: str,
+    refused: IllegalMove | None,
+    unread: NotationError | None,
+) -> Move:
+    """Read a text the long form did not take as a short or lenient move; where none fits,
+    refuse it with the long form's reason when it was one, else the short form's."""
+    from kernel.short_notation import Ambiguous, read_short_move  # not needed to start
+
+    try:
+        return read_short_move(position, analysis, text)
+    except Ambiguous as error:
+        raise IllegalMove(str(error)) from None
+    except NotationError as error:
+        # The long form's reason, unless it read a cell off the board where the short
+        # form reads cells on it (`Nb1-c3(II)` is no move from a cell `Nb1`, level N).
+        if refused is not None and not isinstance(refused, OffBoard):
+            raise refused from None
         raise IllegalMove(f"illegal move: {error}") from None
-    return find_move(position, analysis, readings)
 
 
 def find_move(position: Position, analysis: Analysis, readings: list[MoveText]) -> Move:

@@ -41,6 +41,8 @@ CHECK = "+"
 MATE = "#"
 #: The longest move text read: far more than any move of the largest board needs.
 MAX_TEXT = 80
+#: A board size at least as large as any: what `could_be_move` reads cells on.
+LARGEST_SIZE = 1 << 16
 #: The most moves an `ambiguous` refusal names.
 MOST_NAMED = 8
 #: Annotations read after a move and ignored: check and mate signs, `!` and `?`.
@@ -91,7 +93,7 @@ class Reading(NamedTuple):
 
 def promotion_of(move: Move) -> str:
     """The letter a move's pawn becomes, or EMPTY."""
-    return str(getattr(move, "promotion", EMPTY))
+    return move.promotion
 
 
 def is_pawn(letter: str) -> bool:
@@ -303,7 +305,8 @@ def split_cells(text: str, size: int) -> Iterator[tuple[CellPattern, bool, CellP
             found = _ORIGIN.fullmatch(origin_text)
             if found is None:
                 continue
-            origin = cell_pattern(*found.groups(), size)
+            file, rank, level = found.groups()
+            origin = cell_pattern(file, rank, level, size)
             if origin is not None:
                 yield origin, separated, target
 
@@ -325,6 +328,11 @@ def cell_pattern(file: str, rank: str, level: str | None, size: int) -> CellPatt
         except NotationError:
             return None
     return CellPattern(*(v if v is None or 0 <= v < size else -1 for v in (x, y, z)))
+
+
+def could_be_move(text: str) -> bool:
+    """Tell whether a text is written as a move at all, on a board of any size."""
+    return next(readings(text, LARGEST_SIZE), None) is not None
 
 
 def target_points(position: Position, target: CellPattern) -> list[int]:
@@ -420,10 +428,7 @@ def why_none(position: Position, text: str) -> str:
     such piece, none that moves there, or the move would leave the king in check."""
     found = list(readings(text, position.size))
     if not found:
-        return (
-            f"cannot read {shorten(text)}: write a move as Nc3(I), Nb1(I)-c3(I) or "
-            "Nb2(II)xa1(III) (docs/rules.md)"
-        )
+        return unreadable(text)
     size = position.size
     on_board = [r for r in found if -1 not in r.target and -1 not in r.origin]
     if not on_board:
@@ -454,6 +459,14 @@ def why_none(position: Position, text: str) -> str:
             return f"{name} would leave the {SIDE_NAMES[side]} king in check"
     origin_words = described(reading.origin, " on")
     return f"no {what}{origin_words} can move to{described(reading.target, '')}"
+
+
+def unreadable(text: str) -> str:
+    """Refuse a text that is no move in any notation, showing the notations."""
+    return (
+        f"cannot read {shorten(text)}: write a move as Nc3(I), Nb1(I)-c3(I) or "
+        "Nb2(II)xa1(III) (docs/rules.md)"
+    )
 
 
 def kind_name(letter: str) -> str:

@@ -54,7 +54,7 @@ new_game 3
 27 play kb3(III)-b2(III)
 #? [game over: 1-0 \(checkmate\)]*
 28 printgame
-#? [Size: 3\nStart: \[#k#,b#b,rnr\],\[###,###,###\],\[RNR,B#B,#K#\] w\nResult: 1-0 \(checkmate\)\nDate: [0-9-]+\n1\. Ra3\(I\)-a3\(II\) nb1\(III\)-c3\(III\)\n2\. Ra3\(II\)-a3\(III\)]
+#? [Size: 3\nStart: \[#k#,b#b,rnr\],\[###,###,###\],\[RNR,B#B,#K#\] w\nResult: 1-0 \(checkmate\)\nDate: [0-9-]+\n1\. Ra3\(II\) Nc3\(III\)\n2\. Ra3\(III\)#]
 29 undo
 #? []
 30 result
@@ -114,7 +114,7 @@ set_board [k##,###,###],[###,###,###],[###,#r#,##K]
 71 result
 #? [0-1 \(checkmate\)]
 72 printgame
-#? [Size: 3\n.*\nResult: 0-1 \(checkmate\)\nDate: 2026-12-01\nWhite: one\nBlack: another\n1\. .*\n2\. Nb3\(I\)-c1\(I\) ra1\(II\)-a1\(I\)]
+#? [Size: 3\n.*\nResult: 0-1 \(checkmate\)\nDate: 2026-12-01\nWhite: one\nBlack: another\n1\. .*\n2\. Nc1\(I\) Ra1\(I\)#]
 73 loadgame game-records.txt 2
 #? []
 74 get_board

@@ -144,7 +144,7 @@ def test_genmove_plays_and_reports_its_thinking(api: Api) -> None:
     assert status == 200 and answer["ok"], answer
     move = answer["text"]
     assert answer["game"] == version + 1
-    assert api.text("printgame").splitlines()[-1] == f"1. {move}"
+    assert api.text("printgame long").splitlines()[-1] == f"1. {move}"
     snapshot = api.thinking()
     assert (snapshot["command"], snapshot["running"]) == ("genmove", False)
     assert [depth["depth"] for depth in snapshot["depths"]] == [1, 2, 3]

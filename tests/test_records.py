@@ -116,7 +116,8 @@ def record_file(games: list[PlayedGame], tmp_path_factory: pytest.TempPathFactor
     """Play every game through the engine, have it write the records, and keep them in one file."""
     lines: list[str] = []
     for game in games:
-        lines += [game.setup, *(f"play {move}" for move in game.moves), "get_board", "printgame"]
+        lines += [game.setup, *(f"play {move}" for move in game.moves), "get_board"]
+        lines.append("printgame long")  # the moves as the games name them
     folder = tmp_path_factory.mktemp("records")
     answers = pipe(lines, folder / "logs")
     records = []
@@ -159,7 +160,7 @@ def test_loadgame_replays_every_record(
     records = text.split("\n\n")
     lines: list[str] = []
     for number, game in enumerate(games, start=1):
-        lines += [f"loadgame {record_file} end {number}", "get_board", "result", "printgame"]
+        lines += [f"loadgame {record_file} end {number}", "get_board", "result", "printgame long"]
         # Every third game is walked back to its start, position by position.
         if number % 3 == 0:
             lines += ["undo", "get_board"] * len(game.moves) + ["undo"]
@@ -222,9 +223,9 @@ BROKEN = {
         "game 1, ply 5 (line 6): the game is over: 0-1 (checkmate)",
     ),
     "move that cannot be read": (
-        GOOD.replace("2. Nc3(I)-d1(I)", "2. Nc3(I)-d1"),
-        "game 1, ply 3 (line 6): illegal move: cannot read 'Nc3(I)-d1': "
-        "write a move as Kc1(I)-c2(II) or Nb2(II)xa1(III)",
+        GOOD.replace("2. Nc3(I)-d1(I)", "2. Nc3(I)-d1("),
+        "game 1, ply 3 (line 6): illegal move: cannot read 'Nc3(I)-d1(': "
+        "write a move as Nc3(I), Nb1(I)-c3(I) or Nb2(II)xa1(III) (docs/rules.md)",
     ),
     "size outside the range": (
         GOOD.replace("Size: 4", "Size: 65"),
@@ -327,7 +328,7 @@ def test_the_good_record_is_read(playing: Engine, tmp_path: Path) -> None:
     path = tmp_path / "good.txt"
     path.write_text(GOOD, encoding="utf-8")
     assert say(playing, f"loadgame {path}") == ""
-    record = say(playing, "printgame")
+    record = say(playing, "printgame long")
     # Its headers are kept, after the date the engine adds, and its moves.
     lines = record[1:].split("\n")
     assert lines[:3] == GOOD.split("\n")[:3]
@@ -337,7 +338,7 @@ def test_the_good_record_is_read(playing: Engine, tmp_path: Path) -> None:
     written = "\ufeff# a game\r\n" + GOOD.replace("\n", "  \r\n").replace("Result", "# x\r\nResult")
     path.write_text(written, encoding="utf-8")
     assert say(playing, f"loadgame {path}") == ""
-    assert say(playing, "printgame")[1:].split("\n")[4:] == lines[4:]
+    assert say(playing, "printgame long")[1:].split("\n")[4:] == lines[4:]
     black = "Size: 3\nStart: [rb#,###,nNK],[###,##b,#b#],[###,##k,###] black\nResult: *\n"
     path.write_text(black + "1... na1(III)-b1(I)\n", encoding="utf-8")
     assert say(playing, f"loadgame {path}") == ""

@@ -1,0 +1,156 @@
+"""Short notation (docs/rules.md, "Short notation") against a slow reference written from the
+rule (tests/short_reference.py), on seeded positions of n = 3 ... 8: every legal move's short
+name is SAN's rule's, reads back to that move and to no other, and no two legal moves share
+one; texts with the levels left out name the one move that fits, or every move that does.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kernel.config import EngineConfig
+from kernel.kernel import Kernel
+from kernel.move_reading import IllegalMove, read_move
+from kernel.notation import format_board, get_move_name, parse_board
+from kernel.position import Move
+from kernel.position import Position as KernelPosition
+from kernel.rules import Analysis
+from kernel.short_notation import read_short_move, short_name, short_names
+from kernel.start import start_position
+from tests.conftest import ask
+from tests.positions import side_positions
+from tests.reference import (
+    WHITE,
+    Position,
+    apply_move,
+    cell_name,
+    legal_move_pairs,
+    to_notation,
+)
+from tests.reference import (
+    parse_board as reference_board,
+)
+from tests.short_reference import levels_left_out
+from tests.short_reference import short_names as reference_names
+from tests.sweep import SWEEP
+
+SIZES = (3, 4, 5, 6, 7, 8)
+
+
+def kernel_position(pos: Position) -> KernelPosition:
+    """The engine's position of a reference position."""
+    text = parse_board(to_notation(pos.n, pos.pieces), 64)
+    return KernelPosition.from_rows(text.size, text.rows, 0 if pos.side == WHITE else 1)
+
+
+def played_positions(seed: int, count: int) -> list[Position]:
+    """Positions of seeded random games from the start positions of n = 3 ... 8, where many
+    pieces of a kind reach the same cells (what disambiguation is about)."""
+    rng = random.Random(seed)
+    found: list[Position] = []
+    while len(found) < count:
+        n = rng.choice(SIZES)
+        start = start_position(n)
+        pos = reference_board(format_board(start, "#"), n)
+        for _ in range(rng.randrange(4, 40)):
+            pairs = legal_move_pairs(pos)
+            if not pairs:
+                break
+            pos = apply_move(pos, *rng.choice(pairs))
+        found.append(pos)
+    return found
+
+
+def check_position(pos: Position) -> int:
+    """Check every legal move of one position; return how many there were."""
+    expected = reference_names(pos)
+    position = kernel_position(pos)
+    analysis = Analysis(position)
+    geometry = position.geometry
+    seen: dict[str, Move] = {}
+    for move in analysis.legal_moves():
+        cells = geometry.get_cell_from_point(move.origin), geometry.get_cell_from_point(move.target)
+        name = short_name(position, analysis, move)
+        assert name == expected[cells], (to_notation(pos.n, pos.pieces), pos.side, move)
+        assert name not in seen, (name, move, seen.get(name))
+        seen[name] = move
+        assert read_move(position, analysis, name) == move, name
+    assert len(seen) == len(expected)
+    assert set(short_names(position, analysis)) == {name.rstrip("+#") for name in seen}
+    return len(seen)
+
+
+def test_short_names_are_sans_and_read_back() -> None:
+    """Thousands of seeded positions: random ones of both sides and ones from played games."""
+    positions = list(side_positions(seed=5100, count=900 * SWEEP, sizes=SIZES, game=True))
+    positions += played_positions(5101, 100 * SWEEP)
+    # By size: the engine keeps the direction tables of the last two sizes only.
+    positions.sort(key=lambda pos: pos.n)
+    moves = sum(check_position(pos) for pos in positions)
+    assert moves > 15_000 * SWEEP, moves
+
+
+def test_levels_left_out() -> None:
+    """`Nb1-c3`: the one legal move that fits is played; several are named, sorted."""
+    rng = random.Random(5102)
+    unique = ambiguous = 0
+    for pos in played_positions(5103, 60):
+        pairs = legal_move_pairs(pos)
+        position = kernel_position(pos)
+        analysis = Analysis(position)
+        for origin, target in rng.sample(pairs, min(5, len(pairs))):
+            text, fitting = levels_left_out(pos, origin, target)
+            if len(fitting) == 1:
+                move = read_short_move(position, analysis, text)
+                assert (cell_name(origin), cell_name(target)) == names(position, move), text
+                unique += 1
+                continue
+            with pytest.raises(IllegalMove) as refused:
+                read_move(position, analysis, text)
+            listed = sorted(f"{pos.pieces[a]}{cell_name(a)}" for a, _ in fitting)
+            message = str(refused.value)
+            assert message.startswith("ambiguous: "), message
+            assert len(message.split(", ")) == len(fitting), message
+            assert all(origin in message for origin in listed), message
+            ambiguous += 1
+    assert unique > 100 and ambiguous > 10, (unique, ambiguous)
+
+
+def names(position: KernelPosition, move: Move) -> tuple[str, str]:
+    long = get_move_name(position, move)
+    origin, target = long[1:].replace("x", "-").split("-")
+    return origin, target
+
+
+@pytest.mark.parametrize(
+    ("moves", "text", "answer"),
+    [
+        ([], "Nc3", "? ambiguous: Na2(I)-c3(I), Nb1(I)-c3(I), Nd1(I)-c3(I), Ne2(I)-c3(I)"),
+        ([], "Nbc3", ""),
+        ([], "Nb1-c3", ""),
+        ([], "Qc4(V)", "? illegal move: no white queen can move to c4(V)"),
+        ([], "Ra3", "? illegal move: no white rook can move to a3 (any level)"),
+        ([], "Nb1-c3(II)", "? illegal move: no white knight on b1 (any level) can move to c3(II)"),
+        (
+            [],
+            "Zz9",
+            "? illegal move: cannot read 'Zz9': write a move as Nc3(I), Nb1(I)-c3(I) "
+            "or Nb2(II)xa1(III) (docs/rules.md)",
+        ),
+        (["Nb1(I)-c3(I)"], "qc4(V)-c1(V)", ""),
+        (["Nb1(I)-c3(I)"], "Qc1(V)+", ""),
+        ([], "Ux3", "? illegal move: 'Ux3' names a cell off the 5x5x5 board"),
+        (["Nb1(I)-c3(I)"], "Qc1", "? ambiguous: qc4(V)-c1(II), qc4(V)-c1(V)"),
+        (["Nb1(I)-c3(I)"], "qc1(5)", ""),
+        (["Nb1(I)-c3(I)"], "qc4-c1(V)", ""),
+    ],
+)
+def test_play_reads_short_and_lenient_moves(moves: list[str], text: str, answer: str) -> None:
+    """`play` of a short, lenient or wrong move on 5³, in process."""
+    kernel = Kernel(EngineConfig())
+    assert ask(kernel, "new_game 5") == ""
+    for move in moves:
+        assert ask(kernel, f"play {move}") == ""
+    assert ask(kernel, f"play {text}") == answer
