@@ -1,4 +1,4 @@
-"""python -m regress [--engine CMD] [--timeout S] [SUITE.tst ...]: run regression suites."""
+"""python -m regress [--engine CMD] [--timeout S] [--match-timeout S] [SUITE.tst ...]."""
 
 from __future__ import annotations
 

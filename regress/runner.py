@@ -6,6 +6,7 @@ test; any other command sets up. The line right after a test may hold its expect
 matches REGEX, which may span lines; `#? [!REGEX]` passes when it does not match; a trailing
 `*` (`#? [REGEX]*`) marks an expected failure. A `?` response always fails. A test without a
 `#?` line passes unless it is answered with `?`. Other lines starting with `#` are comments.
+Each match is bounded in time (regress/matching.py): a pattern that takes longer is an error.
 
 Each suite gets a fresh engine (client/engine.py), started in the suite's own folder as
 gogui-regress starts it, so that a file a suite names (`loadgame records.txt`) is found beside
