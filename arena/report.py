@@ -165,6 +165,8 @@ class Progress:
             self.drawn = False
 
     def say(self, message: str) -> None:
-        """A message on a line of its own, the live line drawn again under it."""
+        """A message on lines of its own, each named the arena's, the live line drawn again
+        under it."""
         self.clear()
-        print(f"arena: {message}", file=sys.stderr, flush=True)
+        for line in message.splitlines():
+            print(f"arena: {line}", file=sys.stderr, flush=True)
