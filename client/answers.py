@@ -9,7 +9,9 @@ buffer again at every chunk cost O(n²) (16 MB took 14 s, issue 49).
 
 No response may be longer than `limit` bytes (MAX_ANSWER_BYTES unless told): more is
 `AnswerTooLong` as soon as that much has come without an end, so that memory stays bounded
-whatever an engine writes. So is a line skipped before the first answer (a banner).
+whatever an engine writes. So is a line skipped before the first answer (a banner). A client
+holding a response of the limit's size holds it about four times at worst (the bytes read,
+then the text decoded and cut into mark and text), so a 64 MiB answer may cost 256 MiB.
 """
 
 from __future__ import annotations
@@ -62,7 +64,8 @@ class Answers:
 
     def _take(self, upto: int, after: int) -> bytes:
         """Remove and return the buffer up to `upto`, dropping it up to `after`."""
-        taken = bytes(self._buffer[:upto])
+        with memoryview(self._buffer) as view, view[:upto] as part:
+            taken = bytes(part)  # one copy (a bytearray's slice is one more)
         del self._buffer[:after]  # from the front: CPython moves a start, not the rest
         self._scanned = 0
         return taken
