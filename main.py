@@ -172,6 +172,11 @@ def finish_line(pending: bytearray, dropped: int, prefix: bytes, limit: int) -> 
     return line
 
 
+#: What a person at the terminal is told first, after the name and version.
+GREETING = (
+    "new_game 5 starts a game, play Nc3(I) moves (Tab completes), genmove has the engine"
+    " move; type help, quit or Ctrl-D"
+)
 #: The commands whose argument is a move, which Tab completes from the legal moves.
 MOVE_COMMANDS = ("play",)
 
@@ -454,10 +459,7 @@ def run(config: EngineConfig, version: str, log: ExchangeLog, at_terminal: bool)
     if at_terminal and sys.stderr is not None and sys.stderr.isatty():
         # For a person only: stdout carries nothing but answers, and a program that runs
         # the engine on a terminal's stdin with stderr elsewhere sees no greeting.
-        write_stderr(
-            f"cubemate {version} — start a game with `new_game 5`, then `play Nc3(I)` (Tab"
-            " completes moves) or `genmove` for the engine's move; help, quit or Ctrl-D"
-        )
+        write_stderr(f"cubemate {version} — {GREETING}")
     lines = (
         terminal_lines(limit, lambda: move_completions(kernel))
         if at_terminal

@@ -296,7 +296,10 @@ def only_echo(before: bytes, typed: set[str]) -> bool:
     return all(line in allowed for line in before.split(b"\r\n"))
 
 
-GREETING = f"cubemate {version('cubemate')} — type help, quit or Ctrl-D\r\n".encode()
+GREETING = (
+    f"cubemate {version('cubemate')} — new_game 5 starts a game, play Nc3(I) moves (Tab"
+    " completes), genmove has the engine move; type help, quit or Ctrl-D\r\n"
+).encode()
 
 
 def test_answers_at_a_terminal(tmp_path: Path, log_dir: Path) -> None:

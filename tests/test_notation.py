@@ -179,6 +179,7 @@ def test_showboard_draws_every_layer_top_first_side_by_side(kernel: Kernel) -> N
         "2 n . .       2 . . .       2 . . .\n"
         "1 . r r       1 . . .       1 b R K\n"
         "  a b c         a b c         a b c\n"
+        "check: the black rook on c1(III) gives check to the white king on c1(I)\n"
         "white to move\n"
         "result: 0-1 (checkmate)",  # reference case 1: white is mated
     )
