@@ -100,7 +100,8 @@ def cmd_variant(kernel: Session, args: list[str]) -> str:
     """
     if not args:
         return kernel.position.variant.name
-    return cmd_new_game(kernel, [args[0]])
+    variant = read_variant(args[0])
+    return cmd_new_game(kernel, [variant.name])
 
 
 def read_variant(name: str) -> Variant:
