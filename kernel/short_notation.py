@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from typing import NamedTuple
 
 from kernel.board import EMPTY, SIDE_NAMES
@@ -31,7 +32,7 @@ from kernel.notation import (
 )
 from kernel.position import Move, Position, owner
 from kernel.protocol import shorten
-from kernel.rules import Analysis, attackers, destinations
+from kernel.rules import Analysis, attackers, destinations, pawn_moves_to
 
 #: The pawn's letter, as a kind; a pawn's short name has no letter.
 PAWN = "P"
@@ -45,6 +46,9 @@ MAX_TEXT = 80
 LARGEST_SIZE = 1 << 16
 #: The most moves an `ambiguous` refusal names.
 MOST_NAMED = 8
+#: A short name as written, for the quick look first: letter, anything, destination file,
+#: rank and level, anything (a disambiguation, a promotion).
+_CANONICAL = re.compile(r"([KQRBNU]?)[^=]*?x?([a-z])([0-9]+)\(([IVXLCDM]+)\)(?:=[QRBNU])?")
 #: Annotations read after a move and ignored: check and mate signs, `!` and `?`.
 _ANNOTATION = re.compile(r"[+#!?]*\Z")
 _PROMOTION = re.compile(r"=([A-Za-z])\Z")
@@ -100,50 +104,83 @@ def is_pawn(letter: str) -> bool:
     return letter in "Pp"
 
 
-def moves_to(position: Position, analysis: Analysis, target: int) -> list[Move]:
-    """List the legal moves of the side to move that land on one cell.
+def moves_to(position: Position, analysis: Analysis, target: int, letter: str = "") -> list[Move]:
+    """List the legal moves of the side to move that land on one cell (of the piece with
+    this letter, in its side's case, when one is given).
 
     Only the pieces that reach the cell are asked (one table look-up each, as `attackers`
-    does), not every legal move: this is what makes reading a short move as cheap as a long
-    one.
+    does), not every legal move: this is what makes reading a short move about as cheap as
+    reading a long one.
     """
     side = position.side
     cells = position.cells
     occupant = cells[target]
     if occupant != EMPTY and owner(occupant) == side:
         return []
-    if analysis.in_check:
-        return [move for move in analysis.legal_moves() if move.target == target]
-    found: list[Move] = []
-    pawns: list[int] = []
     king = analysis.king
-    for origin in attackers(position, target, side):
-        letter = cells[origin]
-        if is_pawn(letter):
-            if occupant != EMPTY:
-                pawns.append(origin)
-        elif origin == king:
+    checkers = analysis.checkers
+    # In check, only the king moves, or a piece takes the lone checker or steps in between.
+    helps = not checkers or (len(checkers) == 1 and target in analysis.evasion_cells())
+    found: list[Move] = []
+    for origin in reaching(position, target, letter):
+        piece = cells[origin]
+        if origin == king:
             if not analysis.is_attacked(target, lifted=king):
-                found.append(Move(letter, origin, target, occupant))
-        else:
+                found.append(Move(piece, origin, target, occupant))
+            continue
+        line = analysis.pin_of(origin)
+        if not helps or (line is not None and target not in line):
+            continue
+        if not is_pawn(piece):
+            found.append(Move(piece, origin, target, occupant))
+        elif occupant != EMPTY:  # a pawn takes where it attacks, and goes there no other way
+            found.extend(pawn_moves_to(position, origin, target))
+    if occupant == EMPTY and helps and (not letter or is_pawn(letter)):
+        for origin in pawn_pushers(position, target):
             line = analysis.pin_of(origin)
             if line is None or target in line:
-                found.append(Move(letter, origin, target, occupant))
-    if occupant == EMPTY:
-        pawns.extend(pawn_pushers(position, target))
-    for origin in pawns:
-        found.extend(move for move in analysis.moves_of(origin) if move.target == target)
+                found.extend(pawn_moves_to(position, origin, target))
+    return found
+
+
+def reaching(position: Position, target: int, letter: str) -> list[int]:
+    """The cells of the side to move's pieces (with this letter, if given) that attack target."""
+    if not letter:
+        return attackers(position, target, position.side)
+    cells = position.cells
+    compact = position.offsets.compact
+    reach = position.offsets.reach.get(letter)
+    if reach is None:
+        return []  # no such piece in this variant
+    compact_target = compact[target]
+    found = []
+    for origin, piece in position.pieces[position.side].items():
+        if piece != letter:
+            continue
+        step = reach.get(compact_target - compact[origin])
+        if step is None:
+            continue
+        if step:
+            point = origin + step
+            while point != target and cells[point] == EMPTY:
+                point += step
+            if point != target:
+                continue  # something stands in the way
+        found.append(origin)
     return found
 
 
 def pawn_pushers(position: Position, target: int) -> list[int]:
     """The cells from which a pawn of the side to move steps onto an empty target."""
-    pushes = getattr(position.offsets, "pushes", None)
-    if not pushes:
-        return []
-    letter = "P" if position.side == 0 else "p"
+    letter = side_letter(position, PAWN)
+    pushes = position.offsets.pushes.get(letter, ())
     cells = position.cells
-    return [target - step for step in pushes.get(letter, ()) if cells[target - step] == letter]
+    return [target - step for step in pushes if cells[target - step] == letter]
+
+
+def side_letter(position: Position, kind: str) -> str:
+    """A kind's letter in the case of the side to move."""
+    return kind if position.side == 0 else kind.lower()
 
 
 def disambiguator(position: Position, move: Move, rivals: Iterable[Move]) -> str:
@@ -190,7 +227,7 @@ def file_misread(position: Position, move: Move) -> bool:
             continue  # the reading meant
         if 0 <= other < size:
             point = geometry.get_point_from_cell(other, ty, tz)
-            if any(rival.piece == move.piece for rival in moves_to(position, analysis, point)):
+            if moves_to(position, analysis, point, move.piece):
                 return True
     return False
 
@@ -219,7 +256,7 @@ def check_sign(position: Position, move: Move) -> str:
 
 def short_name(position: Position, analysis: Analysis, move: Move) -> str:
     """Write a legal move of the side to move in short notation, check sign included."""
-    rivals = moves_to(position, analysis, move.target)
+    rivals = moves_to(position, analysis, move.target, move.piece)
     return bare_short_name(position, move, rivals) + check_sign(position, move)
 
 
@@ -311,13 +348,22 @@ def split_cells(text: str, size: int) -> Iterator[tuple[CellPattern, bool, CellP
                 yield origin, separated, target
 
 
+def _level_or_none(numeral: str) -> int | None:
+    """A level numeral's index (0 ...), or None when it is not a canonical numeral."""
+    try:
+        return get_level_from_roman(numeral) - 1
+    except NotationError:
+        return None
+
+
 def cell_pattern(file: str, rank: str, level: str | None, size: int) -> CellPattern | None:
     """Read the parts of a cell a text gives; None when one cannot be a part of any cell.
 
     A part off this board is kept as -1, so that the refusal can say the cell is off it.
     """
-    limit = len(get_file_name_from_x(max(size - 1, 0))) + 1
-    if len(file) > limit or len(rank) > 9 or (level is not None and len(level) > 11):
+    if not (file or rank or level):
+        return NO_CELL
+    if len(file) > longest_file(size) + 1 or len(rank) > 9 or (level and len(level) > 11):
         return None
     x = get_x_from_file_name(file) if file else None
     y = int(rank) - 1 if rank else None
@@ -328,6 +374,16 @@ def cell_pattern(file: str, rank: str, level: str | None, size: int) -> CellPatt
         except NotationError:
             return None
     return CellPattern(*(v if v is None or 0 <= v < size else -1 for v in (x, y, z)))
+
+
+#: No part of a cell given: an origin left out.
+NO_CELL = CellPattern(None, None, None)
+
+
+@lru_cache(maxsize=8)
+def longest_file(size: int) -> int:
+    """The letters of the longest file name on a board of this size."""
+    return len(get_file_name_from_x(max(size - 1, 0)))
 
 
 def could_be_move(text: str) -> bool:
@@ -369,11 +425,24 @@ def fits(position: Position, reading: Reading, move: Move) -> bool:
 def exact_move(position: Position, analysis: Analysis, text: str) -> Move | None:
     """Return the legal move whose short name `text` is (check signs aside), or None."""
     body = _ANNOTATION.sub("", text)
+    quick = _CANONICAL.fullmatch(body)
+    if quick is not None:
+        # The one reading a greedy match gives, which is the only one on boards of single-
+        # letter files; a name that equals the text is the move (no two share one).
+        kind, file, rank, level = quick.groups()
+        x, y = get_x_from_file_name(file), int(rank) - 1
+        z = _level_or_none(level)
+        if z is not None and 0 <= x < position.size and 0 <= y < position.size:
+            point = position.geometry.get_point_from_cell(x, y, z)
+            rivals = moves_to(position, analysis, point, side_letter(position, kind or PAWN))
+            for move in rivals:
+                if bare_short_name(position, move, rivals) == body:
+                    return move
     for reading in readings(text, position.size):
         if reading.black or not reading.target.full or -1 in reading.target:
             continue
         (point,) = target_points(position, reading.target)
-        rivals = moves_to(position, analysis, point)
+        rivals = moves_to(position, analysis, point, side_letter(position, reading.kind or PAWN))
         for move in rivals:
             if fits(position, reading, move) and bare_short_name(position, move, rivals) == body:
                 return move
