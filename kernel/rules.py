@@ -366,7 +366,8 @@ class Analysis:
         count = sum(1 for _ in self.king_moves())
         position = self.position
         cells = position.cells
-        moves = position.offsets.moves
+        offsets = position.offsets
+        moves = offsets.moves
         enemies = SIDE_LETTERS[self.enemy]
         pins = self.pins()
         king = self.king
@@ -375,11 +376,17 @@ class Analysis:
                 continue
             line = pins.get(origin)
             if letter in PAWN_LETTERS:
-                count += sum(
-                    len(pawn_moves_to(position, origin, target))
-                    for target in pawn_destinations(position, origin, letter)
-                    if line is None or target in line
-                )
+                # A move onto a promotion cell counts once for each piece it may become.
+                promoting = promotion_points(position.variant, position.size)[letter]
+                choices = len(position.variant.promotion)
+                for step in offsets.pushes[letter]:
+                    target = origin + step
+                    if cells[target] == EMPTY and (line is None or target in line):
+                        count += choices if target in promoting else 1
+                for step in offsets.captures[letter]:
+                    target = origin + step
+                    if cells[target] in enemies and (line is None or target in line):
+                        count += choices if target in promoting else 1
                 continue
             if line is not None:
                 count += sum(1 for target in destinations(position, origin) if target in line)
