@@ -13,7 +13,7 @@ read everything from it, so a third variant is a new row, not new code. Two are 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 from kernel.armies import white_army
@@ -66,10 +66,8 @@ class Variant:
     sizes: tuple[int, ...] | None = None
     #: What a pawn may become on its last cell, white's letters, strongest first.
     promotion: str = ""
-    #: Whether a cell may also be written level letter first, as Raumschach's players do (Ab1).
+    #: Whether the levels are also named by letters, A the bottom, as Raumschach's players do.
     level_letters: bool = False
-    #: The pieces' own names in this variant, where they are not PIECE_NAMES's.
-    names: dict[str, str] = field(default_factory=dict)
 
     @property
     def letters(self) -> str:
@@ -199,8 +197,3 @@ def variant_named(name: str) -> Variant:
     if variant is None:
         raise UnknownVariant(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
     return variant
-
-
-def piece_name(variant: Variant, letter: str) -> str:
-    """Name a kind of piece (lower-case letter) as the variant calls it."""
-    return variant.names.get(letter, PIECE_NAMES[letter])
