@@ -306,8 +306,8 @@ def test_the_runner_reports_each_unexpected_result(tmp_path: Path) -> None:
     # (the set-up's refusal names the pieces, which the variants add to).
     assert lines[3].startswith("7 FAILED: expected '!true', got '? unknown command")
     refusal = "line 17: set-up command 'set_board nonsense' failed: '? invalid board: unknown "
-    assert lines[5].startswith(refusal + "character 'o' in row 1 'nonsense' (pieces are ")
-    assert [*lines[:3], lines[4], *lines[6:]] == [
+    assert lines[4].startswith(refusal + "character 'o' in row 1 'nonsense' (pieces are ")
+    assert [*lines[:3], *lines[5:]] == [
         "3 FAILED: expected 'true', got 'false'",
         "4 FAILED: expected '!qb2.*', got 'qb2(II)'",
         "5 PASSED unexpectedly",
