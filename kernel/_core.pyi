@@ -5,6 +5,16 @@ of kernel/alphabeta.py (PlayerCore) and the retrograde solver of tablebase/retro
 
 from collections.abc import Callable, Mapping, Sequence
 
+#: kernel/compiled.py's CoreRules: slides by kind, white's pawn pushes and captures, the kinds
+#: a pawn may become, the axes its pawns advance on.
+CoreRules = tuple[
+    list[list[tuple[int, int, int]]],
+    list[tuple[int, int, int]],
+    list[tuple[int, int, int]],
+    list[int],
+    list[int],
+]
+
 class MateCore:
     """The df-pn mate search, compiled, with its table of at most `table_entries` entries."""
 
@@ -72,10 +82,12 @@ class PlayerCore:
         quiet_plies: int,
         limits: Sequence[float],
         poll: Callable[[], object],
+        rules: CoreRules | None = None,
+        advance: Sequence[int] = (),
     ) -> None: ...
     def root(
-        self, depth: int, moves: list[tuple[int, int, int, int]], /
-    ) -> tuple[int, int, list[tuple[int, int, int, int]], bool]:
+        self, depth: int, moves: list[tuple[int, int, int, int, int]], /
+    ) -> tuple[int, int, list[tuple[int, int, int, int, int]], bool]:
         """Search each root move to `depth`: (score, best index, pv, stopped)."""
     def evaluate(self) -> int:
         """Return the evaluation of the position set up, for the side to move."""

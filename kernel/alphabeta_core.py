@@ -25,18 +25,31 @@ from kernel.alphabeta import (
     TranspositionTable,
 )
 from kernel.board import EMPTY
-from kernel.compiled import CODE_LETTERS, CORE_CODES, PlayerCore, core_pieces
-from kernel.evaluation import BLOCKING, DEFAULT_WEIGHTS, MOVES, RAY_LIMIT, Weights, average_reach
+from kernel.compiled import (
+    CODE_LETTERS,
+    CORE_CODES,
+    CORE_KINDS,
+    PlayerCore,
+    core_pieces,
+    core_rules,
+)
+from kernel.evaluation import (
+    BLOCKING,
+    DEFAULT_WEIGHTS,
+    RAY_LIMIT,
+    Weights,
+    average_reach,
+    pawn_advance,
+    variant_moves,
+)
 from kernel.game import Game
 from kernel.interrupt import COMMAND
 from kernel.position import BLACK_TO_MOVE_KEY, LETTER_SALTS
+from kernel.variants import Variant
 
 #: What one entry of the core's table takes (kernel/core/player.c, `Entry`).
 CORE_ENTRY_BYTES = 32
-#: The kinds in the order of the core's codes (kind 0 is no piece).
-KINDS = " kqrbn"
-
-CoreMove = tuple[int, int, int, int]
+CoreMove = tuple[int, int, int, int, int]
 
 
 #: Positions a second the core searches, about (bench/play.py), and the share of them
@@ -67,20 +80,27 @@ def core_slots(megabytes: float, limits: Limits | None = None) -> int:
 
 
 def to_core(move: SearchMove) -> CoreMove:
-    """Write a search move as the core takes it: codes for the letters, 0 for no capture."""
-    letter, origin, target, captured, _ = move  # no promotions: the core plays the cube
-    return (CORE_CODES[letter], origin, target, CORE_CODES.get(captured, 0))
+    """Write a search move as the core takes it: codes for the letters, 0 for no capture and
+    for no promotion."""
+    letter, origin, target, captured, promotion = move
+    return (
+        CORE_CODES[letter],
+        origin,
+        target,
+        CORE_CODES.get(captured, 0),
+        CORE_CODES.get(promotion, 0),
+    )
 
 
 def from_core(move: CoreMove) -> SearchMove:
     """Read a move from the core back into a search move."""
-    piece, origin, target, captured = move
+    piece, origin, target, captured, promotion = move
     return (
         CODE_LETTERS[piece],
         origin,
         target,
         CODE_LETTERS[captured] if captured else EMPTY,
-        EMPTY,
+        CODE_LETTERS[promotion] if promotion else EMPTY,
     )
 
 
@@ -103,14 +123,20 @@ class CompiledSearcher(Searcher):
         super().__init__(game, limits, TranspositionTable(0), on_iteration, weights)
         position = self.position
         size = position.size
+        variant = position.variant
         tables = self.tables
         values = [0] * 16
         salts = [0] * 16
         for letter, code in CORE_CODES.items():
-            values[code] = tables.values[letter]
+            values[code] = tables.values.get(letter, 0)
             salts[code] = LETTER_SALTS[letter]
+        moves = variant_moves(variant)
+        kinds = [letter.lower() for letter in CORE_KINDS]
         steps: list[tuple[bool, list[tuple[int, ...]]]] = [(False, [])] + [
-            (MOVES[kind][1], [tuple(step) for step in MOVES[kind][0]]) for kind in KINDS[1:]
+            (moves[kind][1], [tuple(step) for step in moves[kind][0]])
+            if kind in moves
+            else (False, [])
+            for kind in kinds
         ]
         self.core = PlayerCore(
             size=size,
@@ -122,7 +148,8 @@ class CompiledSearcher(Searcher):
             salts=salts,
             letters=CODE_LETTERS,
             values=values,
-            average=[0.0] + [average_reach(kind, size) for kind in KINDS[1:]],
+            average=[0.0]
+            + [average_reach(kind, size, variant) if kind in moves else 0.0 for kind in kinds],
             weights=[
                 BLOCKING,
                 weights.placement,
@@ -144,6 +171,8 @@ class CompiledSearcher(Searcher):
                 -1 if self.node_limit is None else self.node_limit,
             ],
             poll=stop_requested,
+            rules=core_rules(variant),
+            advance=advances(variant, size),
         )
 
     def root(self, depth: int, moves: list[SearchMove], in_check: bool) -> int:
@@ -156,6 +185,19 @@ class CompiledSearcher(Searcher):
             raise OutOfTime
         moves.insert(0, moves.pop(best))
         return int(score)
+
+
+def advances(variant: Variant, size: int) -> list[int]:
+    """A white pawn's bonus for its steps towards promotion on each cell (x, y, z), at
+    x + n (y + n z) (kernel/evaluation.py's pawn_advance); none in a variant without pawns."""
+    if not variant.has_pawns:
+        return []
+    return [
+        pawn_advance(variant, size, (x, y, z))
+        for z in range(size)
+        for y in range(size)
+        for x in range(size)
+    ]
 
 
 def stop_requested() -> bool:

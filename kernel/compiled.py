@@ -10,10 +10,12 @@ compiled = false` asks for Python even where the core was built.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
+from kernel.directions import KNIGHT_STEPS, QUEEN_STEPS, Step, negated
 from kernel.position import Position
-from kernel.variants import CUBE
+from kernel.variants import CUBE, Variant, pawn_axes
 
 MateCore: Any
 HelpmateCore: Any
@@ -32,17 +34,81 @@ CORE_LARGEST_SIZE = 64
 
 
 def core_takes(position: Position) -> bool:
-    """Tell whether the compiled core can search this position: a cube game (the core knows
-    the cube's pieces only; other variants are searched in Python) on a board it takes."""
+    """Tell whether the compiled core can search this position: a variant whose rules it can
+    be told (`core_rules`: the cube and Raumschach) on a board it takes."""
+    return position.size <= CORE_LARGEST_SIZE and core_speaks(position.variant)
+
+
+def core_solves(position: Position) -> bool:
+    """Tell whether the core's mate searches (mate.c, helpmate.c) can search this position:
+    a cube game on a board the core takes (they know no pawns yet)."""
     return position.size <= CORE_LARGEST_SIZE and position.variant is CUBE
 
 
-#: Each of the cube's piece letters' code in the core: side << 3 | kind, kinds K Q R B N = 1 ... 5.
+#: The core's kinds, by white's letter: the cube's five (numbered as they always were), then
+#: Raumschach's unicorn and pawn. A variant whose pieces are all of these kinds, the king and
+#: the knight moving as everywhere, is one the core can play.
+CORE_KINDS = "KQRBNUP"
+
+#: Each piece letter's code in the core: side << 3 | kind, kinds K Q R B N U P = 1 ... 7.
 CORE_CODES = {
     letter: side << 3 | kind
-    for side, letters in enumerate((CUBE.letters, CUBE.letters.lower()))
+    for side, letters in enumerate((CORE_KINDS, CORE_KINDS.lower()))
     for kind, letter in enumerate(letters, start=1)
 }
+
+#: What the core is told of a variant's rules (kernel/core/board.c, set_rules): the unit steps
+#: each kind 0 ... 7 slides along, white's pawn pushes and captures (black's are their
+#: negatives), the kinds a pawn may become in the variant's order, and the axes along which
+#: the pawns advance (a pawn promotes on the last cell along all of them). None: the cube's.
+CoreRules = tuple[list[list[Step]], list[Step], list[Step], list[int], list[int]]
+
+
+@cache
+def core_speaks(variant: Variant) -> bool:
+    """Tell whether the core can be told this variant's rules (`core_rules`)."""
+    if variant is CUBE:
+        return True
+    pieces = {piece.letter: piece for piece in variant.rules.pieces}
+    king, knight = pieces.get("K"), pieces.get("N")
+    if any(letter not in CORE_KINDS for letter in variant.letters):
+        return False
+    if king is None or (set(king.steps), king.slides) != (set(QUEEN_STEPS), False):
+        return False
+    if knight is not None and (set(knight.steps), knight.slides) != (set(KNIGHT_STEPS), False):
+        return False
+    # Every other piece slides along unit lines, both ways (pins and discovered checks are read
+    # off lines in the core); a pawn's steps are single.
+    lines = set(QUEEN_STEPS)
+    for letter, piece in pieces.items():
+        if letter in "KN":
+            continue
+        steps = set(piece.steps)
+        if not piece.slides or not steps <= lines or steps != set(negated(piece.steps)):
+            return False
+    pawn_steps = variant.rules.pawn_pushes + variant.rules.pawn_captures
+    return all(step in lines for step in pawn_steps) and len(variant.promotion) <= 6
+
+
+@cache
+def core_rules(variant: Variant) -> CoreRules | None:
+    """Describe a variant's rules as the core takes them (None for the cube's, its default)."""
+    if variant is CUBE:
+        return None
+    slides: list[list[Step]] = [[] for _ in range(len(CORE_KINDS) + 1)]
+    for piece in variant.rules.pieces:
+        if piece.slides:
+            slides[CORE_KINDS.index(piece.letter) + 1] = list(piece.steps)
+    promotions = [CORE_KINDS.index(letter) + 1 for letter in variant.promotion]
+    return (
+        slides,
+        list(variant.rules.pawn_pushes),
+        list(variant.rules.pawn_captures),
+        promotions,
+        list(pawn_axes(variant)),
+    )
+
+
 #: The letter of each code (what is no piece's code, a space).
 CODE_LETTERS = "".join(
     next((letter for letter, code in CORE_CODES.items() if code == index), " ")

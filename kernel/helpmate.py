@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from kernel.board import EMPTY, SIDE_LETTERS, WALL
-from kernel.compiled import CODE_LETTERS, COMPILED, HelpmateCore, core_pieces, core_takes
+from kernel.compiled import CODE_LETTERS, COMPILED, HelpmateCore, core_pieces, core_solves
 from kernel.mateinone import (
     SLIDERS,
     Flights,
@@ -92,7 +92,7 @@ class HelpmateSearch:
         """Return every line of 2 * `moves` plies that ends with the side to move mated."""
         if position.kings[position.side] == NO_POINT:
             return []  # a side without a king is never mated
-        if self.core is not None and core_takes(position):
+        if self.core is not None and core_solves(position):
             return self.compiled_solutions(self.core, position, moves)
         return list(self.lines(position, 2 * moves))
 

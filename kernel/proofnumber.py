@@ -68,7 +68,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kernel.board import EMPTY
-from kernel.compiled import COMPILED, MateCore, core_pieces, core_takes
+from kernel.compiled import COMPILED, MateCore, core_pieces, core_solves
 from kernel.mateinone import gives_check, mates_in_one
 from kernel.position import BLACK_TO_MOVE_KEY, KING_LETTERS, Move, Position, piece_key
 from kernel.rules import Analysis, is_attacked
@@ -176,7 +176,7 @@ class ProofNumberSearch:
 
     def keys(self, position: Position, moves: int) -> list[Move]:
         """Return every move of the side to move that mates in `moves` or fewer."""
-        if self.core is not None and core_takes(position):
+        if self.core is not None and core_solves(position):
             budget = self.budget
             found = self.core.keys(
                 position.size,

@@ -30,18 +30,20 @@ int set_size(Board *board, int size) {
     int grid = 2 * size - 1, offset = grid * grid * grid;
     int32_t *compact = calloc((size_t)area, sizeof(int32_t));
     uint8_t *rays = calloc((size_t)2 * offset + 1, 1),
-            *knight_leaps = calloc((size_t)2 * offset + 1, 1);
-    if (!cells || !index || !white || !black || !compact || !rays || !knight_leaps) {
+            *jumps = calloc((size_t)2 * offset + 1, 1), *promotes = calloc((size_t)area, 1);
+    if (!cells || !index || !white || !black || !compact || !rays || !jumps || !promotes) {
         free(cells), free(index), free(white), free(black), free(compact), free(rays),
-            free(knight_leaps);
+            free(jumps), free(promotes);
         PyErr_NoMemory();
         return -1;
     }
     free(board->cells), free(board->index), free(board->pieces[0]), free(board->pieces[1]);
-    free(board->compact), free(board->rays), free(board->knight_leaps);
+    free(board->compact), free(board->rays), free(board->jumps), free(board->promotes);
+    board->promotes = promotes;
+    board->push_count = board->capture_count = board->promotion_count = 0;
     board->cells = cells, board->index = index, board->pieces[0] = white, board->pieces[1] = black;
     board->compact = compact, board->offset = offset, board->rays = rays,
-    board->knight_leaps = knight_leaps;
+    board->jumps = jumps;
     board->size = size, board->width = width, board->area = area, board->grid = grid;
     /* No pieces on the new cells: set_pieces must not take the old ones off them. */
     board->counts[0] = board->counts[1] = 0;
@@ -79,15 +81,154 @@ int set_size(Board *board, int size) {
                     /* A leap longer than the board joins no two of its cells, and its
                        difference could be another's. */
                     if (a < size && b < size && c < size)
-                        knight_leaps[offset + dx + grid * (dy + grid * dz)] = 1;
+                        jumps[offset + dx + grid * (dy + grid * dz)] = KNIGHT_JUMP;
                 }
             }
+    return set_rules(board, Py_None);
+}
+
+/* The cube's sliders: the queen on all 26 lines, the rook on the 6 of one axis, the bishop
+   on the 8 triagonals. */
+static void cube_slides(Board *board) {
+    memset(board->slide_dirs, 0, sizeof board->slide_dirs);
+    for (int d = 0; d < 26; d++) {
+        int axes = board->step_axes[d];
+        board->slide_dirs[QUEEN] |= 1u << d;
+        if (axes == 1) board->slide_dirs[ROOK] |= 1u << d;
+        if (axes == 3) board->slide_dirs[BISHOP] |= 1u << d;
+    }
+}
+
+/* Read a sequence of (dx, dy, dz) steps, each part within `most`, into `xyz` (up to `room`). */
+static int read_steps(PyObject *sequence, int most, int room, int (*xyz)[3], const char *what) {
+    PyObject *fast = PySequence_Fast(sequence, what);
+    if (!fast) return -1;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(fast);
+    if (count > room) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "rules: more than %d %s", room, what);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int *step = xyz[i];
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, i), "iii", &step[0], &step[1],
+                              &step[2])) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (abs(step[0]) > most || abs(step[1]) > most || abs(step[2]) > most ||
+            !(step[0] || step[1] || step[2])) {
+            Py_DECREF(fast);
+            PyErr_Format(PyExc_ValueError, "rules: a step of %s out of range", what);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    return (int)count;
+}
+
+int set_rules(Board *board, PyObject *rules) {
+    /* Take the last rules' pawns off the tables first. */
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < board->capture_count; i++)
+            board->jumps[board->offset + board->capture_differences[s][i]] &= ~PAWN_JUMP(s);
+    if (board->promotion_count) memset(board->promotes, 0, (size_t)board->area);
+    board->push_count = board->capture_count = board->promotion_count = 0;
+    cube_slides(board);
+    if (rules == Py_None) return 0;
+    /* (slides, pushes, captures, promotions, promotion_axes): see kernel/compiled.py. */
+    PyObject *slides, *pushes, *captures, *promotions, *axes;
+    if (!PyArg_ParseTuple(rules, "OOOOO", &slides, &pushes, &captures, &promotions, &axes))
+        return -1;
+    PyObject *fast = PySequence_Fast(slides, "slides");
+    if (!fast) return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != KINDS) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "rules: slides of %d kinds expected", KINDS);
+        return -1;
+    }
+    memset(board->slide_dirs, 0, sizeof board->slide_dirs);
+    for (int kind = 0; kind < KINDS; kind++) {
+        int steps[26][3];
+        int count = read_steps(PySequence_Fast_GET_ITEM(fast, kind), 1, 26, steps, "slides");
+        if (count < 0) return Py_DECREF(fast), -1;
+        if (count && (kind == KING || kind == KNIGHT || kind == PAWN)) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "rules: kings, knights and pawns do not slide");
+            return -1;
+        }
+        for (int i = 0; i < count; i++)
+            board->slide_dirs[kind] |= 1u << direction_of(steps[i][0], steps[i][1], steps[i][2]);
+    }
+    Py_DECREF(fast);
+    int xyz[MOST_PAWN_CAPTURES][3];
+    int count = read_steps(pushes, 1, MOST_PUSHES, xyz, "pushes");
+    if (count < 0) return -1;
+    int width = board->width, grid = board->grid;
+    for (int i = 0; i < count; i++) {
+        int offset = xyz[i][0] + width * (xyz[i][1] + width * xyz[i][2]);
+        board->pushes[0][i] = offset, board->pushes[1][i] = -offset;
+    }
+    board->push_count = count;
+    count = read_steps(captures, 1, MOST_PAWN_CAPTURES, xyz, "captures");
+    if (count < 0) return -1;
+    for (int i = 0; i < count; i++) {
+        int offset = xyz[i][0] + width * (xyz[i][1] + width * xyz[i][2]);
+        int difference = xyz[i][0] + grid * (xyz[i][1] + grid * xyz[i][2]);
+        board->pawn_captures[0][i] = offset, board->pawn_captures[1][i] = -offset;
+        board->capture_differences[0][i] = difference;
+        board->capture_differences[1][i] = -difference;
+        board->jumps[board->offset + difference] |= PAWN_JUMP(0);
+        board->jumps[board->offset - difference] |= PAWN_JUMP(1);
+    }
+    board->capture_count = count;
+    fast = PySequence_Fast(promotions, "promotions");
+    if (!fast) return -1;
+    count = (int)PySequence_Fast_GET_SIZE(fast);
+    int bad = count > MOST_PROMOTIONS;
+    for (int i = 0; i < count && !bad; i++) {
+        long kind = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        bad = kind <= KING || kind >= PAWN;
+        board->promotions[i] = (uint8_t)kind;
+    }
+    Py_DECREF(fast);
+    if (bad) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "rules: a pawn becomes a queen ... unicorn");
+        return -1;
+    }
+    /* The promotion cells: the last cell along every axis the pawns advance on (white's the
+       board's last, black's its first), as kernel/variants.py's is_promotion_cell. */
+    fast = PySequence_Fast(axes, "promotion_axes");
+    if (!fast) return -1;
+    int mask = 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++) {
+        long axis = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (axis < 0 || axis > 2) {
+            Py_DECREF(fast);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "rules: an axis is 0, 1 or 2");
+            return -1;
+        }
+        mask |= 1 << axis;
+    }
+    Py_DECREF(fast);
+    if (!mask || !board->push_count) return 0; /* no pawns, or none ever promotes */
+    board->promotion_count = count;
+    for (int cell = 0; cell < board->area; cell++) {
+        if (board->cells[cell] == WALL) continue;
+        int at[3], white = 1, black = 1;
+        coordinates(board, cell, at);
+        for (int axis = 0; axis < 3; axis++)
+            if (mask >> axis & 1)
+                white &= at[axis] == board->size - 1, black &= at[axis] == 0;
+        board->promotes[cell] = (uint8_t)(white | black << 1);
+    }
     return 0;
 }
 
 void free_board(Board *board) {
     free(board->cells), free(board->index), free(board->pieces[0]), free(board->pieces[1]);
-    free(board->compact), free(board->rays), free(board->knight_leaps);
+    free(board->compact), free(board->rays), free(board->jumps), free(board->promotes);
     memset(board, 0, sizeof *board);
 }
 
@@ -107,7 +248,7 @@ int set_pieces(Board *board, PyObject *pieces, int side) {
         int code = (int)(item & 15);
         int kind = KIND_OF(code), owner = SIDE_OF(code);
         if (cell < 0 || cell >= board->area || board->cells[cell] != EMPTY || kind < KING ||
-            kind > KNIGHT || owner > 1) {
+            kind > PAWN || owner > 1) {
             PyErr_Format(PyExc_ValueError, "bad piece %ld (cell %ld, code %d)", item, cell, code);
             return -1;
         }
@@ -129,8 +270,9 @@ int attackers(const Board *board, int cell, int side, int lifted, int most, int 
     for (int i = 0; i < board->counts[side] && count < most; i++) {
         int point = board->pieces[side][i], kind = KIND_OF(cells[point]);
         int difference = between(board, point, cell);
-        if (kind == KNIGHT) {
-            if (!board->knight_leaps[difference]) continue;
+        if (kind == KNIGHT || kind == PAWN) {
+            if (!(board->jumps[difference] & (kind == PAWN ? PAWN_JUMP(side) : KNIGHT_JUMP)))
+                continue;
         } else {
             int d = board->rays[difference] - 1;
             if (d < 0) continue;
@@ -138,7 +280,7 @@ int attackers(const Board *board, int cell, int side, int lifted, int most, int 
             if (kind == KING) {
                 if (point + step != cell) continue;
             } else {
-                if (!slides_along(kind, board->step_axes[d])) continue;
+                if (!slides_along(board, kind, d)) continue;
                 int on = point + step;
                 while (on != cell && (cells[on] == EMPTY || on == lifted)) on += step;
                 if (on != cell) continue;
@@ -183,6 +325,7 @@ int piece_moves(Board *board, int origin, MoveList *list) {
     const uint8_t *cells = board->cells;
     uint8_t piece = cells[origin];
     int side = SIDE_OF(piece), kind = KIND_OF(piece);
+    if (kind == PAWN) return pawn_moves(board, origin, list);
     if (kind == KNIGHT) {
         for (int l = 0; l < 24; l++) {
             int target = origin + board->leaps[l];
@@ -192,9 +335,9 @@ int piece_moves(Board *board, int origin, MoveList *list) {
         }
         return 0;
     }
+    uint32_t slides = kind == KING ? 0x3FFFFFFu : board->slide_dirs[kind];
     for (int d = 0; d < 26; d++) {
-        int axes = board->step_axes[d];
-        if ((kind == ROOK && axes != 1) || (kind == BISHOP && axes != 3)) continue;
+        if (!(slides >> d & 1)) continue;
         int step = board->steps[d], target = origin + step;
         for (;;) {
             uint8_t there = cells[target];
@@ -237,8 +380,7 @@ void prepare(const Board *board, Context *context) {
         int behind = point + step;
         while (cells[behind] == EMPTY) behind += step;
         uint8_t slider = cells[behind];
-        if (slider != WALL && SIDE_OF(slider) == side &&
-            slides_along(KIND_OF(slider), board->step_axes[d])) {
+        if (slider != WALL && SIDE_OF(slider) == side && slides_along(board, KIND_OF(slider), d)) {
             context->discoverers[context->count] = point;
             context->directions[context->count++] = d;
         }
@@ -249,12 +391,13 @@ void prepare(const Board *board, Context *context) {
 int gives_check(const Board *board, const Context *context, const Move *m) {
     int king = context->enemy_king;
     if (king < 0) return 0;
-    int kind = KIND_OF(m->piece);
-    if (kind == KNIGHT) {
-        if (board->knight_leaps[between(board, m->target, king)]) return 1;
+    int kind = KIND_OF(LANDED(m)); /* what the pawn has become checks */
+    if (kind == KNIGHT || kind == PAWN) {
+        int jump = kind == PAWN ? PAWN_JUMP(board->side) : KNIGHT_JUMP;
+        if (board->jumps[between(board, m->target, king)] & jump) return 1;
     } else if (kind != KING) {
         int d = board->rays[between(board, m->target, king)] - 1;
-        if (d >= 0 && slides_along(kind, board->step_axes[d])) {
+        if (d >= 0 && slides_along(board, kind, d)) {
             int step = board->steps[d], point = m->target + step;
             while (point != king && (board->cells[point] == EMPTY || point == m->origin))
                 point += step;
@@ -280,7 +423,7 @@ int is_legal(const Board *board, const Context *context, const Move *m) {
         if (context->in_check > 1) return 0;
         if (m->target != checker) {
             int kind = KIND_OF(cells[checker]);
-            if (kind == KNIGHT || kind == KING) return 0;
+            if (kind == KNIGHT || kind == KING || kind == PAWN) return 0;
             int d = board->rays[between(board, king, checker)] - 1;
             if (board->rays[between(board, king, m->target)] - 1 != d) return 0;
             if (abs(board->compact[m->target] - board->compact[king]) >=
@@ -299,8 +442,7 @@ int is_legal(const Board *board, const Context *context, const Move *m) {
     point += step;
     while (cells[point] == EMPTY) point += step;
     uint8_t code = cells[point];
-    if (code == WALL || SIDE_OF(code) == side || !slides_along(KIND_OF(code), board->step_axes[d]))
-        return 1;
+    if (code == WALL || SIDE_OF(code) == side || !slides_along(board, KIND_OF(code), d)) return 1;
     /* Pinned: it may only move along the line, up to taking the pinner. */
     return board->rays[between(board, king, m->target)] - 1 == d;
 }
@@ -357,12 +499,26 @@ int mate_in_one(Board *board, MoveList *scratch, int *asked) {
         int kind = KIND_OF(piece), uncovers = 0;
         for (int k = 0; k < context.count; k++) uncovers |= context.discoverers[k] == origin;
         if (kind == KING && !uncovers) continue; /* a king never checks by itself */
+        if (kind == PAWN) {
+            /* A pawn's few moves, each asked (a promotion checks as what it becomes). */
+            Move moves[(MOST_PUSHES + MOST_PAWN_CAPTURES) * MOST_PROMOTIONS];
+            MoveList list = {moves, NULL, NULL, 0, (int)(sizeof moves / sizeof *moves), 0};
+            pawn_moves(board, origin, &list);
+            for (int j = 0; j < list.count && !found; j++) {
+                const Move *m = &moves[j];
+                if (gives_check(board, &context, m) && is_legal(board, &context, m)) {
+                    ++*asked;
+                    if ((found = checkmates(board, m, scratch)) < 0) return -1;
+                }
+            }
+            continue;
+        }
         coordinates(board, origin, from);
         int dx = to_king[0] - from[0], dy = to_king[1] - from[1], dz = to_king[2] - from[2];
         int directions = kind == KNIGHT ? 24 : 26;
+        uint32_t slides = kind == KING || kind == KNIGHT ? 0x3FFFFFFu : board->slide_dirs[kind];
         for (int d = 0; d < directions && !found; d++) {
-            if (kind == ROOK && board->step_axes[d] != 1) continue;
-            if (kind == BISHOP && board->step_axes[d] != 3) continue;
+            if (!(slides >> d & 1)) continue;
             const int8_t *xyz = kind == KNIGHT ? board->leap_xyz[d] : board->step_xyz[d];
             int step = kind == KNIGHT ? board->leaps[d] : board->steps[d];
             int slides = kind != KNIGHT && kind != KING;
@@ -371,8 +527,8 @@ int mate_in_one(Board *board, MoveList *scratch, int *asked) {
                 target += step, x -= xyz[0], y -= xyz[1], z -= xyz[2];
                 uint8_t there = cells[target];
                 if (there == WALL || (there != EMPTY && SIDE_OF(there) == side)) break;
-                if (uncovers || could_attack(kind, x, y, z)) {
-                    Move m = {origin, target, piece, there, 0};
+                if (uncovers || board_could_attack(board, piece, x, y, z)) {
+                    Move m = {origin, target, piece, there, 0, EMPTY};
                     if (gives_check(board, &context, &m) && is_legal(board, &context, &m)) {
                         ++*asked;
                         if ((found = checkmates(board, &m, scratch)) < 0) return -1;

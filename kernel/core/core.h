@@ -22,7 +22,11 @@
 /* What a cell holds: nothing, the wall, or a piece (side << 3 | kind). */
 #define EMPTY 0
 #define WALL 0xFF
-enum { KING = 1, QUEEN = 2, ROOK = 3, BISHOP = 4, KNIGHT = 5 };
+/* The kinds: the cube's five, then Raumschach's unicorn and pawn. How the sliders (queen,
+   rook, bishop, unicorn) slide and how pawns move is the variant's (`Rules`, set_rules); the
+   king's steps and the knight's leaps are every variant's. */
+enum { KING = 1, QUEEN = 2, ROOK = 3, BISHOP = 4, KNIGHT = 5, UNICORN = 6, PAWN = 7 };
+#define KINDS 8
 #define SIDE_OF(code) ((code) >> 3)
 #define KIND_OF(code) ((code)&7)
 #define WALL_THICKNESS 2
@@ -33,8 +37,19 @@ enum { KING = 1, QUEEN = 2, ROOK = 3, BISHOP = 4, KNIGHT = 5 };
 typedef struct {
     int32_t origin, target;
     uint8_t piece, captured;
-    uint8_t kind; /* the mate search's `classify`: a check, a capture, a quiet move, illegal */
+    uint8_t kind;      /* the mate search's `classify`: a check, a capture, a quiet move, illegal */
+    uint8_t promotion; /* the code of what a pawn becomes, EMPTY if it is no promotion */
 } Move;
+
+/* What a move leaves on its target: the piece, or what the pawn became. */
+#define LANDED(m) ((m)->promotion != EMPTY ? (m)->promotion : (m)->piece)
+/* Bits of Board.jumps: a knight's leap, a pawn's capture of a side. */
+#define KNIGHT_JUMP 1
+#define PAWN_JUMP(side) (2 << (side))
+/* The most pawn pushes, pawn captures and promotion choices a variant may have. */
+#define MOST_PUSHES 6
+#define MOST_PAWN_CAPTURES 12
+#define MOST_PROMOTIONS 6
 
 /* A growable list of moves; with `numbers`, also a proof and a disproof number per move
    (the mate search's). */
@@ -67,7 +82,18 @@ typedef struct {
        whether a knight leaps it. */
     int32_t *compact;
     int offset;
-    uint8_t *rays, *knight_leaps;
+    uint8_t *rays;
+    uint8_t *jumps; /* KNIGHT_JUMP and PAWN_JUMP bits by difference (plus `offset`) */
+    /* The variant's rules (set_rules): bit d of slide_dirs[kind] when the kind slides along
+       steps[d]; the pawns' pushes and captures by side, as offsets (white's as given, black's
+       negated) and as compact differences; what a pawn may become, in the variant's order;
+       and by cell, bit `side` when a pawn of that side promotes there. */
+    uint32_t slide_dirs[KINDS];
+    int push_count, capture_count, promotion_count;
+    int pushes[2][MOST_PUSHES], pawn_captures[2][MOST_PAWN_CAPTURES];
+    int capture_differences[2][MOST_PAWN_CAPTURES];
+    uint8_t promotions[MOST_PROMOTIONS];
+    uint8_t *promotes;
 } Board;
 
 /* What a node's moves are judged by: whether the side to move is in check, both kings, and
@@ -81,6 +107,9 @@ typedef struct {
 /* --- board.c ------------------------------------------------------------------------ */
 
 int set_size(Board *board, int size);
+/* Set the variant's rules on a board of the current size (set again after set_size): None
+   for the cube's, else kernel/compiled.py's core_rules tuple. */
+int set_rules(Board *board, PyObject *rules);
 void free_board(Board *board);
 int set_pieces(Board *board, PyObject *pieces, int side);
 int attackers(const Board *board, int cell, int side, int lifted, int most, int *found);
@@ -99,8 +128,15 @@ static inline int between(const Board *board, int from, int to) {
     return board->compact[to] - board->compact[from] + board->offset;
 }
 
-static inline int slides_along(int kind, int axes) {
-    return kind == QUEEN || (kind == ROOK && axes == 1) || (kind == BISHOP && axes == 3);
+/* Tell whether a piece of `kind` slides along direction d (board->steps[d]). */
+static inline int slides_along(const Board *board, int kind, int d) {
+    return board->slide_dirs[kind] >> d & 1;
+}
+
+/* The direction d of a unit step (dx, dy, dz), in set_size's order of board->steps. */
+static inline int direction_of(int dx, int dy, int dz) {
+    int index = (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1);
+    return index > 13 ? index - 1 : index;
 }
 
 static inline int attacked(const Board *board, int cell, int side, int lifted) {
@@ -111,10 +147,49 @@ static inline int in_check(const Board *board, int side) {
     return board->kings[side] >= 0 && attacked(board, board->kings[side], 1 - side, -1);
 }
 
-static inline int add(MoveList *list, int origin, int target, uint8_t piece, uint8_t captured) {
+static inline int add_promotion(MoveList *list, int origin, int target, uint8_t piece,
+                                uint8_t captured, uint8_t promotion) {
     if (list->count == list->capacity && reserve(list, list->count + 1) < 0) return -1;
     Move *m = &list->moves[list->count++];
     m->origin = origin, m->target = target, m->piece = piece, m->captured = captured;
+    m->promotion = promotion;
+    return 0;
+}
+
+static inline int add(MoveList *list, int origin, int target, uint8_t piece, uint8_t captured) {
+    return add_promotion(list, origin, target, piece, captured, EMPTY);
+}
+
+/* Add a pawn's move to `target`: one move, or one per piece it may become there. */
+static inline int add_pawn(const Board *board, MoveList *list, int origin, int target,
+                           uint8_t piece, uint8_t captured) {
+    int side = SIDE_OF(piece);
+    if (!(board->promotes[target] >> side & 1)) return add(list, origin, target, piece, captured);
+    for (int i = 0; i < board->promotion_count; i++)
+        if (add_promotion(list, origin, target, piece, captured,
+                          (uint8_t)(side << 3 | board->promotions[i])) < 0)
+            return -1;
+    return 0;
+}
+
+/* Add the moves of the pawn on `origin`: its pushes onto empty cells, then its captures, in
+   the variant's order (kernel/rules.py's pawn_destinations). */
+static inline int pawn_moves(const Board *board, int origin, MoveList *list) {
+    uint8_t piece = board->cells[origin];
+    int side = SIDE_OF(piece);
+    for (int i = 0; i < board->push_count; i++) {
+        int target = origin + board->pushes[side][i];
+        if (board->cells[target] == EMPTY &&
+            add_pawn(board, list, origin, target, piece, EMPTY) < 0)
+            return -1;
+    }
+    for (int i = 0; i < board->capture_count; i++) {
+        int target = origin + board->pawn_captures[side][i];
+        uint8_t there = board->cells[target];
+        if (there != EMPTY && there != WALL && SIDE_OF(there) != side &&
+            add_pawn(board, list, origin, target, piece, there) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -124,9 +199,10 @@ static inline void coordinates(const Board *board, int cell, int *xyz) {
     xyz[0] = compact % grid, xyz[1] = compact / grid % grid, xyz[2] = compact / grid / grid;
 }
 
-/* Tell whether a piece of `kind` (dx, dy, dz) away from a cell could attack it on an empty
-   board: arithmetic on the three distances, no table (on a large board a table is out of
-   the cache, and this is asked of every cell a piece could move to). */
+/* Tell whether a piece of the cube's `kind` (dx, dy, dz) away from a cell could attack it on
+   an empty board: arithmetic on the three distances, no table (on a large board a table is
+   out of the cache, and this is asked of every cell a piece could move to). The tables
+   (retrograde.c) are the cube's; the searches ask `board_could_attack`. */
 static inline int could_attack(int kind, int dx, int dy, int dz) {
     int a = abs(dx), b = abs(dy), c = abs(dz);
     int most = a > b ? (a > c ? a : c) : (b > c ? b : c);
@@ -144,6 +220,26 @@ static inline int could_attack(int kind, int dx, int dy, int dz) {
         default:
             return 0;
     }
+}
+
+/* could_attack under the board's rules, for the piece `code` (a pawn attacks by its side). */
+static inline int board_could_attack(const Board *board, int code, int dx, int dy, int dz) {
+    int kind = KIND_OF(code);
+    if (kind == KNIGHT) return could_attack(KNIGHT, dx, dy, dz);
+    int a = abs(dx), b = abs(dy), c = abs(dz);
+    int most = a > b ? (a > c ? a : c) : (b > c ? b : c);
+    if (most == 0 || (a && a != most) || (b && b != most) || (c && c != most)) return 0;
+    if (kind == KING) return most == 1;
+    int d = direction_of(dx / most, dy / most, dz / most);
+    if (kind == PAWN) {
+        if (most != 1) return 0;
+        const int *differences = board->capture_differences[SIDE_OF(code)];
+        int difference = dx + board->grid * (dy + board->grid * dz);
+        for (int i = 0; i < board->capture_count; i++)
+            if (differences[i] == difference) return 1;
+        return 0;
+    }
+    return slides_along(board, kind, d);
 }
 
 /* Tell whether the king's step to `target` is a move: onto an empty cell or an enemy. */
@@ -167,7 +263,7 @@ static inline int board_play(Board *board, const Move *m) {
     board->pieces[side][mine] = m->target;
     board->index[m->target] = mine;
     board->cells[m->origin] = EMPTY;
-    board->cells[m->target] = m->piece;
+    board->cells[m->target] = LANDED(m);
     if (board->kings[side] == m->origin) board->kings[side] = m->target;
     board->side = enemy;
     return place;
@@ -214,7 +310,7 @@ uint64_t board_key(const Board *board);
 
 /* The key after a move from the position of `key` (and, the same XORs, before it). */
 static inline uint64_t key_after(uint64_t key, const Move *m) {
-    key ^= BLACK_TO_MOVE_KEY ^ cell_key(m->origin, m->piece) ^ cell_key(m->target, m->piece);
+    key ^= BLACK_TO_MOVE_KEY ^ cell_key(m->origin, m->piece) ^ cell_key(m->target, LANDED(m));
     if (m->captured != EMPTY) key ^= cell_key(m->target, m->captured);
     return key;
 }

@@ -148,11 +148,6 @@ static int mating_moves(Core *core, int ply) {
    king_must_move is asked. */
 #define KING_MUST_MOVE_FROM 12
 
-/* Tell whether a piece of `kind` attacks a cell (dx, dy, dz) away on an empty board. */
-static inline int reaches(int kind, int dx, int dy, int dz) {
-    if (kind == KING) return abs(dx) <= 1 && abs(dy) <= 1 && abs(dz) <= 1 && (dx || dy || dz);
-    return could_attack(kind, dx, dy, dz);
-}
 
 /* Tell whether `point` stands strictly between `from` and `to` on the line joining them. */
 static inline int stands_between(const Board *board, int from, int to, int point) {
@@ -182,9 +177,9 @@ static int king_must_move(const Board *board) {
         int blocked = 0;
         for (int i = 0; i < board->counts[enemy] && !blocked; i++) {
             int slider = board->pieces[enemy][i], kind = KIND_OF(cells[slider]);
-            if (kind != QUEEN && kind != ROOK && kind != BISHOP) continue;
+            if (!board->slide_dirs[kind]) continue;
             int d2 = board->rays[between(board, slider, cell)] - 1;
-            if (d2 < 0 || !slides_along(kind, board->step_axes[d2])) continue;
+            if (d2 < 0 || !slides_along(board, kind, d2)) continue;
             for (int point = slider + board->steps[d2]; point != cell; point += board->steps[d2])
                 if (cells[point] != EMPTY && SIDE_OF(cells[point]) == side && point != king) {
                     blocked = 1;
@@ -203,9 +198,9 @@ static int king_must_move(const Board *board) {
             int opens = 0;
             for (int j = 0; j < board->counts[enemy] && !opens; j++) {
                 int slider = board->pieces[enemy][j], other = KIND_OF(cells[slider]);
-                if (other != QUEEN && other != ROOK && other != BISHOP) continue;
+                if (!board->slide_dirs[other]) continue;
                 int d2 = board->rays[between(board, slider, flights[f])] - 1;
-                opens = d2 >= 0 && slides_along(other, board->step_axes[d2]) &&
+                opens = d2 >= 0 && slides_along(board, other, d2) &&
                         stands_between(board, slider, flights[f], origin);
             }
             if (!opens) needed[most++] = flights[f];
@@ -216,15 +211,16 @@ static int king_must_move(const Board *board) {
         int at[3], to[26][3];
         for (int f = 0; f < most; f++) coordinates(board, needed[f], to[f]);
         int directions = kind == KNIGHT ? 24 : 26;
+        uint32_t slides = kind == KING || kind == KNIGHT ? 0x3FFFFFFu : board->slide_dirs[kind];
         for (int d = 0; d < directions; d++) {
-            if (kind == ROOK && board->step_axes[d] != 1) continue;
-            if (kind == BISHOP && board->step_axes[d] != 3) continue;
+            if (!(slides >> d & 1)) continue;
             int step = kind == KNIGHT ? board->leaps[d] : board->steps[d];
             for (int cell = origin + step; cells[cell] != WALL; cell += step) {
                 coordinates(board, cell, at);
                 int taken = 0;
                 for (int f = 0; f < most; f++)
-                    taken += reaches(kind, to[f][0] - at[0], to[f][1] - at[1], to[f][2] - at[2]);
+                    taken += board_could_attack(board, cells[origin], to[f][0] - at[0],
+                                                to[f][1] - at[1], to[f][2] - at[2]);
                 if (taken >= most - 1) return 0;
                 if (kind == KNIGHT || kind == KING) break;
             }

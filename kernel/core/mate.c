@@ -241,7 +241,8 @@ static int every_defence_mated_in_one(Core *core, int ply) {
         if (d >= 0 && king + core->board.steps[d] == killer &&
             king_step_lands(&core->board, killer, side) &&
             !attacked(&core->board, killer, 1 - side, king)) {
-            Move m = {king, killer, core->board.cells[king], core->board.cells[killer], QUIET};
+            Move m = {king, killer, core->board.cells[king], core->board.cells[killer], QUIET,
+                      EMPTY};
             defended = 1;
             if ((mated = mated_after(core, ply, &m)) <= 0) return mated < 0 ? -1 : 0;
         } else {
@@ -253,7 +254,8 @@ static int every_defence_mated_in_one(Core *core, int ply) {
             int target = king + core->board.steps[d];
             if (target == killer || !king_step_lands(&core->board, target, side)) continue;
             if (attacked(&core->board, target, 1 - side, king)) continue;
-            Move m = {king, target, core->board.cells[king], core->board.cells[target], QUIET};
+            Move m = {king, target, core->board.cells[king], core->board.cells[target], QUIET,
+                      EMPTY};
             defended = 1;
             if ((mated = mated_after(core, ply, &m)) <= 0) {
                 if (mated == 0) core->killers[1] = m, core->has_killer[1] = 1;

@@ -77,18 +77,23 @@ typedef struct {
     char letters[16];
     /* The evaluation: signed values by code, each kind's average reach, the weights. */
     int values[16];
-    double average[6];
+    double average[KINDS];
     double blocking, placement, exposure, king_reach;
     int cornering, start_material, ray_limit, drawish, mating_pieces;
     /* What a draw is worth to white: the contempt, against the side searched for. */
     int draw;
     /* Each kind's steps in kernel/evaluation.py's order (that of kernel/directions.py), as
        (dx, dy, dz) and as offsets in the padded array; whether the kind slides. */
-    int8_t step_xyz[6][26][3];
-    int steps[6][26], step_count[6], slides[6];
-    /* Each kind's worth on a cell (material and placement, white's sign), once known. */
-    int32_t *worth[6];
-    uint8_t *worth_known[6];
+    int8_t step_xyz[KINDS][26][3];
+    int steps[KINDS][26], step_count[KINDS], slides[KINDS];
+    /* Each kind's worth on a cell (material and placement, white's sign), once known; a
+       black pawn's, which is not a white pawn's turned round, in slot 0. */
+    int32_t *worth[KINDS];
+    uint8_t *worth_known[KINDS];
+    /* A white pawn's bonus for its steps towards promotion, by (x, y, z) (x + n (y + n z)). */
+    int32_t *advance;
+    /* The kinds the variant has (its codes' kinds run 1 ... kinds): the history's rows. */
+    int kinds;
     int material, army[2];
     /* The table. */
     Entry *table;
@@ -164,17 +169,21 @@ static inline void put(Board *b, int side, int cell) {
 
 /* --- the evaluation, as kernel/evaluation.py -------------------------------------------- */
 
-static inline int code_index(int code) {
-    return SIDE_OF(code) * 5 + KIND_OF(code) - 1;
+static inline int code_index(const Player *p, int code) {
+    return SIDE_OF(code) * p->kinds + KIND_OF(code) - 1;
 }
 
-/* Tables.worth: a piece's material and placement on a cell, signed (white's positive). */
+/* Tables.worth: a piece's material and placement on a cell, signed (white's positive). A
+   black pawn is valued as a white one on the cell turned through the centre. */
 static int worth(Player *p, int code, int cell) {
-    int kind = KIND_OF(code);
-    if (!p->worth_known[kind][cell]) {
+    int kind = KIND_OF(code), black_pawn = kind == PAWN && SIDE_OF(code);
+    int slot = black_pawn ? 0 : kind;
+    if (!p->worth_known[slot][cell]) {
         int xyz[3];
         coordinates(&p->board, cell, xyz);
         int size = p->board.size;
+        if (black_pawn)
+            for (int i = 0; i < 3; i++) xyz[i] = size - 1 - xyz[i];
         double total = 0.0;
         for (int s = 0; s < p->step_count[kind]; s++) {
             int x = xyz[0], y = xyz[1], z = xyz[2];
@@ -189,15 +198,16 @@ static int worth(Player *p, int code, int cell) {
         }
         double reach = total - p->average[kind];
         int bonus = kind == KING ? 0 : (int)nearbyint(p->placement * reach);
-        p->worth[kind][cell] = abs(p->values[kind]) + bonus; /* values[kind]: white's */
-        p->worth_known[kind][cell] = 1;
+        if (kind == PAWN) bonus += p->advance[xyz[0] + size * (xyz[1] + size * xyz[2])];
+        p->worth[slot][cell] = abs(p->values[kind]) + bonus; /* values[kind]: white's */
+        p->worth_known[slot][cell] = 1;
     }
-    int known = p->worth[kind][cell];
+    int known = p->worth[slot][cell];
     return SIDE_OF(code) ? -known : known;
 }
 
 static inline int move_delta(Player *p, const Move *m) {
-    int delta = worth(p, m->piece, m->target) - worth(p, m->piece, m->origin);
+    int delta = worth(p, LANDED(m), m->target) - worth(p, m->piece, m->origin);
     if (m->captured != EMPTY) delta -= worth(p, m->captured, m->target);
     return delta;
 }
@@ -236,15 +246,17 @@ static int cornering(const Player *p) {
     return 0;
 }
 
-/* evaluation.py's can_mate: a queen, or mating_pieces pieces or more besides the king (on
-   the 4-cube at most MATING_PIECES_ON_4). */
+/* evaluation.py's can_mate: a queen or a pawn (which may become one), or mating_pieces
+   pieces or more besides the king (on the 4-cube at most MATING_PIECES_ON_4). */
 static int can_mate(const Player *p, int side) {
     const Board *b = &p->board;
     int needed = p->mating_pieces;
     if (b->size == 4 && needed > MATING_PIECES_ON_4) needed = MATING_PIECES_ON_4;
     if (b->counts[side] - (b->kings[side] >= 0) >= needed) return 1;
     for (int i = 0; i < b->counts[side]; i++)
-        if (KIND_OF(b->cells[b->pieces[side][i]]) == QUEEN) return 1;
+        if (KIND_OF(b->cells[b->pieces[side][i]]) == QUEEN ||
+            KIND_OF(b->cells[b->pieces[side][i]]) == PAWN)
+            return 1;
     return 0;
 }
 
@@ -272,7 +284,7 @@ static inline int draw_score(const Player *p) {
 
 static inline int same_move(const Move *a, const Move *b) {
     return a->origin == b->origin && a->target == b->target && a->piece == b->piece &&
-           a->captured == b->captured;
+           a->captured == b->captured && a->promotion == b->promotion;
 }
 
 static void make(Player *p, const Move *m) {
@@ -280,7 +292,7 @@ static void make(Player *p, const Move *m) {
     int side = b->side, enemy = 1 - side;
     p->material += move_delta(p, m);
     int64_t key = p->key ^ p->black_to_move ^ piece_key(p, m->origin, m->piece) ^
-                  piece_key(p, m->target, m->piece);
+                  piece_key(p, m->target, LANDED(m));
     if (m->captured != EMPTY) {
         p->army[enemy] -= abs(p->values[m->captured]);
         take(b, enemy, m->target);
@@ -289,14 +301,16 @@ static void make(Player *p, const Move *m) {
     }
     take(b, side, m->origin);
     b->cells[m->origin] = EMPTY;
-    b->cells[m->target] = m->piece;
+    b->cells[m->target] = LANDED(m);
     put(b, side, m->target);
     if (b->kings[side] == m->origin) b->kings[side] = m->target;
     b->side = enemy;
     p->key = key;
     p->path[p->path_length++] = key;
     p->quiet_stack[p->path_length] = p->quiet_plies;
-    p->quiet_plies = m->captured != EMPTY ? 0 : p->quiet_plies + 1;
+    /* A capture or a pawn's move starts the fifty-move count again. (A promotion leaves
+       `army` as it was, as Searcher.make does.) */
+    p->quiet_plies = m->captured != EMPTY || KIND_OF(m->piece) == PAWN ? 0 : p->quiet_plies + 1;
 }
 
 static void unmake(Player *p, const Move *m) {
@@ -447,13 +461,34 @@ static int64_t capture_order(const Player *p, const Move *m) {
 
 /* Minus the history: a quiet move never cut with keys 0, and goes last. */
 static int64_t history_order(const Player *p, const Move *m) {
-    return -p->history[(int64_t)code_index(m->piece) * p->board.area + m->target];
+    return -p->history[(int64_t)code_index(p, m->piece) * p->board.area + m->target];
 }
 
 static inline int push(Player *p, MoveList *list, int origin, int target, uint8_t piece,
                        uint8_t captured) {
     if (add(list, origin, target, piece, captured) < 0) return fail(p), -1;
     return 0;
+}
+
+/* Add a pawn's move (each promotion, if it promotes there). */
+static inline int push_pawn(Player *p, MoveList *list, int origin, int target, uint8_t piece,
+                            uint8_t captured) {
+    if (add_pawn(&p->board, list, origin, target, piece, captured) < 0) return fail(p), -1;
+    return 0;
+}
+
+/* Add a move as it is, its promotion kept. */
+static int append(Player *p, MoveList *list, const Move *m) {
+    if (add_promotion(list, m->origin, m->target, m->piece, m->captured, m->promotion) < 0)
+        return fail(p), -1;
+    return 0;
+}
+
+/* Add a move found by its target (no promotion yet): a pawn's, one per piece it may become. */
+static inline int push_pawn_or(Player *p, MoveList *list, const Move *m) {
+    if (KIND_OF(m->piece) == PAWN)
+        return push_pawn(p, list, m->origin, m->target, m->piece, m->captured);
+    return push(p, list, m->origin, m->target, m->piece, m->captured);
 }
 
 /* Searcher.pseudo_legal: the captures and the quiet moves, piece by piece in dict order. */
@@ -465,6 +500,23 @@ static int pseudo_legal(Player *p) {
         int origin = b->pieces[side][i];
         uint8_t piece = b->cells[origin];
         int kind = KIND_OF(piece);
+        if (kind == PAWN) {
+            /* pawn_destinations: the pushes, then the captures. */
+            for (int s = 0; s < b->push_count; s++) {
+                int target = origin + b->pushes[side][s];
+                if (b->cells[target] == EMPTY &&
+                    push_pawn(p, &p->quiet, origin, target, piece, EMPTY) < 0)
+                    return -1;
+            }
+            for (int s = 0; s < b->capture_count; s++) {
+                int target = origin + b->pawn_captures[side][s];
+                uint8_t there = b->cells[target];
+                if (there != EMPTY && there != WALL && SIDE_OF(there) != side &&
+                    push_pawn(p, &p->captures, origin, target, piece, there) < 0)
+                    return -1;
+            }
+            continue;
+        }
         for (int s = 0; s < p->step_count[kind]; s++) {
             int step = p->steps[kind][s], target = origin + step;
             uint8_t there = b->cells[target];
@@ -499,16 +551,29 @@ static int evasions(Player *p, const Context *context, MoveList *list) {
     int checker = context->checkers[0];
     int d = b->rays[between(b, checker, king)] - 1;
     int kind = KIND_OF(b->cells[checker]);
-    int step = d >= 0 && kind != KNIGHT && kind != KING ? b->steps[d] : 0;
+    int step = d >= 0 && kind != KNIGHT && kind != KING && kind != PAWN ? b->steps[d] : 0;
     for (int target = checker;; target += step) {
         if (target == king) break;
         int count = attackers(b, target, side, -1, b->counts[side], p->found);
         for (int i = 0; i < count; i++) {
-            Move m = {p->found[i], target, b->cells[p->found[i]], b->cells[target], 0};
-            if (m.origin != king && is_legal(b, context, &m))
+            Move m = {p->found[i], target, b->cells[p->found[i]], b->cells[target], 0, EMPTY};
+            /* A pawn does not always move where it attacks: its moves come below. */
+            if (m.origin != king && KIND_OF(m.piece) != PAWN && is_legal(b, context, &m))
                 if (push(p, list, m.origin, m.target, m.piece, m.captured) < 0) return -1;
         }
         if (!step) break;
+    }
+    if (!b->push_count) return 0;
+    /* The pawns', in dict order: each move of each pawn that meets the check. */
+    for (int i = 0; i < b->counts[side]; i++) {
+        int origin = b->pieces[side][i];
+        if (KIND_OF(b->cells[origin]) != PAWN) continue;
+        p->scratch.count = 0;
+        if (pawn_moves(b, origin, &p->scratch) < 0) return fail(p), -1;
+        for (int j = 0; j < p->scratch.count; j++) {
+            Move m = p->scratch.moves[j];
+            if (is_legal(b, context, &m) && append(p, list, &m) < 0) return -1;
+        }
     }
     return 0;
 }
@@ -517,7 +582,7 @@ static int evasions(Player *p, const Context *context, MoveList *list) {
    sorted by (cost - 16 gain, then the move as Python compares its tuple). */
 typedef struct {
     int64_t key;
-    char letter;
+    char letter, promotion;
     Move move;
 } Capture;
 
@@ -526,7 +591,8 @@ static int compare_capture(const void *a, const void *b) {
     if (x->key != y->key) return x->key < y->key ? -1 : 1;
     if (x->letter != y->letter) return x->letter < y->letter ? -1 : 1;
     if (x->move.origin != y->move.origin) return x->move.origin < y->move.origin ? -1 : 1;
-    return x->move.target < y->move.target ? -1 : x->move.target > y->move.target;
+    if (x->move.target != y->move.target) return x->move.target < y->move.target ? -1 : 1;
+    return x->promotion < y->promotion ? -1 : x->promotion > y->promotion;
 }
 
 static int captures(Player *p, const Context *context, MoveList *list, int shortfall) {
@@ -548,9 +614,8 @@ static int captures(Player *p, const Context *context, MoveList *list, int short
                 if (guarded < 0) guarded = attacked(b, target, enemy, -1);
                 if (guarded) continue;
             }
-            Move m = {origin, target, piece, victim, 0};
-            if (is_legal(b, context, &m) && push(p, list, origin, target, piece, victim) < 0)
-                return -1;
+            Move m = {origin, target, piece, victim, 0, EMPTY};
+            if (is_legal(b, context, &m) && push_pawn_or(p, list, &m) < 0) return -1;
         }
     }
     int count = list->count;
@@ -561,16 +626,13 @@ static int captures(Player *p, const Context *context, MoveList *list, int short
         Move *m = &list->moves[i];
         sorted[i].key = abs(p->values[m->piece]) - 16 * (int64_t)abs(p->values[m->captured]);
         sorted[i].letter = p->letters[m->piece];
+        sorted[i].promotion = p->letters[m->promotion];
         sorted[i].move = *m;
     }
     qsort(sorted, (size_t)count, sizeof(Capture), compare_capture);
     for (int i = 0; i < count; i++) list->moves[i] = sorted[i].move;
     free(sorted);
     return 0;
-}
-
-static int append(Player *p, MoveList *list, const Move *m) {
-    return push(p, list, m->origin, m->target, m->piece, m->captured);
 }
 
 /* Searcher.ordered_moves: the table's move, captures (best victim, cheapest taker), the
@@ -626,7 +688,8 @@ static void remember_cut(Player *p, const Move *m, int ply, int depth) {
         killers[0] = *m;
         if (p->killer_count[ply] < 2) p->killer_count[ply]++;
     }
-    p->history[(int64_t)code_index(m->piece) * p->board.area + m->target] += (int64_t)depth * depth;
+    p->history[(int64_t)code_index(p, m->piece) * p->board.area + m->target] +=
+        (int64_t)depth * depth;
 }
 
 /* --- the table ---------------------------------------------------------------------------- */
@@ -780,14 +843,15 @@ static int quiescence(Player *p, int alpha, int beta, int ply, int in_check) {
 /* --- the Python type ---------------------------------------------------------------------- */
 
 static PyObject *move_tuple(const Move *m) {
-    return Py_BuildValue("(iiii)", m->piece, m->origin, m->target, m->captured);
+    return Py_BuildValue("(iiiii)", m->piece, m->origin, m->target, m->captured, m->promotion);
 }
 
 static int read_move(PyObject *item, Move *m) {
-    int piece, origin, target, captured;
-    if (!PyArg_ParseTuple(item, "iiii", &piece, &origin, &target, &captured)) return -1;
+    int piece, origin, target, captured, promotion;
+    if (!PyArg_ParseTuple(item, "iiiii", &piece, &origin, &target, &captured, &promotion))
+        return -1;
     m->piece = (uint8_t)piece, m->origin = origin, m->target = target;
-    m->captured = (uint8_t)captured, m->kind = 0;
+    m->captured = (uint8_t)captured, m->kind = 0, m->promotion = (uint8_t)promotion;
     return 0;
 }
 
@@ -816,7 +880,8 @@ static int read_numbers(PyObject *sequence, int count, const char *what, double 
 
 static void player_dealloc(Player *self) {
     free_board(&self->board);
-    for (int k = 0; k < 6; k++) free(self->worth[k]), free(self->worth_known[k]);
+    for (int k = 0; k < KINDS; k++) free(self->worth[k]), free(self->worth_known[k]);
+    free(self->advance);
     free(self->table), free(self->game_keys), free(self->game_counts), free(self->history);
     for (int i = 0; i < MAX_PLY + 2; i++) free_moves(&self->lists[i]);
     free_moves(&self->captures), free_moves(&self->quiet), free_moves(&self->evasions);
@@ -827,18 +892,21 @@ static void player_dealloc(Player *self) {
 }
 
 /* PlayerCore(size, slots, pieces, side, key, black_to_move, salts, letters, values, average,
-   weights, steps, game, quiet_plies, limits, poll): see kernel/_core.pyi. */
+   weights, steps, game, quiet_plies, limits, poll, rules=None, advance=()): see
+   kernel/_core.pyi. */
 static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     int size, side, quiet_plies;
     long long slots, key, black_to_move;
     PyObject *pieces, *salts, *letters, *values, *average, *weights, *steps, *game, *limits, *poll;
-    static char *names[] = {"size",  "slots",       "pieces", "side",    "key",     "black_to_move",
-                            "salts", "letters",     "values", "average", "weights", "steps",
-                            "game",  "quiet_plies", "limits", "poll",    NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iLO!iLLOUOOOOO!iOO", names, &size, &slots,
+    PyObject *rules = Py_None, *advance = NULL;
+    static char *names[] = {"size",    "slots",   "pieces", "side",    "key",
+                            "black_to_move",      "salts",  "letters", "values",
+                            "average", "weights", "steps",  "game",    "quiet_plies",
+                            "limits",  "poll",    "rules",  "advance", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iLO!iLLOUOOOOO!iOO|OO", names, &size, &slots,
                                      &PyList_Type, &pieces, &side, &key, &black_to_move, &salts,
                                      &letters, &values, &average, &weights, &steps, &PyDict_Type,
-                                     &game, &quiet_plies, &limits, &poll))
+                                     &game, &quiet_plies, &limits, &poll, &rules, &advance))
         return -1;
     if (self->board.size) {
         PyErr_SetString(PyExc_RuntimeError, "a PlayerCore is set up once");
@@ -862,8 +930,8 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     }
     if (read_numbers(values, 16, "values", NULL, numbers) < 0) return -1;
     for (int i = 0; i < 16; i++) self->values[i] = (int)numbers[i];
-    if (read_numbers(average, 6, "average", reals, NULL) < 0) return -1;
-    for (int i = 0; i < 6; i++) self->average[i] = reals[i];
+    if (read_numbers(average, KINDS, "average", reals, NULL) < 0) return -1;
+    for (int i = 0; i < KINDS; i++) self->average[i] = reals[i];
     /* weights: blocking, placement, exposure, king_reach, cornering, start_material,
        ray_limit, drawish, mating_pieces, draw */
     if (read_numbers(weights, 10, "weights", reals, NULL) < 0) return -1;
@@ -879,13 +947,32 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     }
     double limit_values[3];
     if (read_numbers(limits, 3, "limits", limit_values, NULL) < 0) return -1;
-    if (set_size(&self->board, size) < 0) return -1;
+    if (set_size(&self->board, size) < 0 || set_rules(&self->board, rules) < 0) return -1;
     Board *b = &self->board;
-    /* steps: for each kind 1 ... 5, (slides, [(dx, dy, dz), ...]) in Python's order. */
+    self->kinds = b->push_count ? PAWN : KNIGHT;
+    /* A white pawn's advance bonus by cell, n^3 numbers (none without pawns). */
+    self->advance = calloc((size_t)size * size * size, sizeof(int32_t));
+    if (!self->advance) return PyErr_NoMemory(), -1;
+    if (b->push_count) {
+        long long *bonuses = malloc((size_t)size * size * size * sizeof(long long));
+        if (!bonuses) return PyErr_NoMemory(), -1;
+        int failed = !advance || read_numbers(advance, size * size * size, "advance", NULL,
+                                              bonuses) < 0;
+        for (int i = 0; !failed && i < size * size * size; i++)
+            self->advance[i] = (int32_t)bonuses[i];
+        free(bonuses);
+        if (failed) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "advance: a bonus per cell with pawns");
+            return -1;
+        }
+    }
+    /* steps: for each kind 1 ... 7, (slides, [(dx, dy, dz), ...]) in Python's order (a
+       pawn's: its captures, which the evaluation counts; its moves are the rules'). */
     PyObject *fast = PySequence_Fast(steps, "steps");
     if (!fast) return -1;
-    int bad = PySequence_Fast_GET_SIZE(fast) != 6;
-    for (int kind = KING; !bad && kind <= KNIGHT; kind++) {
+    int bad = PySequence_Fast_GET_SIZE(fast) != KINDS;
+    for (int kind = KING; !bad && kind < KINDS; kind++) {
         PyObject *slides, *list;
         if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast, kind), "OO!", &slides, &PyList_Type,
                               &list)) {
@@ -913,7 +1000,7 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     }
     Py_DECREF(fast);
     if (bad || self->step_count[KING] != 26) {
-        PyErr_SetString(PyExc_ValueError, "steps: six kinds, the king's 26, each step within 2");
+        PyErr_SetString(PyExc_ValueError, "steps: eight kinds, the king's 26, each step within 2");
         return -1;
     }
     if (set_pieces(b, pieces, side) < 0) return -1;
@@ -938,11 +1025,11 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     self->game_counts = calloc(capacity, sizeof(int32_t));
     self->game_mask = capacity - 1;
     size_t cells = (size_t)b->area;
-    self->history = calloc(10 * cells, sizeof(int64_t));
+    self->history = calloc(2 * (size_t)self->kinds * cells, sizeof(int64_t));
     self->table = calloc((size_t)slots, sizeof(Entry));
     self->mask = (uint64_t)slots - 1;
     self->found = malloc((size_t)size * size * size * sizeof(int));
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < KINDS; k++) {
         self->worth[k] = malloc(cells * sizeof(int32_t));
         self->worth_known[k] = calloc(cells, 1);
         if (!self->worth[k] || !self->worth_known[k]) bad = 1;
@@ -1007,7 +1094,7 @@ static PyObject *player_root(Player *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < count; i++) {
         Move m;
         if (read_move(PyList_GET_ITEM(moves, i), &m) < 0) return free_moves(&given), NULL;
-        if (add(&given, m.origin, m.target, m.piece, m.captured) < 0)
+        if (add_promotion(&given, m.origin, m.target, m.piece, m.captured, m.promotion) < 0)
             return free_moves(&given), NULL;
     }
     self->busy = 1, self->stopped = self->failed = 0;
@@ -1064,7 +1151,7 @@ static PyMethodDef player_methods[] = {
      "root(depth, moves) -> (score, best, pv, stopped)\n\n"
      "Search each root move to `depth` as Searcher.root does; return the best score, the\n"
      "index of the best move, the principal variation and whether a limit stopped it.\n"
-     "Moves are (piece code, origin, target, captured code) tuples."},
+     "Moves are (piece code, origin, target, captured code, promotion code) tuples."},
     {"evaluate", (PyCFunction)player_evaluate, METH_NOARGS,
      "evaluate() -> int: the evaluation of the position set up, for the side to move."},
     {NULL, NULL, 0, NULL},
