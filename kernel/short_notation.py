@@ -479,17 +479,11 @@ def read_short_move(position: Position, analysis: Analysis, text: str) -> Move:
     if len(moves) == 1:
         return moves[0]
     if moves:
-        names = sorted(get_move_name(position, move) + promoted(move) for move in moves)
+        names = sorted(get_move_name(position, move) for move in moves)
         more = len(names) - MOST_NAMED
         listed = ", ".join(names[:MOST_NAMED]) + (f" and {more} more" if more > 0 else "")
         raise Ambiguous(f"ambiguous: {listed}")
     raise NotationError(why_none(position, text))
-
-
-def promoted(move: Move) -> str:
-    """The `=Q` of a promotion, for a long name written without it."""
-    promotion = promotion_of(move)
-    return "" if promotion == EMPTY else "=" + promotion.upper()
 
 
 def why_none(position: Position, text: str) -> str:

@@ -10,6 +10,7 @@ checking the engine's `ambiguous`.
 
 from __future__ import annotations
 
+from tests import raumschach_reference as rs
 from tests.reference import (
     Cell,
     Position,
@@ -66,3 +67,29 @@ def levels_left_out(pos: Position, origin: Cell, target: Cell) -> tuple[str, lis
         if pos.pieces[a] == piece and a[:2] == origin[:2] and b[:2] == target[:2]
     ]
     return text, fitting
+
+
+def raumschach_short_names(pos: rs.Position) -> dict[rs.Move, str]:
+    """Name every legal move of a Raumschach position short (tests/raumschach_reference.py's
+    moves): a pawn has no letter and shows its file when it takes, a promotion `=Q`."""
+    moves = rs.legal_moves(pos)
+    names = {}
+    for move in moves:
+        origin, target, promotion = move
+        piece = pos.pieces[origin]
+        pawn = piece in "Pp"
+        others = list(
+            {a for a, b, _ in moves if b == target and a != origin and pos.pieces[a] == piece}
+        )
+        capture = target in pos.pieces
+        written = disambiguation(origin, others)
+        if pawn and capture and not written:
+            written = file_name(origin[0])
+        after = rs.play(pos, move)
+        sign = ("#" if rs.status(after) == "checkmate" else "+") if rs.in_check(after) else ""
+        letter = "" if pawn else piece.upper()
+        promoted = f"={promotion.upper()}" if promotion else ""
+        names[move] = (
+            f"{letter}{written}{'x' if capture else ''}{rs.cell_text(target)}{promoted}{sign}"
+        )
+    return names

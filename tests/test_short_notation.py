@@ -19,6 +19,7 @@ from kernel.position import Position as KernelPosition
 from kernel.rules import Analysis
 from kernel.short_notation import read_short_move, short_name, short_names
 from kernel.start import start_position
+from tests import raumschach_reference as rs
 from tests.conftest import ask
 from tests.positions import side_positions
 from tests.reference import (
@@ -32,7 +33,7 @@ from tests.reference import (
 from tests.reference import (
     parse_board as reference_board,
 )
-from tests.short_reference import levels_left_out
+from tests.short_reference import levels_left_out, raumschach_short_names
 from tests.short_reference import short_names as reference_names
 from tests.sweep import SWEEP
 
@@ -154,3 +155,91 @@ def test_play_reads_short_and_lenient_moves(moves: list[str], text: str, answer:
     for move in moves:
         assert ask(kernel, f"play {move}") == ""
     assert ask(kernel, f"play {text}") == answer
+
+
+def raumschach_positions(seed: int, count: int) -> list[rs.Position]:
+    """Positions of seeded random Raumschach games, and of the same with white's pawns moved
+    next to their promotion cell, where promotions, with and without a capture, are legal."""
+    rng = random.Random(seed)
+    found: list[rs.Position] = []
+    while len(found) < count:
+        pos = rs.start_position()
+        for _ in range(rng.randrange(0, 50)):
+            moves = rs.legal_moves(pos)
+            if not moves:
+                break
+            pos = rs.play(pos, rng.choice(moves))
+        if rng.random() < 0.5:
+            # Two white pawns a step from e5 of level E (the engine's c5(V) row), on rank 4
+            # of level E and rank 5 of level D, where they take and promote.
+            pieces = {c: p for c, p in pos.pieces.items() if p != "P" and c[1:] not in PAWN_CELLS}
+            for x in rng.sample(range(5), 2):
+                pieces[(x, *rng.choice(PAWN_CELLS))] = "P"
+            pos = rs.Position(pieces, rs.WHITE)
+            if "K" not in pieces.values() or "k" not in pieces.values():
+                continue
+            if rs.in_check(pos, rs.BLACK):
+                continue
+        found.append(pos)
+    return found
+
+
+#: (rank, level) of the cells next to a white pawn's promotion row.
+PAWN_CELLS = [(3, 4), (4, 3)]
+
+
+def test_raumschach_short_names_read_back() -> None:
+    """Raumschach's pawns and promotions: the reference's short names, read back exactly."""
+    kernel = Kernel(EngineConfig())
+    assert ask(kernel, "variant raumschach") == ""
+    promotions = pawn_moves = 0
+    for pos in raumschach_positions(5104, 16 * SWEEP):
+        expected = raumschach_short_names(pos)
+        assert ask(kernel, f"set_board {rs.set_board_text(pos)}") == "", rs.set_board_text(pos)
+        position = kernel.position
+        analysis = Analysis(position)
+        geometry = position.geometry
+        names = set()
+        for move in analysis.legal_moves():
+            key = (
+                geometry.get_cell_from_point(move.origin),
+                geometry.get_cell_from_point(move.target),
+                "" if move.promotion == "#" else move.promotion,
+            )
+            name = short_name(position, analysis, move)
+            assert name == expected[key], (rs.set_board_text(pos), key)
+            assert read_move(position, analysis, name) == move, name
+            names.add(name)
+            promotions += move.promotion != "#"
+            pawn_moves += move.piece in "Pp"
+        assert len(names) == len(expected)
+    assert promotions > 20 and pawn_moves > 150, (promotions, pawn_moves)
+
+
+def test_short_legal_moves_by_hand() -> None:
+    """docs/rules.md's examples, from `legal_moves` with protocol.notation = "short"."""
+    kernel = Kernel(EngineConfig(notation="short"))
+    rooks = (
+        "[###K,####,####,###k],[####,####,####,R###],[####,####,####,####],[####,####,####,R###]"
+    )
+    assert ask(kernel, f"set_board {rooks}") == ""
+    assert {"R(I)a1(II)", "R(III)a1(II)"} <= set(ask(kernel, "legal_moves").split())
+    assert ask(kernel, "variant raumschach") == ""
+    board = rs.position_from(
+        {"c2(II)": "P", "c3(I)": "P", "a1(I)": "K", "e5(V)": "k", "b4(V)": "P", "c5(V)": "r"}
+    )
+    assert ask(kernel, f"set_board {rs.set_board_text(board)}") == ""
+    moves = set(ask(kernel, "legal_moves").split())
+    assert {"2c3(II)", "3c3(II)", "c4(I)", "b5(V)=U", "bxc5(V)=Q+", "bxc5(V)=N"} <= moves, moves
+    pawns = rs.position_from(
+        {"b3(II)": "P", "b4(I)": "P", "a1(I)": "K", "e5(V)": "k", "c4(II)": "n"}
+    )
+    assert ask(kernel, f"set_board {rs.set_board_text(pawns)}") == ""
+    assert ask(kernel, "legal_moves").split()[:4] == ["3b4(II)", "3xc4(II)", "4b4(II)", "4xc4(II)"]
+    assert ask(kernel, f"set_board {rs.set_board_text(board)}") == ""
+    assert ask(kernel, "play bxc5=N") == ""
+    assert ask(kernel, "undo") == ""
+    assert ask(kernel, "play b5(V)") == (
+        "? ambiguous: Pb4(V)-b5(V)=B, Pb4(V)-b5(V)=N, Pb4(V)-b5(V)=Q, Pb4(V)-b5(V)=R, "
+        "Pb4(V)-b5(V)=U"
+    )
