@@ -7,13 +7,15 @@ counts per second of CPU (time.process_time) and of wall time, and the depth it 
 median of a few runs by CPU rate, the two searches alternating so that a shared machine's load
 falls on both alike. The ratio compiled / Python is of the CPU rates.
 
-Positions: the start positions of n = 4, 5 and 8 and seeded crowded middle games on 5³ with
-30 pieces and 8³ with 64 (tests/positions.py noise_game_position), each with a choice to make
-and no mate within two plies.
+Positions: the start positions of n = 4, 5 and 8, Raumschach's start (5³, pawns), and seeded
+crowded middle games on 5³ with 30 pieces and 8³ with 64 (tests/positions.py
+noise_game_position), each with a choice to make and no mate within two plies.
 
 Goals: the median ratio over those positions at least 30× (issue 36); at the 5³ start at least
 1,000,000 positions a second compiled (issue 36) and 20,000 in Python (issue 21); depth
-completed at least 5 at the 5³ start, 4 in every 5³ middle game and 3 in every 8³ one.
+completed at least 5 at the 5³ start, 4 in every 5³ middle game and 3 in every 8³ one; at
+Raumschach's start (issue 48) the compiled rate within 1.5× of the 5³ start's, measured in the
+same run, and depth 5 completed.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from kernel.config import EngineConfig
 from kernel.kernel import Kernel
 from kernel.notation import format_board
 from kernel.start import start_position
+from kernel.variants import CUBE, RAUMSCHACH
 from tests.positions import noise_game_position
 from tests.reference import BLACK, WHITE, board_text
 
@@ -43,6 +46,11 @@ START_5_DEPTH = 5
 MIDDLE_DEPTHS = {5: 4, 8: 3}
 #: The middle games: board size and pieces.
 MIDDLE_GAMES = ((5, 30), (8, 64))
+#: Raumschach's start against the cube's 5³ start (issue 48): the compiled rate may be at most
+#: this many times slower, and the depth completed at least RAUMSCHACH_DEPTH.
+RAUMSCHACH_SLOWER = 1.5
+RAUMSCHACH_DEPTH = 5
+RAUMSCHACH_LABEL = "start Raumschach"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +91,12 @@ class Pair:
         return self.compiled.label.startswith("middle game")
 
 
-def middle_games(count: int) -> list[tuple[int, str, str]]:
+#: A position to measure: its board's size, its label, the board as set_board takes it, and
+#: the variant it is played under.
+Board = tuple[int, str, str, str]
+
+
+def middle_games(count: int) -> list[Board]:
     """Seeded crowded game positions (pieces anywhere, captures everywhere): n, label, board.
 
     Only positions that leave a choice to search: the side to move not in check, ten legal
@@ -112,24 +125,35 @@ def middle_games(count: int) -> list[tuple[int, str, str]]:
             if "mate" in searches[-1]:
                 continue
             index += 1
-            boards.append((n, f"middle game {index}, n = {n}, {pieces} pieces", board))
+            label = f"middle game {index}, n = {n}, {pieces} pieces"
+            boards.append((n, label, board, CUBE.name))
     return boards
 
 
-def start_boards() -> list[tuple[int, str, str]]:
-    """The start positions of n = 4, 5 and 8, as set_board takes them: n, label, board."""
-    return [(n, f"start n = {n}", format_board(start_position(n), "#")) for n in (4, 5, 8)]
+def start_boards() -> list[Board]:
+    """The start positions of n = 4, 5 and 8 and Raumschach's, as set_board takes them."""
+    cube = [
+        (n, f"start n = {n}", format_board(start_position(n), "#"), CUBE.name) for n in (4, 5, 8)
+    ]
+    raumschach = format_board(start_position(5, RAUMSCHACH), "#")
+    return [*cube, (5, RAUMSCHACH_LABEL, raumschach, RAUMSCHACH.name)]
 
 
 class Timed:
     """A Kernel set to one position at `level time S`, whose searches are timed."""
 
-    def __init__(self, label: str, board: str, seconds: float, compiled: bool) -> None:
+    def __init__(
+        self, label: str, board: str, seconds: float, compiled: bool, variant: str = CUBE.name
+    ) -> None:
         self.label = label
         self.kernel = Kernel(EngineConfig(compiled=compiled))
         self.searches: list[dict[str, Any]] = []
         self.kernel.log_event = lambda name, fields: self.searches.append(fields)
-        for command, args in (("set_board", board.split(" ")), ("level", ["time", f"{seconds:g}"])):
+        for command, args in (
+            ("variant", [variant]),
+            ("set_board", board.split(" ")),
+            ("level", ["time", f"{seconds:g}"]),
+        ):
             self.ask(command, args)
 
     def ask(self, command: str, args: list[str]) -> None:
@@ -153,11 +177,13 @@ def median_run(runs: list[Speed]) -> Speed:
     return sorted(runs, key=lambda run: run.cpu_rate)[len(runs) // 2]
 
 
-def search_pair(n: int, label: str, board: str, seconds: float, repeats: int) -> Pair:
+def search_pair(
+    n: int, label: str, board: str, seconds: float, repeats: int, variant: str = CUBE.name
+) -> Pair:
     """Search one position `repeats` times with each search, alternating, so that the load
     of a shared machine falls on both alike; keep each one's median run."""
-    compiled = Timed(label, board, seconds, compiled=True)
-    python = Timed(label, board, seconds, compiled=False)
+    compiled = Timed(label, board, seconds, compiled=True, variant=variant)
+    python = Timed(label, board, seconds, compiled=False, variant=variant)
     runs = [(compiled.search(), python.search()) for _ in range(repeats)]
     return Pair(n, median_run([run[0] for run in runs]), median_run([run[1] for run in runs]))
 
@@ -167,9 +193,9 @@ def measure(
 ) -> list[Pair]:
     """Search every position with both searches."""
     pairs = []
-    for n, label, board in start_boards() + middle_games(middle):
+    for n, label, board, variant in start_boards() + middle_games(middle):
         progress(f"player: {label}, compiled and Python")
-        pairs.append(search_pair(n, label, board, seconds, repeats))
+        pairs.append(search_pair(n, label, board, seconds, repeats, variant))
     return pairs
 
 
@@ -221,6 +247,8 @@ def goals(pairs: list[Pair], seconds: float) -> list[Goal]:
     """Issue 36's goals of speed and depth, and issue 21's rate for the Python search."""
     ratio = statistics.median(pair.ratio for pair in pairs)
     five = next(pair for pair in pairs if pair.compiled.label == "start n = 5")
+    raumschach = next(pair for pair in pairs if pair.compiled.label == RAUMSCHACH_LABEL)
+    slower = five.compiled.cpu_rate / max(raumschach.compiled.cpu_rate, 1.0)
     return [
         Goal(
             f"player: compiled / Python positions/s, median of {len(pairs)}",
@@ -247,6 +275,19 @@ def goals(pairs: list[Pair], seconds: float) -> list[Goal]:
             five.compiled.depth >= START_5_DEPTH,
         ),
         *(depth_goal(pairs, n, seconds) for n in MIDDLE_DEPTHS),
+        Goal(
+            "player, Raumschach start: the 5³ start's compiled positions/s over its own",
+            f"{slower:.2f}× ({raumschach.compiled.cpu_rate:,.0f} against "
+            f"{five.compiled.cpu_rate:,.0f})",
+            f"≤ {RAUMSCHACH_SLOWER}×",
+            slower <= RAUMSCHACH_SLOWER,
+        ),
+        Goal(
+            f"player, Raumschach start: depth in {seconds:g} s (compiled)",
+            str(raumschach.compiled.depth),
+            f"≥ {RAUMSCHACH_DEPTH}",
+            raumschach.compiled.depth >= RAUMSCHACH_DEPTH,
+        ),
     ]
 
 
