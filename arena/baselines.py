@@ -1,7 +1,8 @@
 """The built-in players: `random` and `greedy`, seeded, answering in this process.
 
 Both ask the game's referee for the legal moves when asked `genmove`, so they need no rules
-of their own; every other line is accepted and ignored (they keep no position).
+of their own and play every variant the referee judges; every other line is accepted and
+ignored (they keep no position).
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from arena.referee import Position, Referee
 from arena.speaker import Reply
 from kernel.notation import CELL_NAME, get_level_from_roman, get_x_from_file_name
 
-#: What capturing each piece is worth to `greedy` (the king is never captured).
-PIECE_VALUES = {"q": 9, "r": 5, "b": 3, "n": 3}
-#: The target cell of a capture, as legal_moves writes it: `Qa1(I)xc3(III)`.
-CAPTURE = re.compile(rf"x({CELL_NAME})$")
+#: What capturing each piece is worth to `greedy` (the king is never captured), and what a
+#: pawn gains by becoming one (Raumschach's unicorn moves as the cube's bishop).
+PIECE_VALUES = {"q": 9, "r": 5, "b": 3, "u": 3, "n": 3, "p": 1}
+#: The target cell of a capture and the piece a pawn becomes, as legal_moves writes them:
+#: `Qa1(I)xc3(III)`, `Pb4(V)xc5(V)=Q`, `Pb4(V)-b5(V)=N`.
+CAPTURE = re.compile(rf"x({CELL_NAME})(?:=[A-Za-z])?$")
+PROMOTION = re.compile(r"=([A-Za-z])$")
 
 Chooser = Callable[[Referee, random.Random], str]
 
@@ -40,18 +44,36 @@ def choose_random(referee: Referee, rng: random.Random) -> str:
     return rng.choice(referee.legal_moves())
 
 
+def gain(move: str, position: Callable[[], Position]) -> int:
+    """What a move wins at once: the piece it takes, and what its pawn becomes beyond a pawn."""
+    value = 0
+    capture = CAPTURE.search(move)
+    if capture is not None:
+        value += PIECE_VALUES.get(piece_on(position(), capture.group(1)).lower(), 0)
+    promotion = PROMOTION.search(move)
+    if promotion is not None:
+        value += PIECE_VALUES.get(promotion.group(1).lower(), 0) - PIECE_VALUES["p"]
+    return value
+
+
 def choose_greedy(referee: Referee, rng: random.Random) -> str:
-    """The capture of the most valuable piece (a random one among equals), else random."""
+    """The move that wins the most at once (a capture of the most valuable piece, or a
+    promotion), a random one among equals; else a random move."""
     moves = referee.legal_moves()
-    position: Position | None = None
+    seen: list[Position] = []
+
+    def position() -> Position:
+        # Asked once, and only when a move captures.
+        if not seen:
+            seen.append(referee.position())
+        return seen[0]
+
     best: list[str] = []
     best_value = 0
     for move in moves:
-        capture = CAPTURE.search(move)
-        if capture is None:
+        value = gain(move, position)
+        if value <= 0:
             continue
-        position = position or referee.position()
-        value = PIECE_VALUES.get(piece_on(position, capture.group(1)).lower(), 0)
         if value > best_value:
             best, best_value = [move], value
         elif value == best_value:

@@ -25,7 +25,7 @@ from arena.judge import IllegalMove, disagreement, judge_move
 from arena.openings import Opening
 from arena.players import PlayerSpec
 from arena.records import record_text
-from arena.referee import GOING_ON, SIDES, Position, RefereeError
+from arena.referee import DEFAULT_VARIANT, GOING_ON, SIDES, Position, RefereeError
 from arena.speaker import Reply, Speaker, SpeakerDied
 from arena.table import Setup, Table, table_for
 
@@ -177,7 +177,10 @@ class Game:
 
     def headers(self, opening: str) -> dict[str, str]:
         """The record's headers beyond Size, Start and Result."""
-        headers = {
+        # A cube game's record names no variant, as the engine's own records do.
+        variant = self.task.setup.variant
+        headers: dict[str, str] = {} if variant == DEFAULT_VARIANT else {"Variant": variant}
+        headers |= {
             "White": self.spec("white").label,
             "Black": self.spec("black").label,
             "Date": datetime.datetime.now(datetime.UTC).date().isoformat(),
@@ -243,7 +246,8 @@ class Game:
     def set_up(self, colour: str, opening: tuple[str, ...], start: Position) -> str | None:
         """Start (or reuse) a player and bring it to the opening under its limits: the
         opening's lines (`new_game` and its plies), or `set_board` of the referee's start for
-        an engine without `new_game` or told so; return why its `get_board` then disagrees
+        an engine without `new_game` or told so, after `variant NAME` in a match of another
+        variant than the cube; return why its `get_board` then disagrees
         with the referee's start (None: it agrees, or cannot say)."""
         spec = self.spec(colour)
         seed = f"{self.task.seed}/{self.task.number}/{colour}"
@@ -259,6 +263,10 @@ class Game:
             ):
                 lines = [f"set_board {start.notation()}"]
                 options.append("start by set_board")
+            variant = self.table.setup.variant
+            if spec.builtin is None and variant != DEFAULT_VARIANT:
+                # Told first, whatever follows: `set_board` keeps the variant it is given.
+                lines.insert(0, f"variant {variant}")
             limits = spec.limits.set_up_lines(knows)
             if spec.limits.uses_clock(knows):
                 self.told_time.add(colour)

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from arena.game import GameOutcome, GameTask, play_game
 from arena.openings import Opening
 from arena.players import PlayerSpec
+from arena.referee import DEFAULT_VARIANT
 from arena.stats import Sprt
 from arena.table import Setup, close_tables, kill_tables
 from client.stop import StopFlag
@@ -43,10 +44,12 @@ class MatchSettings:
     sprt: Sprt | None = None
 
     def fingerprint(self) -> str:
-        """The settings a resumed match must share, as the records' Match header."""
+        """The settings a resumed match must share, as the records' Match header (a cube
+        match's says no variant, as before variants were)."""
         one, two = self.players
+        variant = "" if self.setup.variant == DEFAULT_VARIANT else f"variant {self.setup.variant}; "
         return (
-            f"size {self.size}; openings {self.opening.describe()}; seed {self.seed}; "
+            f"{variant}size {self.size}; openings {self.opening.describe()}; seed {self.seed}; "
             f"move cap {self.move_cap}; player 1 {one.label}; player 2 {two.label}"
         )
 

@@ -51,13 +51,14 @@ class StartOpening:
 
     def set_up(self, referee: Referee, size: int, pair: int, seed: int) -> SetUp:
         referee.new_game(size)
-        return SetUp((f"new_game {size}",), "start position")
+        return SetUp((referee.start_line(size),), "start position")
 
 
 @dataclass(frozen=True, slots=True)
 class RandomPlies:
     """Each pair begins N plies from the start position, each a random legal move that does
-    not end the game (fewer when every move would end it)."""
+    not end the game (fewer when every move would end it). The moves are the referee's, so a
+    variant's own (a pawn's step, a promotion `=Q`) are drawn as any other."""
 
     plies: int
 
@@ -79,7 +80,7 @@ class RandomPlies:
                 referee.undo()
             else:
                 break
-        lines = (f"new_game {size}", *(f"play {move}" for move in played))
+        lines = (referee.start_line(size), *(f"play {move}" for move in played))
         return SetUp(lines, f"{len(played)} random plies: {' '.join(played)}".rstrip(": "))
 
 

@@ -19,14 +19,18 @@ from arena.openings import (
     read_openings,
 )
 from arena.players import Limits, PlayerError, PlayerSpec, parse_player
+from arena.referee import DEFAULT_VARIANT
 from arena.stats import Sprt
 from arena.table import Setup
+from kernel.variants import VARIANTS, UnknownVariant, variant_named
 
 #: The default referee: this checkout's engine.
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_REFEREE = ("python", str(REPO / "main.py"))
 #: The per-player options: each exists plain (both players), and with 1 or 2 (one player).
 LIMIT_OPTIONS = ("move_time", "time_settings", "depth", "nodes")
+#: The board size of a match of the cube when --size is not given.
+DEFAULT_SIZE = 4
 
 
 class ArenaError(Exception):
@@ -57,7 +61,16 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
             help=f"player {player} as cmd=COMMAND [arg=WORD]... [name=NAME] [dir=FOLDER] "
             "[ids=on|off] [start=new_game|set_board] [logs=on|off] [depth=N] [nodes=N] [st=S]",
         )
-    parser.add_argument("--size", type=int, default=4, help="board size n (default 4)")
+    parser.add_argument(
+        "--size", type=int, help="board size n (default 4, or the variant's own: 5 for raumschach)"
+    )
+    parser.add_argument(
+        "--variant",
+        default=DEFAULT_VARIANT,
+        metavar="NAME",
+        help=f"the rules: {', '.join(VARIANTS)} (default {DEFAULT_VARIANT}); the referee judges "
+        "by them and every engine player is told them (`variant NAME`)",
+    )
     parser.add_argument(
         "--games", type=int, default=100, help="games to play, a maximum with --sprt (default 100)"
     )
@@ -249,8 +262,25 @@ def opening_from(arguments: argparse.Namespace) -> Opening:
     return StartOpening()
 
 
+def variant_and_size(arguments: argparse.Namespace) -> tuple[str, int]:
+    """The variant named and the board size: the one given, which the variant must be played
+    on, else 4 for the cube and the variant's own size for one played on one size only."""
+    try:
+        variant = variant_named(arguments.variant)
+    except UnknownVariant as error:
+        raise ArenaError(f"--variant: {error}") from None
+    size: int | None = arguments.size
+    if size is None:
+        size = DEFAULT_SIZE if variant.sizes is None else variant.sizes[0]
+    elif not variant.allows_size(size):
+        sizes = ", ".join(str(each) for each in variant.sizes or ())
+        raise ArenaError(f"--size {size}: {variant.name} is played on a board of size {sizes} only")
+    return variant.name, size
+
+
 def settings_from(arguments: argparse.Namespace) -> MatchSettings:
     """Check every option and gather the match's settings."""
+    arguments.variant, arguments.size = variant_and_size(arguments)
     for name, least in (("games", 1), ("concurrency", 1), ("move_cap", 1), ("size", 2)):
         value = getattr(arguments, name)
         if value is not None and value < least:
@@ -284,7 +314,12 @@ def settings_from(arguments: argparse.Namespace) -> MatchSettings:
         opening=opening_from(arguments),
         players=(player_spec(arguments, 1, one), player_spec(arguments, 2, two)),
         setup=Setup(
-            referee, arguments.timeout, log_dir, arguments.ids == "on", arguments.set_board
+            referee,
+            arguments.timeout,
+            log_dir,
+            arguments.ids == "on",
+            arguments.set_board,
+            arguments.variant,
         ),
         time_margin=arguments.time_margin,
         sprt=sprt,

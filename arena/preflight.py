@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from arena.judge import disagreement
 from arena.match import MatchSettings
 from arena.openings import FileOpenings, OpeningError, check_openings
-from arena.referee import Position, Referee, RefereeError
+from arena.referee import DEFAULT_VARIANT, Position, Referee, RefereeError
 from arena.speaker import Launch, ProcessSpeaker, SpeakerDied
 
 
@@ -54,7 +54,7 @@ def preflight(settings: MatchSettings, warn: Callable[[str], None]) -> None:
     file_openings = isinstance(settings.opening, FileOpenings)
     start: Position | None = None
     with started(setup.referee_launch(), who, setup.timeout, warn) as speaker:
-        referee = Referee(speaker, setup.timeout)
+        referee = Referee(speaker, setup.timeout, setup.variant)
         try:
             absent = referee.missing_commands()
             if not absent and isinstance(settings.opening, FileOpenings):
@@ -74,23 +74,43 @@ def preflight(settings: MatchSettings, warn: Callable[[str], None]) -> None:
             absent = spec.missing(speaker.knows, file_openings or setup.set_board)
             if absent:
                 raise PreflightError(f"{who} does not know {', '.join(absent)}")
+            check_variant(speaker, setup.variant, who)
             if (
                 start is not None
                 and not (file_openings or setup.uses_set_board(spec))
                 and speaker.knows("new_game")
                 and speaker.knows("get_board")
             ):
-                check_start(speaker, settings.size, start, who)
+                check_start(speaker, referee.start_line(settings.size), start, who)
 
 
-def check_start(speaker: ProcessSpeaker, size: int, start: Position, who: str) -> None:
-    """Refuse a player whose `new_game` is not the referee's start position."""
-    for line in (f"new_game {size}", "get_board"):
+def check_variant(speaker: ProcessSpeaker, variant: str, who: str) -> None:
+    """Refuse a player that cannot be told the match's variant (nothing is asked of a cube
+    match's players: an engine that knows no `variant` plays the cube)."""
+    if variant == DEFAULT_VARIANT:
+        return
+    if not speaker.knows("variant"):
+        raise PreflightError(
+            f"{who} does not know the command variant, so it cannot be told to play {variant} "
+            f"(--variant {variant})"
+        )
+    reply = speaker.ask(f"variant {variant}")
+    if not reply.ok:
+        raise PreflightError(
+            f"{who} refuses to play {variant}: 'variant {variant}' answered {reply.text[:200]!r}"
+        )
+
+
+def check_start(speaker: ProcessSpeaker, start_line: str, start: Position, who: str) -> None:
+    """Refuse a player whose `new_game` (of the match's variant) is not the referee's start
+    position."""
+    for line in (start_line, "get_board"):
         reply = speaker.ask(line)
         if not reply.ok:
             raise PreflightError(f"{who} refused {line!r}: {reply.text[:200]}")
     why = disagreement(reply.text, start)
     if why is not None:
+        size = start.size
         raise PreflightError(
             f"{who} does not start a {size}x{size}x{size} game where the referee does: {why}"
         )

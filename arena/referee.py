@@ -1,7 +1,9 @@
 """The referee: an engine that holds the game, says which moves are legal and when it ends.
 
 Players are never trusted with the rules: every move is played on the referee, which may
-refuse it, and the game ends when its `result` says so.
+refuse it, and the game ends when its `result` says so. A referee of a match of another
+variant than the cube is told it: its games begin `new_game N VARIANT`, and a position is set
+after `variant VARIANT` (which `set_board` keeps).
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from arena.speaker import Speaker, SpeakerDied
 GOING_ON = "*"
 #: The commands a referee must know.
 REFEREE_COMMANDS = ("new_game", "set_board", "play", "undo", "legal_moves", "result", "get_board")
+#: The rules a match is played by when none is named: an engine is not told them, so that
+#: engines that know no `variant` play the cube as they always did.
+DEFAULT_VARIANT = "cube"
 SIDES = ("white", "black")
 
 
@@ -49,9 +54,12 @@ def parse_position(text: str) -> Position:
 class Referee:
     """Typed access to a referee engine; any failure of it raises RefereeError."""
 
-    def __init__(self, speaker: Speaker, timeout: float | None) -> None:
+    def __init__(
+        self, speaker: Speaker, timeout: float | None, variant: str = DEFAULT_VARIANT
+    ) -> None:
         self.speaker = speaker
         self.timeout = timeout
+        self.variant = variant
 
     def ask(self, line: str) -> str:
         """Send one line and return the accepted answer."""
@@ -64,13 +72,24 @@ class Referee:
         return reply.text
 
     def missing_commands(self) -> list[str]:
-        """The commands of REFEREE_COMMANDS this engine does not know."""
-        return [name for name in REFEREE_COMMANDS if self.ask(f"known_command {name}") != "true"]
+        """The commands of REFEREE_COMMANDS this engine does not know (and `variant`, for a
+        match of another variant than the cube)."""
+        needed = REFEREE_COMMANDS + (() if self.variant == DEFAULT_VARIANT else ("variant",))
+        return [name for name in needed if self.ask(f"known_command {name}") != "true"]
+
+    def start_line(self, size: int) -> str:
+        """The line that begins a game of the match's variant at its start position."""
+        if self.variant == DEFAULT_VARIANT:
+            return f"new_game {size}"
+        return f"new_game {size} {self.variant}"
 
     def new_game(self, size: int) -> None:
-        self.ask(f"new_game {size}")
+        self.ask(self.start_line(size))
 
     def set_board(self, position: Position) -> None:
+        if self.variant != DEFAULT_VARIANT:
+            # The board alone does not say its rules (a B moves otherwise in Raumschach).
+            self.ask(f"variant {self.variant}")
         self.ask(f"set_board {position.notation()}")
 
     def play(self, move: str) -> None:

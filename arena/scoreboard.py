@@ -6,6 +6,7 @@ from __future__ import annotations
 from arena.game import GameOutcome
 from arena.match import MatchSettings
 from arena.records import RecordsError, RecordsFile, white_points
+from arena.referee import DEFAULT_VARIANT
 from arena.report import Progress, progress_line, sprt_state, table
 from arena.tally import Tally
 
@@ -59,4 +60,6 @@ class Scoreboard:
         players = (settings.players[0].label, settings.players[1].label)
         size = settings.size
         title = f"{size}x{size}x{size}, openings {settings.opening.describe()}"
+        if settings.setup.variant != DEFAULT_VARIANT:
+            title = f"{settings.setup.variant} {title}"
         return table(players, title, self.tally, settings.games, settings.sprt, end)

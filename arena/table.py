@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from arena.baselines import Baseline
 from arena.players import PlayerSpec, runs_cubemate
-from arena.referee import Referee, RefereeError
+from arena.referee import DEFAULT_VARIANT, Referee, RefereeError
 from arena.speaker import Launch, ProcessSpeaker, Speaker, SpeakerDied
 
 #: The longest answer a player may write, in bytes: its longest is `get_board`, 8 MB on the
@@ -27,13 +27,15 @@ PLAYER_ANSWER_BYTES = 16 << 20
 class Setup:
     """How a table starts its processes: the referee's command, the longest any answer may
     take when no clock bounds it, cubemate engines' log folder (None: a temporary one each),
-    whether lines carry ids, and whether every player gets its start by `set_board`."""
+    whether lines carry ids, whether every player gets its start by `set_board`, and the
+    variant whose rules the referee judges by and the players are told."""
 
     referee: tuple[str, ...]
     timeout: float | None
     log_dir: str | None = None
     ids: bool = False
     set_board: bool = False
+    variant: str = DEFAULT_VARIANT
 
     def referee_launch(self) -> Launch:
         cubemate = runs_cubemate(self.referee, None)
@@ -73,7 +75,7 @@ class Table:
                 speaker = self.start(self.setup.referee_launch())
             except SpeakerDied as death:
                 raise RefereeError(f"the referee does not start: {death.detail}") from None
-            self._referee = Referee(speaker, self.setup.timeout)
+            self._referee = Referee(speaker, self.setup.timeout, self.setup.variant)
         return self._referee
 
     def player(self, seat: int, spec: PlayerSpec, seed: str) -> Speaker:

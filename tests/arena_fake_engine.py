@@ -58,6 +58,8 @@ class Behaviour:
     #: At its Nth genmove of a game it answers a "move" of this many bytes (issue 49, item 5).
     long_move_at: int = 0
     long_move_bytes: int = 20_000_000
+    #: Knows no `variant` (an engine of the cube only, as every engine was before issue 48).
+    no_variant: bool = False
     #: A file: answering twice and long moves happen only while it does not exist, and
     #: create it (once in a match, whichever process does it).
     once: str = ""
@@ -107,6 +109,8 @@ class FakeEngine:
     def run(self, name: str, args: list[str]) -> tuple[bool, str]:
         if name in self.EXTRA and self.behaviour.bare:
             return False, f"unknown command {name!r}"
+        if self.behaviour.no_variant and "variant" in (name, *args[:1]):
+            return (True, "false") if name == "known_command" else (False, "unknown command")
         if name == "known_command" and args and args[0] in self.EXTRA:
             absent = self.behaviour.bare or (self.behaviour.no_genmove and args[0] == "genmove")
             return True, "false" if absent else "true"
