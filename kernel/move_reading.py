@@ -45,7 +45,25 @@ def read_move(position: Position, analysis: Analysis, text: str) -> Move:
     try:
         return find_move(position, analysis, readings)
     except IllegalMove as error:
-        return read_short(position, analysis, text, error, None)
+        if isinstance(error, OffBoard):
+            return read_short(position, analysis, text, None, None)
+        # A long form that names its cells names them, whatever else the text could be read
+        # as (`b1(II)xb2(I)` is no black bishop on rank 1): only its letter's case may be
+        # the other side's (`Qc4(V)-c1(V)` for black, as the short form writes it).
+        move = read_short(position, analysis, text, error, None)
+        if not any(same_move_cells(position, reading, move) for reading in readings):
+            raise error from None
+        return move
+
+
+def same_move_cells(position: Position, reading: MoveText, move: Move) -> bool:
+    """Tell whether a long reading's two cells are a move's origin and target."""
+    try:
+        origin = get_point_from_cell_name(position.geometry, reading.origin)
+        target = get_point_from_cell_name(position.geometry, reading.target)
+    except NotationError:
+        return False
+    return (origin, target) == (move.origin, move.target)
 
 
 def read_short(
@@ -56,17 +74,17 @@ def read_short(
     unread: NotationError | None,
 ) -> Move:
     """Read a text the long form did not take as a short or lenient move; where none fits,
-    refuse it with the long form's reason when it was one, else the short form's."""
+    refuse it with the long form's reason when it had one, else the short form's."""
     from kernel.short_notation import Ambiguous, read_short_move  # not needed to start
 
     try:
         return read_short_move(position, analysis, text)
     except Ambiguous as error:
+        if refused is not None:
+            raise refused from None
         raise IllegalMove(str(error)) from None
     except NotationError as error:
-        # The long form's reason, unless it read a cell off the board where the short
-        # form reads cells on it (`Nb1-c3(II)` is no move from a cell `Nb1`, level N).
-        if refused is not None and not isinstance(refused, OffBoard):
+        if refused is not None:
             raise refused from None
         raise IllegalMove(f"illegal move: {error}") from None
 

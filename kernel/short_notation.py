@@ -32,7 +32,14 @@ from kernel.notation import (
 )
 from kernel.position import Move, Position, owner
 from kernel.protocol import shorten
-from kernel.rules import Analysis, attackers, destinations, pawn_moves_to
+from kernel.rules import (
+    Analysis,
+    attackers,
+    destinations,
+    pawn_destinations,
+    pawn_moves_to,
+)
+from kernel.variants import PIECE_NAMES
 
 #: The pawn's letter, as a kind; a pawn's short name has no letter.
 PAWN = "P"
@@ -504,8 +511,21 @@ def why_none(position: Position, text: str) -> str:
     reading = usable[0]
     any_piece = not reading.kind and reading.separated
     kind = reading.kind or PAWN
+    variant = position.variant
+    if reading.promotion and reading.promotion not in variant.promotion:
+        if not variant.promotion:
+            return f"there is no promotion in {variant.name}"
+        choices = ", ".join(PIECE_NAMES[letter.lower()] for letter in variant.promotion)
+        become = PIECE_NAMES.get(reading.promotion.lower(), reading.promotion)
+        return f"a pawn cannot become a {become} (it may become {choices})"
+    if kind == PAWN and not any_piece and not variant.has_pawns:
+        return (
+            f"a move without a piece's letter is a pawn's, and {variant.name} has none:"
+            " write the piece's letter (Nc3(I))"
+        )
     what = f"{SIDE_NAMES[side]} {'piece' if any_piece else kind_name(kind)}"
     geometry = position.geometry
+    cells = position.cells
     candidates = [
         point
         for point, piece in position.pieces[side].items()
@@ -515,11 +535,23 @@ def why_none(position: Position, text: str) -> str:
     if not candidates:
         return f"no {what}{described(reading.origin, ' on')}"
     targets = set(target_points(position, reading.target))
+    analysis = Analysis(position)
     for origin in sorted(candidates):
-        for target in sorted(targets.intersection(destinations(position, origin))):
-            move = Move(position.cells[origin], origin, target, position.cells[target])
-            name = get_move_name(position, move)
-            return f"{name} would leave the {SIDE_NAMES[side]} king in check"
+        letter = cells[origin]
+        if is_pawn(letter):
+            reach = set(pawn_destinations(position, origin, letter))
+        else:
+            reach = set(destinations(position, origin))
+        for target in sorted(targets & reach):
+            name = get_move_name(position, Move(letter, origin, target, cells[target]))
+            legal = [m for m in moves_to(position, analysis, target, letter) if m.origin == origin]
+            if not legal:
+                return f"{name} would leave the {SIDE_NAMES[side]} king in check"
+            if legal[0].promotion == EMPTY:
+                return f"{name} is no promotion (=... only when a pawn reaches its last cell)"
+            options = ", ".join(f"={letter}" for letter in variant.promotion)
+            cell = get_cell_name_from_point(geometry, target)
+            return f"the pawn promotes on {cell}: write what it becomes ({options})"
     origin_words = described(reading.origin, " on")
     return f"no {what}{origin_words} can move to{described(reading.target, '')}"
 

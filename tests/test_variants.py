@@ -160,8 +160,8 @@ def test_a_promotion_is_written_once_for_each_choice_and_read_with_it(engine: En
         "? illegal move: the pawn promotes on b5(V): write what it becomes (=Q, =R, =B, =U, =N)"
     )
     assert say(engine, "play Pb4(V)-b5(V)=K") == (
-        "? illegal move: cannot read 'Pb4(V)-b5(V)=K': write a move as Kc1(I)-c2(II) or"
-        " Nb2(II)xa1(III)"
+        "? illegal move: a pawn cannot become a king (it may become queen, rook, bishop,"
+        " unicorn, knight)"
     )
     assert say(engine, "play Ke1(I)-e2(I)=Q").startswith(
         "? illegal move: Ke1(I)-e2(I) is no promotion"
