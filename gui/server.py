@@ -87,6 +87,7 @@ STATIC_FILES: dict[str, tuple[Path, str]] = {
             "panels",
             "lines",
             "view3d",
+            "variants",
         )
     },
     "/three/three.module.js": (THREE / "build" / "three.module.js", JS),

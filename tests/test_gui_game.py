@@ -32,6 +32,7 @@ from playwright.sync_api import (
 )
 
 from client.engine import Engine
+from gui.records import record_moves
 from tests.conftest import claim_one_worker, read_json_log
 
 # Skips this module as it skips itself when /usr/bin/chromium is missing.
@@ -475,6 +476,9 @@ def test_record_downloaded_and_read_back(
         "Start: [#k#,b#b,rnr],[###,###,###],[RNR,B#B,#K#] w",
         "Result: *",
     ]
+    # The record's moves, short as printgame writes them (the move list shows them so).
+    recorded = list(record_moves(text))
+    assert len(recorded) == len(played)
 
     page.select_option("#opponent", "none")
     page.click("#new-game")
@@ -486,7 +490,7 @@ def test_record_downloaded_and_read_back(
     for ply in range(1, 5):
         page.click("#replay-next")
         settle(page)
-        assert moves_shown(page) == played[:ply]
+        assert moves_shown(page) == recorded[:ply]
     assert page.input_value("#notation") == final
     assert engine_text(url, "get_board") == final
     assert page.is_disabled("#replay-next")
@@ -495,11 +499,11 @@ def test_record_downloaded_and_read_back(
     assert moves_shown(page) == []
     page.click("#replay-end")
     settle(page)
-    assert moves_shown(page) == played
+    assert moves_shown(page) == recorded
 
     broken = tmp_path / "broken.txt"
     lines = text.splitlines()
-    lines[-1] = lines[-1].replace(played[2], "Kb1(I)-b3(I)")
+    lines[-1] = lines[-1].replace(recorded[2], "Kb1(I)-b3(I)")
     broken.write_text("\n".join(lines) + "\n", encoding="utf-8")
     page.set_input_files("#record-file", str(broken))
     settle(page)
@@ -507,7 +511,7 @@ def test_record_downloaded_and_read_back(
     assert message.startswith("? 'broken.txt' game 1, ply 3 (line 6): illegal move"), message
     assert page.input_value("#notation") == final
     assert engine_text(url, "get_board") == final
-    assert moves_shown(page) == played
+    assert moves_shown(page) == recorded
 
 
 def test_requests_for_the_computer_are_checked(server: tuple[str, Path]) -> None:

@@ -2,6 +2,7 @@
 // batches of lines, the versions of the engine's game, the console's log of every exchange.
 import { state, boardKey, fromNotation } from "./model.js";
 import { $, renderMoves, setMessage } from "./panels.js";
+import { variantOf } from "./variants.js";
 export const MAX_BATCH = 16;    // lines the server takes in one request
 
 export function logLine(text, cls) {
@@ -48,6 +49,7 @@ export function received(line, data) {
   if (data.restarted) {
     // A new engine holds an empty board and no moves: ours must be sent again.
     state.engineKey = null;
+    state.engineVariant = null; // it plays the config's rules: the page's are sent again
     if (state.moves.length) { state.moves = []; renderMoves(); }
     state.notice = `${data.notice || data.error || "the engine was restarted"}; the page sent its board again`;
     logLine(`(server) ${state.notice}`, "bad");
@@ -68,13 +70,35 @@ export async function engineBatch(lines) {
     || { ok: false, error: "not sent: the engine failed on an earlier line" }));
 }
 
+export function variantLines() {
+  // The engine must play the page's rules before it hears a board (set_board keeps the rules
+  // played) when it plays others or may (restarted): a new game of them on a size they are
+  // played on (5 for the cube), since `variant NAME` alone keeps a size that may have no start (2³).
+  if (state.engineVariant === state.variant) return [];
+  const sizes = variantOf(state.variant).sizes;
+  return [`new_game ${sizes ? sizes[0] : 5} ${state.variant}`];
+}
+
+export function heardVariant(lines, replies) {
+  // Take the answers to variantLines() off the front of `replies`: the failed one, or null.
+  if (!lines.length) return null;
+  const r = replies.shift();
+  if (!r.ok) return r;
+  state.engineVariant = state.variant;
+  state.engineKey = null; // a new game of those rules: the board must follow
+  return null;
+}
+
 export async function askAbout(lines) {
-  // Send the board on screen if the engine lacks it, then `lines`, all in one request.
-  // Resolves to {sent: the set_board answer (or {ok: true}), replies: one per line}.
+  // Send the rules and the board on screen if the engine lacks them, then `lines`, all in one
+  // request. Resolves to {sent: the set_board answer (or {ok: true}), replies: one per line}.
   for (let attempt = 0; ; attempt++) {
     const key = boardKey();
-    const sendBoard = state.engineKey !== key;
-    const replies = await engineBatch(sendBoard ? [`set_board ${key}`, ...lines] : lines);
+    const rules = variantLines();
+    const sendBoard = rules.length > 0 || state.engineKey !== key;
+    const replies = await engineBatch([...rules, ...(sendBoard ? [`set_board ${key}`] : []), ...lines]);
+    const refused = heardVariant(rules, replies);
+    if (refused) return { sent: refused, replies: [] };
     let sent = { ok: true, text: "" };
     if (sendBoard) {
       sent = replies.shift();
@@ -86,14 +110,19 @@ export async function askAbout(lines) {
     const restarted = replies.some((r) => r.restarted && r.raw !== undefined);
     if (!restarted || attempt > 0) return { sent, replies };
     state.engineKey = null;
+    state.engineVariant = null;
   }
 }
 
 export async function ensureBoard() {
   // Make the engine hold the board on screen; answers like engine() ({ok: true} if it has it).
   const key = boardKey();
-  if (state.engineKey === key) return { ok: true, text: "" };
-  const r = await engine(`set_board ${key}`);
+  const rules = variantLines();
+  if (state.engineKey === key && !rules.length) return { ok: true, text: "" };
+  const replies = await engineBatch([...rules, `set_board ${key}`]);
+  const refused = heardVariant(rules, replies);
+  if (refused) return refused;
+  const r = replies[0];
   if (r.ok) {
     state.engineKey = key;
     if (state.moves.length) { state.moves = []; renderMoves(); } // set_board starts a new history
@@ -114,11 +143,16 @@ export async function ask(line) {
 }
 
 export async function learnEngineBoard() {
-  // Ask the engine which position it holds; returns the parsed board or null.
-  const g = await engine("get_board");
+  // Ask the engine which rules and position it holds; returns the parsed board (with its
+  // `variant`) or null.
+  const [v, g] = await engineBatch(["variant", "get_board"]);
   if (!g.ok) return null;
   const parsed = fromNotation(g.text);
-  if (parsed) state.engineKey = g.text.trim();
+  if (parsed) {
+    state.engineKey = g.text.trim();
+    state.engineVariant = v.ok ? v.text.trim() : null;
+    parsed.variant = state.engineVariant;
+  }
   return parsed;
 }
 

@@ -1,10 +1,11 @@
 // The layer view: the levels side by side as grids of cells, their marks, and what the mouse,
 // the keyboard and drag and drop do on them (the palette's drags included).
 import { boardLines } from "./lines.js";
-import { editCell, moveText, paint, place, playClick, playMove, whenLoaded } from "./main.js";
-import { state, cellIndex, cellName, coords, describe, fileName, index, isWhite, ownPiece, roman } from "./model.js";
+import { editCell, moveTo, paint, place, playClick, whenLoaded } from "./main.js";
+import { state, cellIndex, cellName, coords, describe, fileName, index, ownPiece } from "./model.js";
 import { $, arm, setData } from "./panels.js";
-import { CYCLE, LETTERS, pieceOf } from "./pieces.js";
+import { figure, LETTERS } from "./pieces.js";
+import { levelName, lettersOf } from "./variants.js";
 export function cellSize(size) {
   // Sizes chosen so that three layers fit in a row next to the panel at 1400 px.
   const base = { 2: 72, 3: 62, 4: 50, 5: 44, 6: 38, 7: 32, 8: 28, 9: 26, 10: 24 }[size]
@@ -17,12 +18,7 @@ export function applyZoom() {
   $("zoom-value").textContent = `${$("zoom").value}%`;
 }
 
-export function glyphSpan(p) {
-  const span = document.createElement("span");
-  span.className = `piece ${isWhite(p) ? "w" : "b"}`;
-  span.textContent = pieceOf(p).glyph + "\uFE0E"; // text presentation, never emoji
-  return span;
-}
+export const glyphSpan = figure;
 
 export function buildBoards() {
   const root = $("boards");
@@ -33,7 +29,7 @@ export function buildBoards() {
     const layer = document.createElement("div");
     layer.className = "layer";
     const title = document.createElement("h2");
-    title.textContent = `Level ${roman(z + 1)}`;
+    title.textContent = `Level ${levelName(state.variant, z)}`;
     if (z === state.n - 1 || z === 0) {
       const note = document.createElement("small");
       note.textContent = z === state.n - 1 ? "top" : "bottom";
@@ -42,7 +38,7 @@ export function buildBoards() {
     const grid = document.createElement("div");
     grid.className = "grid";
     grid.setAttribute("role", "grid");
-    grid.setAttribute("aria-label", `level ${roman(z + 1)}`);
+    grid.setAttribute("aria-label", `level ${levelName(state.variant, z)}`);
     for (let y = state.n - 1; y >= 0; y--) {
       const row = document.createElement("div");
       row.setAttribute("role", "row");
@@ -174,7 +170,7 @@ $("boards").addEventListener("keydown", (ev) => {
   } else if (ev.key === "Enter" || ev.key === " ") {
     clickCell(i);
     ev.preventDefault();
-  } else if (state.mode === "edit" && ev.key.length === 1 && LETTERS.includes(ev.key)) {
+  } else if (state.mode === "edit" && ev.key.length === 1 && lettersOf(state.variant).includes(ev.key)) {
     state.cursor = i;
     editCell(cellName(i), ev.key);
     ev.preventDefault();
@@ -231,7 +227,7 @@ $("boards").addEventListener("drop", (ev) => {
   const source = state.drag;
   state.drag = null;
   if (state.mode === "play") {
-    if (source.from !== undefined && source.from !== i) playMove(moveText(source.from, i));
+    if (source.from !== undefined && source.from !== i) moveTo(source.from, i);
     return;
   }
   if (source.piece !== undefined) { editCell(cellName(i), source.piece); return; }
@@ -251,9 +247,17 @@ document.addEventListener("dragend", () => {
   for (const el of document.querySelectorAll(".cell.over")) el.classList.remove("over");
 });
 
+export function renderPalette() {
+  // The palette offers the pieces of the rules played (Raumschach's U and P only there).
+  const offered = lettersOf(state.variant);
+  for (const chip of document.querySelectorAll("#palette .chip")) {
+    chip.hidden = chip.dataset.palette !== "" && !offered.includes(chip.dataset.palette);
+  }
+}
+
 export function buildPalette() {
   const pal = $("palette");
-  for (const p of CYCLE) {
+  for (const p of [...LETTERS, ""]) {
     const chip = document.createElement("button");
     chip.type = "button";
     chip.className = p ? "chip" : "chip erase";

@@ -2,14 +2,16 @@
 // (up to and including the first piece in the way), the cells between a checker and the king,
 // and the column through a cell on every level.
 import { state, coords, index } from "./model.js";
-import { pieceOf } from "./pieces.js";
+import { movesOf } from "./pieces.js";
+import { variantOf } from "./variants.js";
 
 const inside = (v) => v >= 0 && v < state.n;
 
-/** The piece on cell i's lines: one list of cells per direction it can take, nearest first. */
+/** The piece on cell i's lines under the rules played: one list of cells per direction it can
+ * take, nearest first (a pawn's pushes and captures one cell each). */
 export function pieceLines(i) {
-  const piece = state.cells[i] && pieceOf(state.cells[i]);
-  if (!piece) return [];
+  if (!state.cells[i]) return [];
+  const piece = movesOf(state.cells[i], variantOf(state.variant).moves);
   const [x, y, z] = coords(i);
   const lines = [];
   for (const [dx, dy, dz] of piece.steps) {

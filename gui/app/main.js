@@ -2,11 +2,11 @@
 // every board shown, the computer's moves, the hint, records, the solver and the console.
 // It owns no drawing: paint() hands the model to the layer view, the 3D view and the panels.
 // The 3D view once its module (and three.js) loaded; null while the layers are the only view.
-import { ask, askAbout, engine, engineBatch, ensureBoard, exclusive, heard, learnEngineBoard, logLine, MAX_BATCH, post, received, updatePending } from "./connection.js";
-import { applyZoom, buildBoards, buildPalette, clickCell, paintLayers } from "./layers.js";
-import { state, boardKey, boardMarks, cellIndex, cellName, fromNotation, MAX_3D, MAX_VIEW, ownPiece, parseCheckers, parseMoves, roman, sideName, VERDICTS } from "./model.js";
-import { $, arm, clearMessage, problem, renderGame, renderMoves, renderNotationState, renderPosition, renderSolve, renderThinking, renderUndo, setMessage, setRecordLink, setSolveStatus, setTable, setText, setVerdict, showFailure, showIdleThinking, showNotation } from "./panels.js";
-import { CYCLE, LETTERS } from "./pieces.js";
+import { ask, askAbout, engine, engineBatch, ensureBoard, exclusive, heard, heardVariant, learnEngineBoard, logLine, MAX_BATCH, post, received, updatePending, variantLines } from "./connection.js";
+import { applyZoom, buildBoards, buildPalette, clickCell, paintLayers, renderPalette } from "./layers.js";
+import { state, boardKey, boardMarks, cellIndex, cellName, fromNotation, MAX_3D, MAX_VIEW, ownPiece, parseCheckers, parseMoves, sideName, VERDICTS } from "./model.js";
+import { $, arm, choosePromotion, clearMessage, problem, renderGame, renderMoves, renderNotationState, renderPosition, renderSolve, renderThinking, renderUndo, setMessage, setRecordLink, setSolveStatus, setTable, setText, setVerdict, showFailure, showIdleThinking, showNotation } from "./panels.js";
+import { allowsSize, cycleOf, knownVariant, levelName, lettersOf, variantOf } from "./variants.js";
 let view3d = null;
 
 export const EXAMPLES = [
@@ -167,8 +167,22 @@ export function setSize(size, newCells) {
   applyView();
 }
 
+export function setVariant(name) {
+  // The rules the page plays: the chooser, the sizes offered, the palette, the level names.
+  state.variant = variantOf(name).name;
+  $("variant").value = state.variant;
+  for (const opt of $("size").options) opt.disabled = !allowsSize(state.variant, Number(opt.value));
+  document.body.dataset.variant = state.variant;
+  if (state.armed && !lettersOf(state.variant).includes(state.armed)) arm(null);
+  else arm(state.armed); // the hint names the variant's pieces
+  renderPalette();
+  buildBoards();
+  applyView();
+}
+
 export function adopt(parsed) {
-  // Show a whole position (size, cells, side to move) as the page's board.
+  // Show a whole position (size, cells, side to move; its rules when known) as the page's board.
+  if (parsed.variant && knownVariant(parsed.variant) && parsed.variant !== state.variant) setVariant(parsed.variant);
   if (parsed.size !== state.n) setSize(parsed.size, parsed.cells);
   else { state.cells = parsed.cells; state.selected = -1; }
   state.side = parsed.side;
@@ -194,7 +208,10 @@ export function editCell(name, how) {
     if (i < 0) return;
     if (how === "cycle") {
       if (state.armed !== null) place(i, state.cells[i] === state.armed ? "" : state.armed);
-      else place(i, CYCLE[(CYCLE.indexOf(state.cells[i]) + 1) % CYCLE.length]);
+      else {
+        const cycle = cycleOf(state.variant);
+        place(i, cycle[(cycle.indexOf(state.cells[i]) + 1) % cycle.length]);
+      }
     } else {
       place(i, how);
     }
@@ -216,6 +233,21 @@ export function setMode(next) {
 
 export function moveText(from, to) {
   return `${state.cells[from]}${cellName(from)}${state.cells[to] ? "x" : "-"}${cellName(to)}`;
+}
+
+export function moveTo(from, to) {
+  // The move of the piece on `from` to `to`. Where the legal moves there differ only in what a
+  // pawn becomes (`=Q` … `=N`), the person chooses first; a cancelled choice plays nothing.
+  const choices = state.analysis && !(state.mode === "play" && computersTurn())
+    ? state.analysis.moves.filter((m) => m.from === from && m.to === to && m.promotion) : [];
+  if (choices.length === 0) return playMove(moveText(from, to));
+  if (choices.length === 1) return playMove(choices[0].text);
+  const gen = state.generation;
+  return choosePromotion(choices).then((m) => {
+    if (gen !== state.generation) return undefined; // the board changed meanwhile
+    if (!m) { state.selected = -1; setMessage("no promotion chosen: the pawn stays where it was", "info"); paint(); return undefined; }
+    return playMove(m.text);
+  });
 }
 
 export function computersTurn() {
@@ -430,13 +462,15 @@ export function showHint() {
 }
 
 export function newGame() {
-  // The start position of the size chosen, in the engine and on the page.
-  const size = Number($("size").value);
+  // The start position of the size and rules chosen, in the engine and on the page.
+  const variant = state.variant;
+  const size = allowsSize(variant, Number($("size").value)) ? Number($("size").value) : variantOf(variant).sizes[0];
   stopSearches();
   const gen = ++state.generation;
   return exclusive(async () => {
-    const [r, g] = await engineBatch([`new_game ${size}`, "get_board"]);
+    const [r, g] = await engineBatch([`new_game ${size} ${variant}`, "get_board"]);
     if (!r.ok) { if (gen === state.generation) showFailure(r); return; }
+    state.engineVariant = variant;
     const parsed = g.ok ? fromNotation(g.text) : null;
     state.engineKey = parsed ? g.text.trim() : null;
     if (gen !== state.generation) return;
@@ -547,7 +581,7 @@ export function playClick(i) {
     return;
   }
   // Not a lit target too: the engine says why the move is illegal, in its own words.
-  playMove(moveText(state.selected, i));
+  moveTo(state.selected, i);
 }
 
 document.addEventListener("keydown", (ev) => {
@@ -561,7 +595,7 @@ document.addEventListener("keydown", (ev) => {
   // With a selected cell and the focus outside the board, letters still place there.
   if (inField || state.selected < 0 || state.mode !== "edit" || ev.ctrlKey || ev.metaKey || ev.altKey) return;
   if (ev.target.closest && ev.target.closest("#boards")) return; // handled above
-  if (ev.key.length === 1 && LETTERS.includes(ev.key)) { editCell(cellName(state.selected), ev.key); ev.preventDefault(); }
+  if (ev.key.length === 1 && lettersOf(state.variant).includes(ev.key)) { editCell(cellName(state.selected), ev.key); ev.preventDefault(); }
   else if (["Delete", "Backspace"].includes(ev.key)) { editCell(cellName(state.selected), ""); ev.preventDefault(); }
 });
 
@@ -575,7 +609,9 @@ export function loadText(text) {
   stopSearches();
   const gen = ++state.generation; // anything queued before the load is now stale
   const job = exclusive(async () => {
-    const [r, g] = await engineBatch([`set_board ${line}`, "get_board"]);
+    const rules = variantLines();
+    const replies = await engineBatch([...rules, `set_board ${line}`, "get_board"]);
+    const [r, g] = [heardVariant(rules, replies) || replies[0], replies[1]];
     if (!r.ok) {
       // A refused board changes nothing: the board on screen stays, and so does its verdict,
       // unless an edit just before the load was still waiting to be judged.
@@ -612,7 +648,7 @@ export function loadExample(k) {
   state.notationDirty = false;
   renderNotationState();
   cancelDebounce();
-  adopt(parsed);
+  adopt({ ...parsed, variant: "cube" }); // rules.md's cases are the cube's
   if (document.activeElement === $("notation")) $("notation").blur();
   changed({ immediate: true, edited: true });
   $("examples").value = String(k); // after changed(), which resets the menu for edits
@@ -652,6 +688,16 @@ $("notation").addEventListener("keydown", (ev) => {
 $("size").addEventListener("change", () => {
   const size = Number($("size").value);
   whenLoaded(() => { setSize(size); changed({ immediate: true }); });
+});
+
+$("variant").addEventListener("change", () => {
+  // Other rules are another game: their start position, on a size they are played on.
+  const name = $("variant").value;
+  whenLoaded(() => {
+    setVariant(name);
+    if (!allowsSize(state.variant, Number($("size").value))) $("size").value = String(variantOf(state.variant).sizes[0]);
+    newGame();
+  });
 });
 
 $("clear").addEventListener("click", () => whenLoaded(() => { setSize(state.n); changed({ immediate: true }); }));
@@ -806,14 +852,14 @@ export function sendCommand() {
     // about the last one it accepted, and the page keeps the user's board all the same.
     const sent = gen === state.generation ? await ensureBoard() : { ok: true };
     if (state.engineKey === null) await learnEngineBoard();
-    const before = state.engineKey;
+    const before = `${state.engineVariant} ${state.engineKey}`;
     const r = await ask(line);
     if (!r.ok) showFailure(r);
     else if (!sent.ok) showFailure(sent); // the board on screen is still the refused one
     else clearMessage();
     const parsed = await learnEngineBoard();
     // Take the engine's position only when this command changed it (play, undo, set_board…).
-    if (!parsed || state.engineKey === before || parsed.size > MAX_VIEW) return;
+    if (!parsed || `${state.engineVariant} ${state.engineKey}` === before || parsed.size > MAX_VIEW) return;
     const words = line.split(/\s+/).filter((w) => !/^\d+$/.test(w));
     adopt(parsed);
     if (r.ok && words[0] === "play") state.moves.push(words.slice(1).join(" "));
@@ -865,8 +911,9 @@ function applyView() {
   $("levels-shown").value = view.levels;
   for (const id of ["level-from", "level-to"]) {
     const select = $(id);
-    if (select.options.length !== state.n) {
-      select.replaceChildren(...Array.from({ length: state.n }, (_, z) => new Option(`Level ${roman(z + 1)}`, String(z + 1))));
+    const names = Array.from({ length: state.n }, (_, z) => `Level ${levelName(state.variant, z)}`);
+    if ([...select.options].map((o) => o.text).join() !== names.join()) {
+      select.replaceChildren(...names.map((name, z) => new Option(name, String(z + 1))));
     }
   }
   $("level-from").value = String(Math.min(view.from, state.n));
@@ -926,7 +973,7 @@ $("camera-reset").addEventListener("click", () => { if (view3d) view3d.reset(); 
 // (black); `?board=empty` opens the board editor's empty 3³ board, as the tests do.
 const POSITION_KEY = "cubemate.position";
 export function savePosition() {
-  save(POSITION_KEY, { board: boardKey(), opponent: state.opponent, mode: state.mode });
+  save(POSITION_KEY, { board: boardKey(), variant: state.variant, opponent: state.opponent, mode: state.mode });
 }
 for (let s = 2; s <= 16; s++) {
   const opt = document.createElement("option");
@@ -944,6 +991,7 @@ EXAMPLES.forEach(([label], k) => {
 buildPalette();
 arm(null);
 setSize(3);
+setVariant("cube");
 showNotation();
 applyView();
 paint();
@@ -956,7 +1004,7 @@ if (PAUSE.problem) setMessage(PAUSE.problem, "refused");
 else if (ADDRESS.get("board") === "empty") {
   setMessage("Empty board: click a cell to place the white king, pick a piece below, or choose an example.", "info");
 } else if (leftBoard && leftBoard.size <= MAX_VIEW) {
-  adopt(leftBoard);
+  adopt({ ...leftBoard, variant: knownVariant(left.variant) ? left.variant : "cube" });
   state.opponent = ["w", "b"].includes(left.opponent) ? left.opponent : "none";
   state.notice = "The position you left. New game starts another."; // shown once judged
   changed({ immediate: true });

@@ -9,6 +9,8 @@ const PIECE = `[${LETTERS}]`;
 /** The page's state: one object, so that every module reads and writes the same. */
 export const state = {
   n: 3,
+  variant: "cube",    // the rules played (variants.js): "cube" or "raumschach"
+  engineVariant: null, // the rules the engine plays, null if unknown (a restarted engine)
   cells: [],          // piece letter or "" per cell, index x + n*y + n*n*z
   side: "w",          // side to move: "w" or "b"
   mode: "edit",       // "edit": clicks place pieces; "play": clicks move them
@@ -143,14 +145,17 @@ export function fromNotation(text) {
   return { size, cells: out, side: toMove };
 }
 
-const MOVE = new RegExp(String.raw`^(${PIECE})([a-z]+\d+\([^)]+\))([-x])([a-z]+\d+\([^)]+\))$`);
+const MOVE = new RegExp(String.raw`^(${PIECE})([a-z]+\d+\([^)]+\))([-x])([a-z]+\d+\([^)]+\))(?:=(${PIECE}))?$`);
 
 export function parseMoves(text) {
-  // Moves as legal_moves and mate_in write them, either colour: Kc1(I)-c2(II), qb2(II)xa1(I).
+  // Moves as legal_moves and mate_in write them, either colour: Kc1(I)-c2(II), qb2(II)xa1(I),
+  // and a Raumschach pawn's promotion with the piece it becomes: Pb4(V)-b5(V)=Q.
   const out = [];
   for (const tok of text.split(/\s+/).filter(Boolean)) {
     const m = MOVE.exec(tok);
-    if (m) out.push({ text: tok, from: cellIndex(m[2]), to: cellIndex(m[4]), capture: m[3] === "x" });
+    if (m) {
+      out.push({ text: tok, from: cellIndex(m[2]), to: cellIndex(m[4]), capture: m[3] === "x", promotion: m[5] || "" });
+    }
   }
   return out;
 }

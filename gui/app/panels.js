@@ -1,7 +1,9 @@
 // The side panel: the verdict, messages, the move list, the computer's thinking, the solver's
 // keys, the record's replay buttons and the piece picker's state.
 import { colourWord, computersTurn, playMove, replayPly, setMode } from "./main.js";
-import { state, boardKey, cellName, describe, ownPiece, sideName } from "./model.js";
+import { state, boardKey, cellName, describe, isWhite, ownPiece, sideName } from "./model.js";
+import { figure, pieceOf } from "./pieces.js";
+import { lettersOf } from "./variants.js";
 export const $ = (id) => document.getElementById(id);
 
 export function setData(el, name, value) {
@@ -126,7 +128,7 @@ export function arm(tool) {
   }
   $("pieces-hint").textContent = tool === null
     ? "Pick a piece, then click cells to place it (click the piece again to stop). "
-      + "Without one, a click cycles K Q R B N k q r b n and empty."
+      + `Without one, a click cycles ${[...lettersOf(state.variant)].join(" ")} and empty.`
     : tool === ""
       ? "Eraser: click a cell to empty it. Esc or ✕ again puts it away."
       : `Click a cell to place a ${describe(tool)} (click it again to remove). Esc puts it away.`;
@@ -248,3 +250,33 @@ export function renderPosition(marks) {
   $("turn").dataset.side = state.side;
   for (const r of document.querySelectorAll("#side input")) r.checked = r.value === state.side;
 }
+
+// The order a promotion's choices are offered in: the strongest first.
+const PROMOTION_ORDER = "QRBUN";
+
+export function choosePromotion(moves) {
+  // Ask which piece the pawn becomes: a small dialog with one button per legal choice.
+  // Resolves to the move chosen, or null when the person cancels (Esc, Cancel).
+  const box = $("promotion");
+  const rank = (m) => { const k = PROMOTION_ORDER.indexOf(m.promotion.toUpperCase()); return k < 0 ? 99 : k; };
+  const sorted = [...moves].sort((a, b) => rank(a) - rank(b));
+  return new Promise((resolve) => {
+    let chosen = null;
+    $("promotion-choices").replaceChildren(...sorted.map((m) => {
+      const letter = isWhite(state.cells[m.from]) ? m.promotion.toUpperCase() : m.promotion.toLowerCase();
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "chip";
+      button.dataset.promotion = m.promotion.toUpperCase();
+      button.title = `${m.text}: the pawn becomes a ${pieceOf(letter).name}`;
+      button.append(figure(letter), ` ${pieceOf(letter).name}`);
+      button.addEventListener("click", () => { chosen = m; box.close(); });
+      return button;
+    }));
+    box.addEventListener("close", () => resolve(chosen), { once: true });
+    box.showModal();
+    box.querySelector("button").focus();
+  });
+}
+
+$("promotion-cancel").addEventListener("click", () => $("promotion").close());

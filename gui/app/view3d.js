@@ -5,8 +5,9 @@
 // something changed (a camera move, a new position), never in a loop.
 import * as THREE from "three";
 import { OrbitControls } from "/three/OrbitControls.js";
-import { state, coords, roman, isWhite, cellName, cellIndex } from "./model.js";
+import { state, coords, isWhite, cellName, cellIndex } from "./model.js";
 import { pieceOf } from "./pieces.js";
+import { levelName } from "./variants.js";
 import { boardLines } from "./lines.js";
 
 const COLORS = {
@@ -21,32 +22,55 @@ const ZOOM = 1.2;               // + and − change the distance by this factor
 // No multisampling: in software WebGL it cost a third of each frame (docs/gui.md).
 const ANTIALIAS = false;
 
-/** A texture of a piece's glyph (or a key's number): drawn once on a canvas, reused. */
+/** A texture of a piece's glyph (or a key's number, a level's name): drawn once on a canvas,
+ * reused. `wide` draws on a canvas twice as wide (a name like "V (E)"); `mirror` turns the
+ * glyph about and `horn` adds a horn, as the pieces' table says (the unicorn). */
 const textures = new Map();
-function glyphTexture(text, fill, stroke) {
-  const key = `${text}|${fill}|${stroke}`;
+function glyphTexture(text, fill, stroke, { wide = false, mirror = false, horn = false } = {}) {
+  const key = `${text}|${fill}|${stroke}|${wide}|${mirror}|${horn}`;
   if (textures.has(key)) return textures.get(key);
   const size = 128;
   const canvas = document.createElement("canvas");
-  canvas.width = canvas.height = size;
+  canvas.width = wide ? 2 * size : size;
+  canvas.height = size;
   const g = canvas.getContext("2d");
-  g.font = `${size * 0.8}px "DejaVu Sans", "Segoe UI Symbol", "Noto Sans Symbols2", serif`;
+  g.font = `${size * (wide ? 0.6 : 0.8)}px "DejaVu Sans", "Segoe UI Symbol", "Noto Sans Symbols2", serif`;
   g.textAlign = "center";
   g.textBaseline = "middle";
   g.lineJoin = "round";
   g.lineWidth = size * 0.06;
+  if (mirror) { g.translate(canvas.width, 0); g.scale(-1, 1); }
+  if (horn) {
+    // On the unturned glyph's forehead (it faces left), pointing up and forwards.
+    g.save();
+    g.translate(size * 0.32, size * 0.25);
+    g.rotate(-0.66);
+    g.beginPath();
+    g.moveTo(-size * 0.06, 0);
+    g.lineTo(0, -size * 0.3);
+    g.lineTo(size * 0.06, 0);
+    g.closePath();
+    g.fillStyle = "#d29b12";
+    g.strokeStyle = "#1b1b1b";
+    g.lineWidth = size * 0.025;
+    g.fill();
+    g.stroke();
+    g.restore();
+  }
   g.strokeStyle = stroke;
-  g.strokeText(text, size / 2, size * 0.54);
+  g.strokeText(text, canvas.width / 2, size * 0.54);
   g.fillStyle = fill;
-  g.fillText(text, size / 2, size * 0.54);
+  g.fillText(text, canvas.width / 2, size * 0.54);
   const texture = new THREE.CanvasTexture(canvas);
   texture.colorSpace = THREE.SRGBColorSpace;
   textures.set(key, texture);
   return texture;
 }
 function pieceTexture(letter) {
-  const glyph = pieceOf(letter).glyph + "\uFE0E";
-  return isWhite(letter) ? glyphTexture(glyph, "#fffdf8", "#1b1b1b") : glyphTexture(glyph, "#161616", "#f6f8fa");
+  const piece = pieceOf(letter);
+  const glyph = piece.glyph + "\uFE0E";
+  const shape = { mirror: Boolean(piece.mirror), horn: Boolean(piece.horn) };
+  return isWhite(letter) ? glyphTexture(glyph, "#fffdf8", "#1b1b1b", shape) : glyphTexture(glyph, "#161616", "#f6f8fa", shape);
 }
 
 export function createView3d({ canvas, onCell, onHover, settings, saveSettings }) {
@@ -61,7 +85,7 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
   const board = new THREE.Group();
   const marks3d = new THREE.Group();
   scene.add(board, marks3d);
-  let squares = null, pieces = [], built = 0, frameTimes = [], frames = 0;
+  let squares = null, pieces = [], built = "", frameTimes = [], frames = 0;
   let firstPicture = 0, pending = false, lastMarks = null;
   const color = new THREE.Color();
   const matrix = new THREE.Matrix4();
@@ -108,14 +132,16 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
         new THREE.Vector3(-h, y, h), new THREE.Vector3(-h, y, -h),
       ]);
       board.add(new THREE.Line(outline, new THREE.LineBasicMaterial({ color: COLORS.frame })));
+      const name = levelName(state.variant, z);
+      const wide = name.length > 4;
       const label = new THREE.Sprite(new THREE.SpriteMaterial({
-        map: glyphTexture(roman(z + 1), "#24292f", "#eef1f4"), depthTest: false,
+        map: glyphTexture(name, "#24292f", "#eef1f4", { wide }), depthTest: false,
       }));
-      label.position.set(-h - 0.6, y, h + 0.3);
-      label.scale.setScalar(0.7);
+      label.position.set(-h - (wide ? 0.9 : 0.6), y, h + 0.3);
+      label.scale.set(wide ? 1.4 : 0.7, 0.7, 1);
       board.add(label);
     }
-    built = n;
+    built = `${n} ${state.variant}`;
   }
 
   function resetCamera() {
@@ -205,7 +231,11 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
 
   function paint(marks) {
     lastMarks = marks;
-    if (built !== state.n) { build(); resetCameraOrRestore(); }
+    if (built !== `${state.n} ${state.variant}`) {
+      const resized = !built.startsWith(`${state.n} `);
+      build();
+      if (resized) resetCameraOrRestore();
+    }
     const lines = boardLines(marks);
     for (let i = 0; i < state.cells.length; i++) squares.setColorAt(i, color.set(squareColor(i, marks, lines)));
     squares.instanceColor.needsUpdate = true;
@@ -325,7 +355,7 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
   const view = {
     paint,
     /** Levels shown, spacing or translucency changed: build the board again. */
-    rebuild() { built = 0; if (lastMarks) paint(lastMarks); },
+    rebuild() { built = ""; if (lastMarks) paint(lastMarks); },
     reset() { resetCamera(); saveCamera(); requestRender(); },
     cellAt,
     pixelOf,
