@@ -2,10 +2,12 @@
 
     python -m batch [INPUT] [-o OUTPUT] [--ask COMMAND]... [--jobs N | --dask ADDRESS]
                     [--resume] [--generate FAMILY --count N --seed S] [--keep FILTER]
+                    [--variant NAME]
 
 Reads positions (one per line as `BOARD [SIDE]`, or JSON lines with `board` and optional `id`
-and `side`), sets each on a real engine process (`python main.py`), asks it every `--ask`
-command, and writes one JSON line per position, in input order:
+and `side`), sets each on a real engine process (`python main.py`; told `variant NAME` first
+with `--variant NAME`), asks it every `--ask` command, and writes one JSON line per position,
+in input order:
 
     {"id": 7, "board": "...", "side": "b", "answers": {"status": "check"}, "errors": {}}
 
@@ -33,7 +35,7 @@ from batch.keep import FilterError, parse_filter
 from batch.output import Plan, Sink, Written, load_written
 from batch.runners import DaskRunner, LocalRunner, Runner, Tally, run
 from batch.source import SIDES, open_input, read_jobs, scan
-from batch.work import EngineSpec, lend
+from batch.work import EngineSpec, lend, tell_variant
 from client.cores import usable_cores
 from client.engine import EngineDied
 from client.stop import stop_on_signals
@@ -77,6 +79,11 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--resume", action="store_true", help="continue the output file")
     parser.add_argument("--overwrite", action="store_true", help="replace a non-empty output")
     parser.add_argument("--engine", help="engine command line (default: python main.py)")
+    parser.add_argument(
+        "--variant", metavar="NAME",
+        help="read the positions by these rules (each engine is told `variant NAME` first): "
+        "cube, raumschach (default: the engine's own, the cube)",
+    )  # fmt: skip
     parser.add_argument("--log-dir", help="keep the engines' logs here (default: none kept)")
     parser.add_argument("--timeout", type=float, help="seconds one answer may take")
     parser.add_argument("--progress", choices=["auto", "on", "off"], default="auto",
@@ -117,11 +124,14 @@ def check_numbers(arguments: argparse.Namespace) -> None:
 
 
 def check_engine(spec: EngineSpec, size: int | None) -> None:
-    """Start one engine (it must answer protocol_version, and take boards of the size to
-    generate), so that a broken command or an impossible size fails at once; it then serves
-    the first chunk."""
+    """Start one engine (it must answer protocol_version, take the variant and boards of the
+    size to generate), so that a broken command, a variant it does not play or an impossible
+    size fails at once; it then serves the first chunk."""
     engine = spec.engine()
     try:
+        refusal = tell_variant(engine, spec.variant)
+        if refusal is not None:
+            raise BatchError(f"--variant {spec.variant}: the engine refuses it: {refusal}")
         if size is not None:
             answer = engine.ask(f"boardsize {size}")
             if not answer.ok:
@@ -212,7 +222,11 @@ def execute(arguments: argparse.Namespace, stack: contextlib.ExitStack) -> Tally
     command = None if arguments.engine is None else tuple(shlex.split(arguments.engine))
     if command == ():
         raise BatchError("--engine: empty command")
-    spec = EngineSpec(command, arguments.log_dir, arguments.timeout)
+    if arguments.variant is not None and arguments.generate is not None:
+        raise BatchError(
+            f"--generate draws positions of the cube's rules, not of --variant {arguments.variant}"
+        )
+    spec = EngineSpec(command, arguments.log_dir, arguments.timeout, arguments.variant)
     jobs, ids = source(arguments)
     plan = Plan(earlier_output(arguments, asks), filtered=keep is not None)
     if arguments.resume and ids is not None:

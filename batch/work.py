@@ -25,12 +25,15 @@ from client.engine import TEMPORARY, Engine, EngineDied, Logs
 @dataclass(frozen=True, slots=True)
 class EngineSpec:
     """How to start an engine: the command (None: this project's engine), the log folder
-    (None: a temporary one per engine, gone with it) and the seconds one answer may take
-    (None: no limit). Small and picklable: it travels to Dask workers."""
+    (None: a temporary one per engine, gone with it), the seconds one answer may take
+    (None: no limit) and the variant every process is told before its first position.
+    Small and picklable: it travels to Dask workers."""
 
     command: tuple[str, ...] | None = None
     log_dir: str | None = None
     timeout: float | None = None
+    #: The rules the positions are read by (None: the engine's own, the cube for ours).
+    variant: str | None = None
 
     def engine(self) -> Engine:
         """A new engine, not started yet, that must answer protocol_version when it is."""
@@ -48,6 +51,10 @@ class Stopped(Exception):
 _IDLE: dict[EngineSpec, list[Engine]] = defaultdict(list)
 _ALL: list[Engine] = []
 _LOCK = threading.Lock()
+
+# The process each engine was last told the variant in (an engine replaces a process that
+# died with a fresh one, which must be told again), by the engine's id.
+_TOLD: dict[int, int | None] = {}
 
 
 def lend(spec: EngineSpec, engine: Engine) -> None:
@@ -78,6 +85,7 @@ def close_engines() -> int:
         engines = list(_ALL)
         _ALL.clear()
         _IDLE.clear()
+        _TOLD.clear()
     for engine in engines:
         engine.close()
     return len(engines)
@@ -86,12 +94,33 @@ def close_engines() -> int:
 atexit.register(close_engines)
 
 
-def examine(engine: Engine, job: Job, asks: Sequence[str], keep: Filter | None = None) -> Outcome:
-    """Set the position, then ask each command in turn; a refused set_board skips the asks.
+def tell_variant(engine: Engine, variant: str | None) -> str | None:
+    """Tell the engine's process the variant, once a process; return its refusal, if any."""
+    if variant is None or (engine.alive and _TOLD.get(id(engine)) == engine.pid):
+        return None
+    answer = engine.ask(f"variant {variant}")
+    if not answer.ok:
+        return answer.text
+    _TOLD[id(engine)] = engine.pid
+    return None
+
+
+def examine(
+    engine: Engine,
+    job: Job,
+    asks: Sequence[str],
+    keep: Filter | None = None,
+    variant: str | None = None,
+) -> Outcome:
+    """Set the position (after the variant, in a fresh process), then ask each command in
+    turn; a refused set_board skips the asks.
 
     With a filter, stop asking as soon as the answers so far rule the position out: a mining
     run then skips the costly mate_in 2 of every position that already mates in 1.
     """
+    refusal = tell_variant(engine, variant)
+    if refusal is not None:
+        return Outcome(job.id, job.board, job.side, errors={f"variant {variant}": refusal})
     side = " b" if job.side == "b" else ""
     answer = engine.ask(f"set_board {job.board}{side}")
     if not answer.ok:
@@ -107,12 +136,18 @@ def examine(engine: Engine, job: Job, asks: Sequence[str], keep: Filter | None =
     return outcome
 
 
-def run_job(engine: Engine, job: Job, asks: Sequence[str], keep: Filter | None = None) -> Outcome:
+def run_job(
+    engine: Engine,
+    job: Job,
+    asks: Sequence[str],
+    keep: Filter | None = None,
+    variant: str | None = None,
+) -> Outcome:
     """Examine one position, on a new engine after a death, retrying once before giving up."""
     deaths: list[str] = []
     for _attempt in range(2):
         try:
-            return examine(engine, job, asks, keep)
+            return examine(engine, job, asks, keep, variant)
         except EngineDied as death:
             # The engine is gone already; the next ask starts a new one.
             deaths.append(f"engine {engine.pid}: {death}")
@@ -138,7 +173,7 @@ def run_chunk(
         for job in jobs:
             if stop is not None and stop.is_set():
                 raise Stopped
-            outcomes.append(run_job(engine, job, asks, keep))
+            outcomes.append(run_job(engine, job, asks, keep, spec.variant))
     return outcomes
 
 
