@@ -40,17 +40,17 @@ def read_move(position: Position, analysis: Analysis, text: str) -> Move:
     """
     try:
         readings = parse_move_text(text)
-    except NotationError as error:
-        return read_short(position, analysis, text, None, error)
+    except NotationError:
+        return read_short(position, analysis, text, None)
     try:
         return find_move(position, analysis, readings)
     except IllegalMove as error:
         if isinstance(error, OffBoard):
-            return read_short(position, analysis, text, None, None)
+            return read_short(position, analysis, text, None)
         # A long form that names its cells names them, whatever else the text could be read
         # as (`b1(II)xb2(I)` is no black bishop on rank 1): only its letter's case may be
         # the other side's (`Qc4(V)-c1(V)` for black, as the short form writes it).
-        move = read_short(position, analysis, text, error, None)
+        move = read_short(position, analysis, text, error)
         if not any(same_move_cells(position, reading, move) for reading in readings):
             raise error from None
         return move
@@ -67,11 +67,7 @@ def same_move_cells(position: Position, reading: MoveText, move: Move) -> bool:
 
 
 def read_short(
-    position: Position,
-    analysis: Analysis,
-    text: str,
-    refused: IllegalMove | None,
-    unread: NotationError | None,
+    position: Position, analysis: Analysis, text: str, refused: IllegalMove | None
 ) -> Move:
     """Read a text the long form did not take as a short or lenient move; where none fits,
     refuse it with the long form's reason when it had one, else the short form's."""

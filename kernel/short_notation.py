@@ -308,8 +308,10 @@ def readings(text: str, size: int) -> Iterator[Reading]:
     origin file, an `x` and the destination's file in several ways; a lower-case first letter
     may be black's piece or a file. Each split is one reading.
     """
+    if len(text) > MAX_TEXT:
+        return  # no move is so long, and no regular expression sees it
     body, promotion = strip_annotations(text)
-    if not body or len(body) > MAX_TEXT:
+    if not body:
         return
     starts: list[tuple[str, bool, str]] = []
     first = body[0]
@@ -479,6 +481,8 @@ def read_short_move(position: Position, analysis: Analysis, text: str) -> Move:
     Raise Ambiguous naming the moves when several fit, NotationError when none does (saying
     why, as well as it can: no such piece, none that reaches the cell, a king left in check).
     """
+    if len(text) > MAX_TEXT:
+        raise NotationError(unreadable(text))  # and never given to a regular expression
     move = exact_move(position, analysis, text)
     if move is not None:
         return move
