@@ -1330,6 +1330,126 @@ def test_the_phone_opens_on_a_game_with_the_verdict_in_view(
         context.close()
 
 
+# ---------------------------------------------------------------- Raumschach
+
+#: rules.md, "Variants": Raumschach's start, white's levels I (A) and II (B) at the bottom.
+RAUMSCHACH_START = (
+    "[rnknr,ppppp,#####,#####,#####],[ubqub,ppppp,#####,#####,#####],"
+    "[#####,#####,#####,#####,#####],[#####,#####,#####,PPPPP,BUQBU],"
+    "[#####,#####,#####,PPPPP,RNKNR]"
+)
+EMPTY_LEVEL_5 = "[#####,#####,#####,#####,#####]"
+#: White to move: the pawn b4(V) promotes on b5(V), to any of five pieces.
+PROMOTION_BOARD = (
+    f"[####k,#P###,#####,#####,#####],{EMPTY_LEVEL_5},{EMPTY_LEVEL_5},{EMPTY_LEVEL_5},"
+    "[#####,#####,#####,#####,K####]"
+)
+
+
+def choose_raumschach(page: Page) -> list[str]:
+    """Choose Raumschach in the page's Rules menu; return the lines the page sent meanwhile."""
+    sent = engine_lines(page)
+    page.select_option("#variant", "raumschach")
+    wait_until(page, 'body[data-variant="raumschach"]')
+    settle(page)
+    return sent
+
+
+def level_titles(page: Page) -> list[str]:
+    """The layer view's level titles, top first, without their top/bottom notes."""
+    return [title.split("\n")[0] for title in page.locator("#boards h2").all_inner_texts()]
+
+
+def test_raumschach_starts_from_the_chooser(
+    shared_tab: Page, server_url: str, tmp_path: Path
+) -> None:
+    """Choosing Raumschach starts its game in the engine: the start with its pawns and unicorns,
+    on 5³ only, the levels named V (E) … I (A), U and P in the palette, a hovered bishop's lines
+    on the flat diagonals and a pawn's by its colour; a reload opens on it again, telling the
+    engine its rules first."""
+    with loaded(shared_tab, server_url, 1400, 900, view="both") as page:
+        sent = choose_raumschach(page)
+        assert sent[0] == "new_game 5 raumschach"
+        assert page.input_value("#notation") == RAUMSCHACH_START
+        assert engine_board(server_url) == RAUMSCHACH_START
+        assert post_line(server_url, "variant")[1]["text"] == "raumschach"
+        cells = ("a2(I)", "b1(II)", "c1(II)", "a4(IV)", "a5(IV)", "c5(V)")
+        assert [piece(page, cell) for cell in cells] == ["P", "U", "Q", "p", "u", "k"]
+        assert page.input_value("#size") == "5"
+        assert page.is_disabled('#size option[value="4"]')
+        romans = ["V", "IV", "III", "II", "I"]
+        assert level_titles(page) == [f"Level {r} ({'EDCBA'[k]})" for k, r in enumerate(romans)]
+        assert page.locator("#level-from option").first.inner_text() == "Level I (A)"
+        for letter in "UuPp":
+            assert page.is_visible(f'#palette [data-palette="{letter}"]'), letter
+        # The bishop a1(II) on the 12 flat diagonals, each up to its first piece (none of the
+        # cube's triagonals: b2(III) stays dark); the pawn c2(I): pushes and captures.
+        page.hover('[data-cell="a1(II)"]')
+        wait_until(page, '[data-cell="d1(V)"].reach')
+        assert names(page, ".cell.reach") == sorted(
+            ["b2(II)", "b1(III)", "c1(IV)", "d1(V)", "a2(III)", "a3(IV)", "a4(V)", "b1(I)", "a2(I)"]
+        )
+        page.hover('[data-cell="c2(I)"]')
+        wait_until(page, '[data-cell="c3(II)"].reach')
+        assert names(page, ".cell.reach") == sorted(
+            ["c3(I)", "c2(II)", "b3(I)", "d3(I)", "b2(II)", "d2(II)", "c3(II)"]
+        )
+        if THREE_MODULE.exists():  # the unicorn's lines in 3D, for docs/gui.md
+            page.evaluate("window.scrollTo(0, 0)")
+            shown_3d(page)
+            unicorn = page.evaluate("window.cubemate3d.pixelOf('b1(II)')")
+            page.mouse.move(unicorn["x"], unicorn["y"])
+            wait_until(page, '[data-cell="e4(V)"].reach')
+            shown_3d(page)
+        path = screenshot_folder(tmp_path) / "gui-raumschach.png"
+        page.screenshot(path=str(path))
+        assert path.stat().st_size > 10_000
+
+        sent.clear()
+        page.goto(f"{server_url}?view=layers&pause=0")  # where the person left
+        wait_until(page, 'body[data-variant="raumschach"]')
+        settle(page)
+        assert page.input_value("#variant") == "raumschach"
+        assert page.input_value("#notation") == RAUMSCHACH_START
+        assert level_titles(page)[0] == "Level V (E)"
+        assert sent[:2] == ["new_game 5 raumschach", f"set_board {RAUMSCHACH_START}"]
+        page.select_option("#variant", "cube")  # back to the cube: no unicorn offered
+        wait_until(page, 'body[data-variant="cube"]')
+        settle(page)
+        assert page.is_hidden('#palette [data-palette="U"]')
+        assert level_titles(page)[0] == "Level V"
+        assert post_line(server_url, "variant")[1]["text"] == "cube"
+
+
+def test_a_promotion_asks_which_piece(page: Page, server_url: str) -> None:
+    """A pawn's move to its last cell asks which piece it becomes, strongest first; Esc plays
+    nothing; a choice plays that move, with its =U, in the engine."""
+    choose_raumschach(page)
+    load(page, PROMOTION_BOARD)
+    sent = engine_lines(page)
+    page.click('[data-cell="b4(V)"]')
+    page.click('[data-cell="b5(V)"]')
+    wait_until(page, "#promotion[open]")
+    choices = page.locator("#promotion-choices button")
+    assert [choices.nth(k).get_attribute("data-promotion") for k in range(5)] == list("QRBUN")
+    assert choices.count() == 5
+    page.keyboard.press("Escape")
+    wait_until(page, "#promotion:not([open])")
+    settle(page)
+    assert not [line for line in sent if line.startswith("play")]
+    assert piece(page, "b4(V)") == "P"
+    page.click('[data-cell="b4(V)"]')
+    page.click('[data-cell="b5(V)"]')
+    wait_until(page, "#promotion[open]")
+    page.click('#promotion [data-promotion="U"]')
+    settle(page)
+    assert [line for line in sent if line.startswith("play")] == ["play Pb4(V)-b5(V)=U"]
+    board = PROMOTION_BOARD.replace("[####k,#P###", "[#U##k,#####") + " b"
+    assert engine_board(server_url) == board
+    assert piece(page, "b5(V)") == "U"
+    assert page.inner_text("#moves") == "1. Pb4(V)-b5(V)=U"
+
+
 def test_make_gui_takes_a_port() -> None:
     """`make gui PORT=N` passes the port on (a dry run: nothing is started)."""
     result = subprocess.run(
