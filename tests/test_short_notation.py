@@ -13,10 +13,10 @@ import pytest
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
 from kernel.move_reading import IllegalMove, read_move
-from kernel.notation import format_board, get_move_name, parse_board
+from kernel.notation import format_board, get_move_name, get_point_from_cell_name, parse_board
 from kernel.position import Move
 from kernel.position import Position as KernelPosition
-from kernel.rules import Analysis
+from kernel.rules import Analysis, in_check
 from kernel.short_notation import read_short_move, short_name, short_names
 from kernel.start import start_position
 from tests import raumschach_reference as rs
@@ -243,3 +243,36 @@ def test_short_legal_moves_by_hand() -> None:
         "? ambiguous: Pb4(V)-b5(V)=B, Pb4(V)-b5(V)=N, Pb4(V)-b5(V)=Q, Pb4(V)-b5(V)=R, "
         "Pb4(V)-b5(V)=U"
     )
+
+
+def test_two_letter_files() -> None:
+    """Past 26 files a file written before the destination's could be read as part of it:
+    `Rac1(I)` is the rook e1(I) to ac1(I), so the rook a1(I) to c1(I) names its whole cell.
+    Every legal move of seeded crowded positions of n = 27 ... 30 reads back, names unique."""
+    wide = KernelPosition.empty(30)
+    for cell, letter in {"a1(I)": "R", "e1(I)": "R", "a30(XXX)": "K", "ad30(XXX)": "k"}.items():
+        wide.cells[get_point_from_cell_name(wide.geometry, cell)] = letter
+    positions = [KernelPosition(30, "".join(wide.cells))]
+    rng = random.Random(5105)
+    for n in (27, 28, 29, 30):
+        for _ in range(2):
+            board = KernelPosition.empty(n)
+            spots = rng.sample(range(n**3), 40)
+            for index, spot in enumerate(spots):
+                x, rest = divmod(spot, n * n)
+                y, z = divmod(rest, n)
+                letter = "Kk"[index] if index < 2 else rng.choice("QRBNqrbn")
+                board.cells[board.geometry.get_point_from_cell(x, y, z)] = letter
+            position = KernelPosition(n, "".join(board.cells), rng.randrange(2))
+            if Analysis(position).king != -1 and not in_check(position, position.enemy):
+                positions.append(position)
+    assert len(positions) > 5
+    named = {}
+    for position in positions:
+        analysis = Analysis(position)
+        names = {short_name(position, analysis, move): move for move in analysis.legal_moves()}
+        assert len(names) == sum(1 for _ in analysis.legal_moves())
+        for name, move in names.items():
+            assert read_move(position, analysis, name) == move, name
+        named.update({get_move_name(position, move): name for name, move in names.items()})
+    assert named["Ra1(I)-c1(I)"] == "Ra1(I)c1(I)" and named["Re1(I)-ac1(I)"] == "Rac1(I)"
