@@ -4,6 +4,7 @@ runner reports what it must (failures, expected failures, unexpected passes, err
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,10 +26,13 @@ from regress.runner import (
     shipped_suites,
     summary,
 )
+from tests import raumschach_reference as raumschach
 from tests import reference
 from tests.cases import REFERENCE_CASES
 
 SUITES = shipped_suites()
+#: Raumschach's levels A ... E as the engine names them.
+LEVELS = ("I", "II", "III", "IV", "V")
 #: Generous: the machine may be loaded; nothing here is timed.
 TIMEOUT = 300.0
 
@@ -145,6 +149,110 @@ def checked_tests(path: Path) -> int:
 )
 def test_the_expected_answers_are_the_brute_forces(name: str) -> None:
     assert checked_tests(ROOT / "regress" / name) >= 8
+
+
+class RaumschachReference:
+    """Answer regress/raumschach.tst's commands with tests/raumschach_reference.py; None where
+    it has no answer (a cube game, a command it does not know). A refusal is RuntimeError."""
+
+    #: A move as Raumschach's books write cells, level letter first: `PEa4xEb5=q`.
+    LETTER_MOVE = re.compile(r"([A-Za-z])([A-E])([a-e][1-5])([-x])([A-E])([a-e][1-5])(=.)?")
+
+    def __init__(self) -> None:
+        self.position: raumschach.Position | None = raumschach.start_position()
+        self.history: list[raumschach.Position] = []
+
+    def move(self, text: str) -> raumschach.Move:
+        """The legal move a text names, in the engine's spelling or the books'."""
+        assert self.position is not None
+        letters = self.LETTER_MOVE.fullmatch(text)
+        if letters is not None:
+            piece, level, cell, sign, to_level, to_cell, promotion = letters.groups()
+            levels = {letter: numeral for letter, numeral in zip("ABCDE", LEVELS, strict=True)}
+            text = f"{piece}{cell}({levels[level]}){sign}{to_cell}({levels[to_level]})"
+            text += promotion or ""
+        for move in raumschach.legal_moves(self.position):
+            if raumschach.move_text(self.position, move).lower() == text.lower():
+                return move
+        raise RuntimeError(f"illegal move {text}")
+
+    def answer(self, name: str, args: list[str]) -> str | None:
+        if name in ("variant", "new_game"):
+            cube = bool(args) and args[-1] != "raumschach"
+            self.position, self.history = (None if cube else raumschach.start_position()), []
+            return "raumschach" if name == "variant" and not args else ""
+        position = self.position
+        if position is None:
+            return None
+        if name == "set_board":
+            self.position, self.history = raumschach.parse_board_text(" ".join(args)), []
+            return ""
+        if name == "play":
+            self.history.append(position)
+            self.position = raumschach.play(position, self.move(args[0]))
+            return ""
+        if name == "undo":
+            self.position = self.history.pop()
+            return ""
+        if name == "get_board":
+            return raumschach.board_text(position) + (" b" if position.side == "b" else "")
+        if name == "legal_moves":
+            return " ".join(raumschach.legal_move_texts(position))
+        if name == "status":
+            return raumschach.status(position)
+        if name == "result":
+            mated = raumschach.status(position) == "checkmate"
+            return ("0-1" if position.side == "w" else "1-0") + " (checkmate)" if mated else None
+        if name == "mate_in" and args == ["1"]:
+            mates = [
+                raumschach.move_text(position, move)
+                for move in raumschach.legal_moves(position)
+                if raumschach.status(raumschach.play(position, move)) == "checkmate"
+            ]
+            return " ".join(sorted(mates))
+        if name == "perft" and (int(args[0]) < 3 or len(position.pieces) < 10):
+            return str(raumschach.perft(position, int(args[0])))
+        return None
+
+
+def test_the_raumschach_suite_is_its_brute_forces() -> None:
+    """Every answer of regress/raumschach.tst the brute force can give is its answer (the
+    start's perft 3 is held to it in tests/test_raumschach.py); each refusal is the engine's
+    (below), and the refused moves are none of the brute force's."""
+    engine = RaumschachReference()
+    checked = 0
+    for step in parse_suite((ROOT / "regress" / "raumschach.tst").read_text(encoding="utf-8")):
+        words = step.command.split()[1 if step.number is not None else 0 :]
+        if step.expected_failure:
+            if words[0] == "play" and engine.position is not None:
+                with pytest.raises(RuntimeError, match="illegal move"):
+                    engine.move(words[1])
+                checked += 1
+            continue
+        answer = engine.answer(words[0], words[1:])
+        if step.number is not None and answer is not None:
+            assert step.matches(answer), f"test {step.number}: the brute force says {answer!r}"
+            checked += 1
+    assert checked >= 40
+
+
+def test_the_raumschach_suite_refuses_as_the_engine_does(tmp_path: Path) -> None:
+    """A suite's expected failure passes on any `?`; here each refusal's text is the one the
+    suite writes, asked of the engine in the suite's order."""
+    steps = parse_suite((ROOT / "regress" / "raumschach.tst").read_text(encoding="utf-8"))
+    lines = [step.command.split(maxsplit=1)[1] if step.number else step.command for step in steps]
+    answered = subprocess.run(
+        [*default_engine(str(tmp_path))], input="\n".join(lines) + "\n", capture_output=True,
+        text=True, cwd=ROOT, timeout=TIMEOUT, check=False,
+    ).stdout.split("\n\n")  # fmt: skip
+    refusals = [
+        (step, answer) for step, answer in zip(steps, answered, strict=False)
+        if step.expected_failure
+    ]  # fmt: skip
+    assert len(refusals) == 10
+    for step, answer in refusals:
+        assert answer.startswith("? "), f"test {step.number}: {answer!r}"
+        assert step.matches(answer[2:].strip()), f"test {step.number}: {answer!r}"
 
 
 def test_the_solution_trees_are_correct_mates() -> None:
