@@ -299,8 +299,10 @@ def value_text(value: int) -> str:
 # chooses the reader of the rest (HEADER_READERS), so that a second format is one more entry.
 
 
-def region_offset(header: Header) -> int:
-    """Where a version-1 file's values start: right after its header."""
+def values_offset(header: Header) -> int:
+    """Where a version-1 file's values start: right after its header, one byte an index. (A
+    version of compressed blocks would find an index's byte through its block index instead:
+    TableFile.value is the one place that reads values.)"""
     return HEADER_SIZE
 
 
@@ -518,7 +520,7 @@ class TableFile:
             self.close()
             raise
         self.identity = identity_of(status)
-        self.offset = region_offset(self.header)
+        self.offset = values_offset(self.header)
         self.looked = time.monotonic()
 
     def close(self) -> None:
