@@ -302,7 +302,7 @@ def value_text(value: int) -> str:
 def values_offset(header: Header) -> int:
     """Where a version-1 file's values start: right after its header, one byte an index. (A
     version of compressed blocks would find an index's byte through its block index instead:
-    TableFile.value is the one place that reads values.)"""
+    TableFile is what reads values.)"""
     return HEADER_SIZE
 
 
