@@ -35,6 +35,7 @@ from bench import (
     startup,
     stipulations,
 )
+from bench import raumschach as raumschach_bench
 from bench import tablebase as tablebase_bench
 from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
 
@@ -163,6 +164,10 @@ def main(argv: list[str] | None = None) -> int:
     play_text, play_goals = play.section(quick=settings is QUICK, sunfish=args.sunfish)
     print(play_text, end="\n\n", flush=True)
 
+    progress("raumschach")
+    raumschach_text, raumschach_goals = raumschach_bench.section(quick=settings is QUICK)
+    print(raumschach_text, end="\n\n", flush=True)
+
     progress("start-up")
     launches = startup.measure(settings.startup_runs)
     print(report.startup_section(launches), end="\n\n")
@@ -174,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     found.extend(history_goals)
     found.extend(play_goals)
     found.extend(memory_goals)
+    found.extend(raumschach_goals)
     print(report.goals_section(found), end="\n\n")
     print(f"total time {time.perf_counter() - began:.0f} s")
     return 0

@@ -36,6 +36,7 @@ def test_quick_benchmark_reports_every_goal() -> None:
         "The player through the process:",
         "Time use:",
         "Endgame tables:",
+        "Raumschach beside the cube",
         "Start-up:",
     ):
         assert heading in result.stdout, heading
@@ -55,6 +56,8 @@ def test_quick_benchmark_reports_every_goal() -> None:
         "mean thinking / S",
         "probe in process",
         "tb_probe round trip",
+        "perft leaves/s, cube 5³ ÷ Raumschach",
+        "genmove nps, cube 5³ ÷ Raumschach",
     ):
         assert any(figure in line for line in goals), figure
     # The mate section solved its problems, against the brute force and AND/OR.
