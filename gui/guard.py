@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gui.records import RecordFolder, record_moves, rename_record
-from gui.relay import Engine, EngineError, Reply, command_name
+from gui.relay import Engine, EngineError, Reply, command_name, command_words
 from gui.thinking import ThinkingFeed
 
 #: Commands that never change the engine's game: a version survives them.
@@ -62,6 +62,16 @@ READ_ONLY = frozenset(
 SEARCHES = frozenset({"genmove", "reg_genmove"})
 #: Seconds between two stop signals while a search has not answered.
 SIGNAL_INTERVAL = 0.05
+#: Commands that change nothing when given no argument: `variant` names the rules played, while
+#: `variant cube` starts a game of them (the page asks it after a console command).
+READ_ONLY_BARE = frozenset({"variant"})
+
+
+def reads_only(line: str) -> bool:
+    """Whether a line leaves the engine's game as it was, so that its version survives it."""
+    words = command_words(line)
+    name = words[0] if words else ""
+    return name in READ_ONLY or (name in READ_ONLY_BARE and len(words) == 1)
 
 
 class GameChanged(Exception):
@@ -153,7 +163,7 @@ class GameGuard:
                     self._answered(search)
                     search.done.set()
             with self._lock:
-                if reply.ok and name not in READ_ONLY:
+                if reply.ok and not reads_only(line):
                     self._changed()
             return reply
 

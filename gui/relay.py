@@ -76,16 +76,23 @@ SERVER_FILE_COMMANDS = frozenset({"loadgame"})
 DROPPED = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\ufeff]")
 
 
-def command_name(line: str, comments: str = "line-start") -> str:
-    """Return the command name of a protocol line as the engine reads it (what it drops
-    dropped, an optional numeric id skipped; with ``comments="anywhere"`` a `#` ends the
-    line), so that no spelling the engine reads as a command passes here as another."""
+def command_words(line: str, comments: str = "line-start") -> list[str]:
+    """Return the words of a protocol line as the engine reads them, its command first (what
+    it drops dropped, an optional numeric id skipped; with ``comments="anywhere"`` a `#` ends
+    the line)."""
     line = DROPPED.sub("", line)
     if comments == "anywhere":
         line = line.partition("#")[0]
     words = line.split()
     if words and words[0].isascii() and words[0].isdigit():
         words = words[1:]
+    return words
+
+
+def command_name(line: str, comments: str = "line-start") -> str:
+    """Return the command name of a protocol line as the engine reads it, so that no spelling
+    the engine reads as a command passes here as another."""
+    words = command_words(line, comments)
     return words[0] if words else ""
 
 

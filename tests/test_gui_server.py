@@ -308,6 +308,20 @@ def test_batch_is_checked_whole_before_any_line_is_sent(server: Server) -> None:
         assert engine_board(server.port) == CASE_1, bad
 
 
+def test_naming_the_rules_keeps_the_games_version(server: Server) -> None:
+    """`variant` alone names the rules and leaves the game's version as it was (the page asks
+    it after a console command); `variant NAME` starts a game of those rules and moves it on."""
+    _, first = ask(server.port, {"line": "variant"})
+    _, again = ask(server.port, {"line": "variant"})
+    assert first["ok"] and again["game"] == first["game"], (first, again)
+    _, chosen = ask(server.port, {"line": "variant raumschach"})
+    assert chosen["ok"] and chosen["game"] > first["game"], chosen
+    _, named = ask(server.port, {"line": "variant"})
+    assert (named["text"], named["game"]) == ("raumschach", chosen["game"])
+    _, back = ask(server.port, {"line": "variant cube"})  # the module's other tests are the cube's
+    assert back["ok"] and back["game"] > chosen["game"], back
+
+
 # --- item 7: every framing gets an answer ------------------------------------------------------
 
 
