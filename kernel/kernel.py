@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import NamedTuple
 
 from kernel.commands_analysis import (
@@ -61,6 +60,7 @@ from kernel.messages import (
 )
 from kernel.protocol import Command, CommandError, Reply, frame, parse_command
 from kernel.session import Session
+from kernel.version import package_version as package_version
 
 Handler = Callable[["Session", list[str]], str]
 
@@ -256,20 +256,6 @@ def cmd_version(kernel: Session, args: list[str]) -> str:
     Arguments: none. Fails: never. Returns: the package version.
     """
     return package_version()
-
-
-def package_version() -> str:
-    """Read the version from the installed package, or from pyproject.toml beside it."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("cubemate")
-    except PackageNotFoundError:
-        import tomllib
-
-        pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
-        with pyproject.open("rb") as file:
-            return str(tomllib.load(file)["project"]["version"])
 
 
 class CommandSpec:

@@ -46,7 +46,9 @@ def read_move(position: Position, analysis: Analysis, text: str) -> Move:
         return find_move(position, analysis, readings)
     except IllegalMove as error:
         if isinstance(error, OffBoard):
-            return read_short(position, analysis, text, None)
+            # Its cell off the board may be another notation's (`Nb1-c3` is no cell `Nb1`);
+            # where that is off the board too, the long form's refusal says more.
+            return read_short(position, analysis, text, None, error)
         # A long form that names its cells names them, whatever else the text could be read
         # as (`b1(II)xb2(I)` is no black bishop on rank 1): only its letter's case may be
         # the other side's (`Qc4(V)-c1(V)` for black, as the short form writes it).
@@ -67,11 +69,16 @@ def same_move_cells(position: Position, reading: MoveText, move: Move) -> bool:
 
 
 def read_short(
-    position: Position, analysis: Analysis, text: str, refused: IllegalMove | None
+    position: Position,
+    analysis: Analysis,
+    text: str,
+    refused: IllegalMove | None,
+    off_board: IllegalMove | None = None,
 ) -> Move:
     """Read a text the long form did not take as a short or lenient move; where none fits,
-    refuse it with the long form's reason when it had one, else the short form's."""
-    from kernel.short_notation import Ambiguous, read_short_move  # not needed to start
+    refuse it with the long form's reason when it had one (or, `off_board`, when the short
+    form's cells are off the board as well), else the short form's."""
+    from kernel.short_notation import Ambiguous, OffBoardText, read_short_move
 
     try:
         return read_short_move(position, analysis, text)
@@ -79,6 +86,8 @@ def read_short(
         if refused is not None:
             raise refused from None
         raise IllegalMove(str(error)) from None
+    except OffBoardText as error:
+        raise (refused or off_board or IllegalMove(f"illegal move: {error}")) from None
     except NotationError as error:
         if refused is not None:
             raise refused from None

@@ -170,6 +170,6 @@ def check_same_game(name: str, data: bytes, game: Game, config: EngineConfig) ->
 
 def default_program() -> str:
     """The `Program` header savegame writes: the engine and its version."""
-    from kernel.kernel import package_version
+    from kernel.version import package_version
 
     return f"{ENGINE} {package_version()}"

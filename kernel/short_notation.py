@@ -68,6 +68,10 @@ class Ambiguous(ValueError):
     """Several legal moves fit a text; the message names them."""
 
 
+class OffBoardText(NotationError):
+    """Every reading of a text names a cell off the board."""
+
+
 class CellPattern(NamedTuple):
     """A cell as far as a text gives it: file, rank and level (0 ...), None where left out."""
 
@@ -506,7 +510,7 @@ def why_none(position: Position, text: str) -> str:
     size = position.size
     on_board = [r for r in found if -1 not in r.target and -1 not in r.origin]
     if not on_board:
-        return f"{shorten(text)} names a cell off the {size}x{size}x{size} board"
+        raise OffBoardText(f"{shorten(text)} names a cell off the {size}x{size}x{size} board")
     side = position.side
     usable = [r for r in on_board if not (r.black and side == 0)]
     if not usable:
