@@ -19,13 +19,18 @@ from time import perf_counter_ns
 from types import FrameType
 from typing import BinaryIO, NamedTuple, NoReturn
 
-from kernel import interrupt
-from kernel.config import ConfigError, EngineConfig, load_config
-from kernel.interrupt import COMMAND, EndingSignal
-from kernel.kernel import COMMANDS, Kernel
-from kernel.logfile import LogPathError
-from kernel.logger import LOGGED_PREFIX, ExchangeLog, write_stderr
-from kernel.protocol import CommandError, frame, line_too_long, parse_command, prepare_line
+from kernel.dependencies import refuse_missing, require
+
+try:
+    from kernel import interrupt
+    from kernel.config import ConfigError, EngineConfig, load_config
+    from kernel.interrupt import COMMAND, EndingSignal
+    from kernel.kernel import COMMANDS, Kernel
+    from kernel.logfile import LogPathError
+    from kernel.logger import LOGGED_PREFIX, ExchangeLog, write_stderr
+    from kernel.protocol import CommandError, frame, line_too_long, parse_command, prepare_line
+except ModuleNotFoundError as missing:  # a Python without the set-up's packages: one line
+    refuse_missing("cubemate", missing)
 
 HERE = Path(__file__).resolve().parent
 #: Read when --config names no other file; an installed engine has none beside it and takes
@@ -423,6 +428,7 @@ def main(argv: list[str] | None = None) -> int:
         write_stderr(f"cubemate: config error: {error}")
         return 2
     log_dir = Path(config.log_dir)
+    require("cubemate", ("structlog",))  # imported by the logs only, not at start
     try:
         log = ExchangeLog(log_dir, config.console_log, config.json_log, config.echo_stderr)
     except LogPathError as error:  # a FIFO there would hold the engine before its first answer

@@ -21,23 +21,28 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import batch as batch_bench
-from bench import (
-    compare,
-    history,
-    inprocess,
-    logcost,
-    mate,
-    memory,
-    perft,
-    play,
-    report,
-    startup,
-    stipulations,
-)
-from bench import raumschach as raumschach_bench
-from bench import tablebase as tablebase_bench
-from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
+from kernel.dependencies import refuse_missing
+
+try:
+    from bench import batch as batch_bench
+    from bench import (
+        compare,
+        history,
+        inprocess,
+        logcost,
+        mate,
+        memory,
+        perft,
+        play,
+        report,
+        startup,
+        stipulations,
+    )
+    from bench import raumschach as raumschach_bench
+    from bench import tablebase as tablebase_bench
+    from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
+except ModuleNotFoundError as missing:  # a Python without the set-up's packages: one line
+    refuse_missing("bench", missing)
 
 
 @dataclass(frozen=True, slots=True)
