@@ -303,6 +303,37 @@ def test_the_computer_mates_in_two(page: Page, server: tuple[str, Path], referen
     assert len(genmoves) == 2
 
 
+#: Raumschach, black to move: the pawn c1(II) steps down to c1(I), its last cell, and mates
+#: as a queen or a rook (the rooks hold the white king's other cells once it has moved).
+PROMOTION_MATE = (
+    "[####k,#####,#####,#####,#####],[#####,#####,#####,#####,#####],"
+    "[#####,#####,#####,#####,#####],[#####,#####,#####,r####,r#p##],"
+    "[#####,#####,#####,r####,####K] b"
+)
+
+
+def test_the_computer_promotes_in_raumschach(page: Page, server: tuple[str, Path]) -> None:
+    """In a Raumschach game the computer's promotion reaches the page with the piece it chose:
+    listed with its =X, marked as its last move, the new piece on the board, the mate named."""
+    url, _ = server
+    page.select_option("#variant", "raumschach")
+    wait_until(page, 'body[data-variant="raumschach"]')
+    settle(page)
+    page.fill("#notation", PROMOTION_MATE)
+    page.click("#load")
+    settle(page)
+    page.select_option("#level", "level depth 1")
+    page.select_option("#opponent", "black")
+    settle(page)
+    (move,) = moves_shown(page)
+    assert move in ("pc1(II)-c1(I)=q", "pc1(II)-c1(I)=r"), move
+    assert marked(page, "data-last-move") == {"from": "c1(II)", "to": "c1(I)"}
+    assert page.get_attribute('[data-cell="c1(I)"]', "data-piece") == move[-1]
+    assert page.inner_text("#result") == "0-1 (checkmate)"
+    assert engine_text(url, "result") == "0-1 (checkmate)"
+    assert engine_text(url, "variant") == "raumschach"
+
+
 # ---------------------------------------------------------------- hint and take-back
 
 
