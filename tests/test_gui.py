@@ -1394,9 +1394,11 @@ def test_raumschach_starts_from_the_chooser(
         assert names(page, ".cell.reach") == sorted(
             ["c3(I)", "c2(II)", "b3(I)", "d3(I)", "b2(II)", "d2(II)", "c3(II)"]
         )
-        if THREE_MODULE.exists():  # the unicorn's lines in 3D, for docs/gui.md
+        if THREE_MODULE.exists():  # the 3D labels; the unicorn's lines in 3D, for docs/gui.md
             page.evaluate("window.scrollTo(0, 0)")
             shown_3d(page)
+            labels = page.evaluate("window.cubemate3d.labels()")
+            assert labels == [f"{r} ({'ABCDE'[k]})" for k, r in enumerate(reversed(romans))]
             unicorn = page.evaluate("window.cubemate3d.pixelOf('b1(II)')")
             page.mouse.move(unicorn["x"], unicorn["y"])
             wait_until(page, '[data-cell="e4(V)"].reach')

@@ -85,7 +85,7 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
   const board = new THREE.Group();
   const marks3d = new THREE.Group();
   scene.add(board, marks3d);
-  let squares = null, pieces = [], built = "", frameTimes = [], frames = 0;
+  let squares = null, pieces = [], built = "", frameTimes = [], frames = 0, labels = [];
   let firstPicture = 0, pending = false, lastMarks = null;
   const color = new THREE.Color();
   const matrix = new THREE.Matrix4();
@@ -107,6 +107,7 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
   function build() {
     // The board's cells as one instanced mesh (one draw call for up to 16³ squares).
     board.clear();
+    labels = [];
     const n = state.n;
     const geometry = new THREE.PlaneGeometry(0.94, 0.94).rotateX(-Math.PI / 2);
     const material = new THREE.MeshBasicMaterial({
@@ -133,6 +134,7 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
       ]);
       board.add(new THREE.Line(outline, new THREE.LineBasicMaterial({ color: COLORS.frame })));
       const name = levelName(state.variant, z);
+      labels.push(name);
       const wide = name.length > 4;
       const label = new THREE.Sprite(new THREE.SpriteMaterial({
         map: glyphTexture(name, "#24292f", "#eef1f4", { wide }), depthTest: false,
@@ -375,6 +377,8 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
     },
     pixelOf: (name) => { const i = cellIndex(name); return i >= 0 ? pixelOf(i) : null; },
     camera: view.camera,
+    /** The level labels drawn, bottom first: ["I (A)", …] in Raumschach. */
+    labels: () => [...labels],
     step: view.step,
     frameTimes: view.frameTimes,
   };
