@@ -92,10 +92,9 @@ def test_start(raumschach: Engine) -> None:
     assert_still_running(raumschach)
 
 
-@pytest.mark.skipif(SWEEP == 1, reason="about a minute: with CUBEMATE_SWEEP above 1")
+@pytest.mark.skipif(SWEEP == 1, reason="some 5 CPU seconds: with CUBEMATE_SWEEP above 1")
 def test_start_perft_4(raumschach: Engine) -> None:
     """The start's perft 4, as the reference counted it."""
-    assert len(START_PERFT) == 4, "perft 4 of the start is not recorded yet"
     answer(raumschach, "new_game 5 raumschach")
     assert answer(raumschach, "perft 4") == str(START_PERFT[3])
 
