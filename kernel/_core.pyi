@@ -31,9 +31,11 @@ class MateCore:
         moves: int,
         spend: Callable[[int], object],
         allowance: int,
+        rules: CoreRules | None = None,
         /,
-    ) -> list[tuple[int, int]]:
-        """Return (origin, target) of each move that mates in `moves` or fewer (keys)."""
+    ) -> list[tuple[int, int, int]]:
+        """Return (origin, target, promotion code or 0) of each move that mates in `moves` or
+        fewer (keys), under the variant's `rules` (None: the cube's)."""
 
 class HelpmateCore:
     """The helpmate search, compiled, with its table of `table_entries` entries."""
@@ -52,10 +54,11 @@ class HelpmateCore:
         limit: int,
         spend: Callable[[int], object],
         allowance: int,
+        rules: CoreRules | None = None,
         /,
-    ) -> list[tuple[tuple[int, int, int, int], ...]] | int:
-        """Every line (origin, target, piece code, captured code) ..., or past `limit` the
-        count that passed it."""
+    ) -> list[tuple[tuple[int, int, int, int, int], ...]] | int:
+        """Every line (origin, target, piece code, captured code, promotion code or 0) ..., or
+        past `limit` the count that passed it, under the variant's `rules`."""
 
 class PlayerCore:
     """One position's search by kernel/alphabeta.py's rules, compiled (set up once)."""

@@ -39,12 +39,6 @@ def core_takes(position: Position) -> bool:
     return position.size <= CORE_LARGEST_SIZE and core_speaks(position.variant)
 
 
-def core_solves(position: Position) -> bool:
-    """Tell whether the core's mate searches (mate.c, helpmate.c) can search this position:
-    a cube game on a board the core takes (they know no pawns yet)."""
-    return position.size <= CORE_LARGEST_SIZE and position.variant is CUBE
-
-
 #: The core's kinds, by white's letter: the cube's five (numbered as they always were), then
 #: Raumschach's unicorn and pawn. A variant whose pieces are all of these kinds, the king and
 #: the knight moving as everywhere, is one the core can play.

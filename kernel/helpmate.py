@@ -34,7 +34,14 @@ from __future__ import annotations
 from typing import Any
 
 from kernel.board import EMPTY, SIDE_LETTERS, WALL
-from kernel.compiled import CODE_LETTERS, COMPILED, HelpmateCore, core_pieces, core_solves
+from kernel.compiled import (
+    CODE_LETTERS,
+    COMPILED,
+    HelpmateCore,
+    core_pieces,
+    core_rules,
+    core_takes,
+)
 from kernel.mateinone import (
     SLIDERS,
     Flights,
@@ -92,7 +99,7 @@ class HelpmateSearch:
         """Return every line of 2 * `moves` plies that ends with the side to move mated."""
         if position.kings[position.side] == NO_POINT:
             return []  # a side without a king is never mated
-        if self.core is not None and core_solves(position):
+        if self.core is not None and core_takes(position):
             return self.compiled_solutions(self.core, position, moves)
         return list(self.lines(position, 2 * moves))
 
@@ -107,6 +114,7 @@ class HelpmateSearch:
             self.limit,
             budget.spend,
             budget.limit - budget.nodes,
+            core_rules(position.variant),
         )
         if isinstance(found, int):
             raise TooManySolutions(self.limit, found)
@@ -117,8 +125,9 @@ class HelpmateSearch:
                     origin,
                     target,
                     CODE_LETTERS[captured] if captured else EMPTY,
+                    CODE_LETTERS[promotion] if promotion else EMPTY,
                 )
-                for origin, target, piece, captured in line
+                for origin, target, piece, captured, promotion in line
             )
             for line in found
         ]

@@ -68,7 +68,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kernel.board import EMPTY
-from kernel.compiled import COMPILED, MateCore, core_pieces, core_solves
+from kernel.compiled import CODE_LETTERS, COMPILED, MateCore, core_pieces, core_rules, core_takes
 from kernel.mateinone import gives_check, mates_in_one
 from kernel.position import BLACK_TO_MOVE_KEY, KING_LETTERS, Move, Position, piece_key
 from kernel.rules import Analysis, is_attacked
@@ -176,7 +176,7 @@ class ProofNumberSearch:
 
     def keys(self, position: Position, moves: int) -> list[Move]:
         """Return every move of the side to move that mates in `moves` or fewer."""
-        if self.core is not None and core_solves(position):
+        if self.core is not None and core_takes(position):
             budget = self.budget
             found = self.core.keys(
                 position.size,
@@ -185,9 +185,19 @@ class ProofNumberSearch:
                 moves,
                 budget.spend,
                 budget.limit - budget.nodes,
+                core_rules(position.variant),
             )
             cells = position.cells
-            return [Move(cells[origin], origin, target, cells[target]) for origin, target in found]
+            return [
+                Move(
+                    cells[origin],
+                    origin,
+                    target,
+                    cells[target],
+                    CODE_LETTERS[promotion] if promotion else EMPTY,
+                )
+                for origin, target, promotion in found
+            ]
         candidates = attacking_moves(Analysis(position), moves)
         self.budget.spend(len(candidates))
         return [move for move in candidates if self.mates_after_move(position, move, moves)]
@@ -573,10 +583,12 @@ def attacking_moves(analysis: Analysis, moves: int) -> list[Move]:
     checks = analysis.checking_moves()
     if moves == 1:
         return checks
-    checking = {(move.origin, move.target) for move in checks}
+    # Whole moves, not (origin, target): a pawn's promotions share their cells, and one of
+    # them checking must not hide the others.
+    checking = set(checks)
     captures: list[Move] = []
     quiet: list[Move] = []
     for move in analysis.legal_moves():
-        if (move.origin, move.target) not in checking:
+        if move not in checking:
             (quiet if move.captured == EMPTY else captures).append(move)
     return checks + captures + quiet

@@ -7,7 +7,10 @@ and count of positions, on seeded positions of games played at random from the s
 sides to move, pawn moves and captures favoured, so that promotions of both sides come up,
 some in check) and on the hand-made positions of tests/raumschach_reference.py and their
 mirrors; its evaluation and material must be Python's on each. Then the engine itself: at a
-fixed depth the compiled and the Python player log the same searches.
+fixed depth the compiled and the Python player log the same searches. The mate searches
+(mate.c, helpmate.c) must find the keys and the helpmate lines Python's find, on seeded
+positions built for short mates: a king on its last ranks, pawns of the other side one step
+from promoting, a few pieces (both sides as the attacker, by the position turned round).
 
 `CUBEMATE_SWEEP=K` multiplies the seeded counts by K.
 """
@@ -23,10 +26,13 @@ from kernel.board import EMPTY
 from kernel.compiled import COMPILED, core_rules, core_takes
 from kernel.evaluation import evaluate
 from kernel.game import Game
-from kernel.position import Position
-from kernel.rules import Analysis
+from kernel.helpmate import HelpmateSearch
+from kernel.position import Move, Position
+from kernel.proofnumber import ProofNumberSearch
+from kernel.rules import Analysis, InvalidPosition, check_position
+from kernel.search import Budget
 from kernel.start import start_position
-from kernel.variants import CUBE, RAUMSCHACH
+from kernel.variants import CUBE, RAUMSCHACH, impossible_pawn
 from tests.conftest import Engine, read_json_log
 from tests.raumschach_reference import HAND_POSITIONS, mirrored, position_from
 from tests.raumschach_reference import Position as Reference
@@ -188,3 +194,135 @@ def test_the_engine_plays_raumschach_with_the_core(tmp_path: Path) -> None:
             [{key: event[key] for key in ("move", "score_cp", "pv", "nodes")} for event in found]
         )
     assert len(searches[0]) == 2 and searches[0] == searches[1]
+
+
+# --- the mate searches ---------------------------------------------------------------------
+
+#: Positions the mate searches may count: every question here settles long before.
+PLENTY = 10**9
+#: Helpmate lines kept at most.
+LIMIT = 1000
+
+Cell = tuple[int, int, int]
+
+
+def mate_position(rng: random.Random, side: int) -> Position | None:
+    """A seeded position built for short mates: black's king on rank 5 of level D or E, white's
+    pawns one step from promoting, one to three white pieces on the upper levels, up to two
+    black pieces; turned through the centre (colours swapped) when black is to attack. None
+    when the draw is no legal position with a move."""
+    pieces: dict[Cell, str] = {}
+
+    def put(cell: Cell, letter: str) -> None:
+        pieces.setdefault(cell, letter)
+
+    def anywhere(lowest: int = 0) -> Cell:
+        return (rng.randrange(5), rng.randrange(5), rng.randrange(lowest, 5))
+
+    put((rng.choice((0, 1, 3, 4)), 4, rng.choice((3, 4))), "k")
+    put((rng.randrange(5), rng.randrange(5), rng.randrange(3)), "K")
+    for _ in range(rng.randint(1, 3)):
+        x = rng.randrange(5)
+        put(rng.choice(((x, 3, 4), (x, 4, 3), (x, 3, 3))), "P")
+    for _ in range(rng.randint(1, 3)):
+        put(anywhere(2), rng.choice("QRRBUN"))
+    for _ in range(rng.randint(0, 2)):
+        put(anywhere(), rng.choice("rbunp"))
+    if any(
+        letter in "Pp" and impossible_pawn(RAUMSCHACH, 5, cell, letter == "P")
+        for cell, letter in pieces.items()
+    ):
+        return None
+    position = Position.empty(5, RAUMSCHACH)
+    for (x, y, z), letter in pieces.items():
+        if side == 1:
+            x, y, z, letter = 4 - x, 4 - y, 4 - z, letter.swapcase()
+        position.cells[position.geometry.get_point_from_cell(x, y, z)] = letter
+    position = Position(5, position.cells, side, RAUMSCHACH)
+    try:
+        analysis = check_position(position)
+    except InvalidPosition:
+        return None
+    return position if analysis.has_legal_move() else None
+
+
+def mate_positions(seed: int, count: int) -> list[Position]:
+    """`count` seeded positions of mate_position, white and black attacking in turn."""
+    rng = random.Random(seed)
+    found: list[Position] = []
+    while len(found) < count:
+        position = mate_position(rng, len(found) % 2)
+        if position is not None:
+            found.append(position)
+    return found
+
+
+def keys(position: Position, depth: int, compiled: bool) -> list[tuple[object, ...]]:
+    search = ProofNumberSearch(Budget(PLENTY), compiled=compiled)
+    assert (search.core is not None) == compiled
+    return sorted(tuple(key) for key in search.keys(position, depth))
+
+
+def test_the_mate_search_agrees() -> None:
+    """The keys of mate in 1 and 2 (the first depth that has any), compiled and Python, on
+    some 160 seeded positions; mates of both sides found, promotions among the keys."""
+    found = []
+    mates = promoting = 0
+    sides = set()
+    positions = mate_positions(4810, 160 * SWEEP)
+    for index, position in enumerate(positions):
+        before = "".join(position.cells)
+        for depth in (1, 2):
+            compiled, python = keys(position, depth, True), keys(position, depth, False)
+            if compiled != python:
+                found.append(f"{index} mate in {depth}: compiled {compiled}, python {python}")
+            if python:
+                mates += 1
+                sides.add(position.side)
+                promoting += any(key[4] != EMPTY for key in python)
+                break
+        assert "".join(position.cells) == before
+    assert not found, "\n".join(found[:5])
+    assert mates >= 20 and promoting >= 10 and sides == {0, 1}, (mates, promoting, sides)
+
+
+def test_an_under_promotion_that_mates_beside_a_checking_one() -> None:
+    """Black's pawn on c2(II) mates in 2 by becoming a knight on c1(I), where its queen's
+    promotion checks: both searches name that key (the Python one had dropped every
+    promotion of a cell where one checks)."""
+    rows = "#" * 26 + "k" + "#" * 65 + "q" + "#" * 23 + "p" + "#" * 7 + "K"
+    position = Position.from_rows(5, [rows[i : i + 5] for i in range(0, 125, 5)], 1, RAUMSCHACH)
+    knight = Move("p", 192, 183, EMPTY, "n")
+    assert position.cells[192] == "p" and position.cells[183] == EMPTY
+    for compiled in (True, False):
+        found = keys(position, 2, compiled)
+        assert knight in found, (compiled, found)
+
+
+def test_the_helpmate_agrees() -> None:
+    """Every line of helpmates in 1 and 2, compiled and Python, the side to be mated to move
+    first; lines found, some with promotions."""
+    found = []
+    solved = promoting = 0
+    for index, position in enumerate(mate_positions(4811, 40 * SWEEP)):
+        mated = Position(5, list(position.cells), 1 - position.side, RAUMSCHACH)
+        try:
+            check_position(mated)
+        except InvalidPosition:
+            continue
+        for moves in (1, 2) if index % 5 == 0 else (1,):
+            lines = []
+            for compiled in (True, False):
+                search = HelpmateSearch(Budget(PLENTY), LIMIT, compiled=compiled)
+                assert (search.core is not None) == compiled
+                lines.append(
+                    sorted(tuple(map(tuple, line)) for line in search.solutions(mated, moves))
+                )
+            if lines[0] != lines[1]:
+                found.append(f"{index} in {moves}: compiled {lines[0][:3]}, python {lines[1][:3]}")
+            if lines[1]:
+                solved += 1
+                promoting += any(move[4] != EMPTY for line in lines[1] for move in line)
+                break
+    assert not found, "\n".join(found[:5])
+    assert solved >= 5 and promoting >= 2, (solved, promoting)

@@ -135,6 +135,8 @@ int set_rules(Board *board, PyObject *rules) {
     if (board->promotion_count) memset(board->promotes, 0, (size_t)board->area);
     board->push_count = board->capture_count = board->promotion_count = 0;
     cube_slides(board);
+    board->known_kinds = 1u << KING | 1u << QUEEN | 1u << ROOK | 1u << BISHOP | 1u << KNIGHT;
+    board->rules_salt = 0;
     if (rules == Py_None) return 0;
     /* (slides, pushes, captures, promotions, promotion_axes): see kernel/compiled.py. */
     PyObject *slides, *pushes, *captures, *promotions, *axes;
@@ -212,6 +214,17 @@ int set_rules(Board *board, PyObject *rules) {
         mask |= 1 << axis;
     }
     Py_DECREF(fast);
+    board->known_kinds = 1u << KING | 1u << KNIGHT | (board->push_count ? 1u << PAWN : 0);
+    uint64_t salt = 0;
+    for (int kind = 0; kind < KINDS; kind++) {
+        if (board->slide_dirs[kind]) board->known_kinds |= 1u << kind;
+        salt = mix(salt ^ board->slide_dirs[kind]);
+    }
+    for (int s = 0; s < board->push_count; s++) salt = mix(salt ^ (uint32_t)board->pushes[0][s]);
+    for (int s = 0; s < board->capture_count; s++)
+        salt = mix(salt ^ (uint32_t)board->capture_differences[0][s]);
+    for (int s = 0; s < count; s++) salt = mix(salt ^ board->promotions[s]);
+    board->rules_salt = mix(salt ^ (uint64_t)mask) | 1; /* never the cube's 0 */
     if (!mask || !board->push_count) return 0; /* no pawns, or none ever promotes */
     board->promotion_count = count;
     for (int cell = 0; cell < board->area; cell++) {
@@ -248,7 +261,7 @@ int set_pieces(Board *board, PyObject *pieces, int side) {
         int code = (int)(item & 15);
         int kind = KIND_OF(code), owner = SIDE_OF(code);
         if (cell < 0 || cell >= board->area || board->cells[cell] != EMPTY || kind < KING ||
-            kind > PAWN || owner > 1) {
+            !(board->known_kinds >> kind & 1) || owner > 1) {
             PyErr_Format(PyExc_ValueError, "bad piece %ld (cell %ld, code %d)", item, cell, code);
             return -1;
         }
@@ -543,7 +556,7 @@ int mate_in_one(Board *board, MoveList *scratch, int *asked) {
 }
 
 uint64_t board_key(const Board *board) {
-    uint64_t key = board->side ? BLACK_TO_MOVE_KEY : 0;
+    uint64_t key = (board->side ? BLACK_TO_MOVE_KEY : 0) ^ board->rules_salt;
     for (int s = 0; s < 2; s++)
         for (int i = 0; i < board->counts[s]; i++) {
             int cell = board->pieces[s][i];

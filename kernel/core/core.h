@@ -94,6 +94,11 @@ typedef struct {
     int capture_differences[2][MOST_PAWN_CAPTURES];
     uint8_t promotions[MOST_PROMOTIONS];
     uint8_t *promotes;
+    /* The kinds the rules know (bit kind), and what the searches' keys mix in for the rules
+       (0 for the cube's), so that a table kept between calls never takes one variant's
+       position for another's. */
+    uint32_t known_kinds;
+    uint64_t rules_salt;
 } Board;
 
 /* What a node's moves are judged by: whether the side to move is in check, both kings, and

@@ -166,6 +166,9 @@ static int king_must_move(const Board *board) {
     int side = board->side, enemy = 1 - side, king = board->kings[side];
     if (king < 0) return 0;
     const uint8_t *cells = board->cells;
+    /* A pawn's moves and what it may become are not walked below: with one, no answer. */
+    for (int i = 0; i < board->counts[enemy]; i++)
+        if (KIND_OF(cells[board->pieces[enemy][i]]) == PAWN) return 0;
     int flights[26], count = 0;
     for (int d = 0; d < 26; d++) {
         int cell = king + board->steps[d];
@@ -293,8 +296,8 @@ static int write_lines(Core *core, int plies, int ply, PyObject *lines) {
             if (!line) return -1;
             for (int j = 0; j <= ply; j++) {
                 const Move *m = &core->path[j];
-                PyObject *move = Py_BuildValue("(iiii)", m->origin, m->target, m->piece,
-                                               m->captured);
+                PyObject *move = Py_BuildValue("(iiiii)", m->origin, m->target, m->piece,
+                                               m->captured, m->promotion);
                 if (!move) {
                     Py_DECREF(line);
                     return -1;
@@ -354,14 +357,14 @@ static void core_dealloc(Core *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Every line of the helpmate in `moves`, each a tuple of (origin, target, piece, captured);
-   or, when there are more than `limit`, the count that passed it (an int). */
+/* Every line of the helpmate in `moves`, each a tuple of (origin, target, piece, captured,
+   promotion); or, when there are more than `limit`, the count that passed it (an int). */
 static PyObject *core_solutions(Core *self, PyObject *args) {
     int size, side, moves;
     long long limit, allowance;
-    PyObject *pieces, *spend_function;
-    if (!PyArg_ParseTuple(args, "iO!iiLOL", &size, &PyList_Type, &pieces, &side, &moves, &limit,
-                          &spend_function, &allowance))
+    PyObject *pieces, *spend_function, *rules = Py_None;
+    if (!PyArg_ParseTuple(args, "iO!iiLOL|O", &size, &PyList_Type, &pieces, &side, &moves, &limit,
+                          &spend_function, &allowance, &rules))
         return NULL;
     if (size < 1 || size > LARGEST_SIZE || side < 0 || side > 1 || moves < 1 ||
         moves > MOST_MOVES || limit < 0 || limit > UINT32_MAX) {
@@ -382,7 +385,9 @@ static PyObject *core_solutions(Core *self, PyObject *args) {
         memset(self->table, 0, (size_t)(self->buckets * BUCKET) * sizeof(Lines));
         self->filled = 0;
     }
-    if (set_size(&self->board, size) < 0 || set_pieces(&self->board, pieces, side) < 0)
+    /* The rules' salt in the keys keeps one variant's lines from another's. */
+    if (set_size(&self->board, size) < 0 || set_rules(&self->board, rules) < 0 ||
+        set_pieces(&self->board, pieces, side) < 0)
         return NULL;
     self->key = board_key(&self->board);
     self->limit = (uint64_t)limit, self->too_many = 0;

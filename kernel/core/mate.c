@@ -325,7 +325,7 @@ static int defending_moves(Core *core, int ply, int depth) {
         for (int i = 0; i < list->count; i++) {
             Move *m = &list->moves[i];
             if (m->origin == killer->origin && m->target == killer->target &&
-                m->piece == killer->piece) {
+                m->piece == killer->piece && m->promotion == killer->promotion) {
                 Move found = *m;
                 memmove(&list->moves[1], &list->moves[0], (size_t)i * sizeof(Move));
                 list->moves[0] = found;
@@ -478,8 +478,8 @@ static void core_dealloc(Core *self) {
 }
 
 /* Check a call's arguments and set its position on the board; 0, or -1 with the error set. */
-static int begin(Core *self, int size, PyObject *pieces, int side, int depth, PyObject *spend,
-                 long long allowance) {
+static int begin(Core *self, int size, PyObject *pieces, int side, int depth, PyObject *rules,
+                 PyObject *spend, long long allowance) {
     if (size < 1 || size > LARGEST_SIZE || side < 0 || side > 1 || depth < 0 ||
         depth > MAX_MATE_MOVES) {
         PyErr_SetString(PyExc_ValueError, "size, side or depth out of range");
@@ -493,7 +493,9 @@ static int begin(Core *self, int size, PyObject *pieces, int side, int depth, Py
         PyErr_SetString(PyExc_RuntimeError, "this Core is already searching");
         return -1;
     }
-    if (set_size(&self->board, size) < 0 || set_pieces(&self->board, pieces, side) < 0) return -1;
+    if (set_size(&self->board, size) < 0 || set_rules(&self->board, rules) < 0 ||
+        set_pieces(&self->board, pieces, side) < 0)
+        return -1;
     self->key = board_key(&self->board);
     spending_start(&self->spending, spend, allowance);
     self->busy = 1;
@@ -514,15 +516,15 @@ static int end(Core *self, int failed) {
 static PyObject *core_keys(Core *self, PyObject *args) {
     int size, side, moves;
     long long allowance;
-    PyObject *pieces, *spend_function;
-    if (!PyArg_ParseTuple(args, "iO!iiOL", &size, &PyList_Type, &pieces, &side, &moves,
-                          &spend_function, &allowance))
+    PyObject *pieces, *spend_function, *rules = Py_None;
+    if (!PyArg_ParseTuple(args, "iO!iiOL|O", &size, &PyList_Type, &pieces, &side, &moves,
+                          &spend_function, &allowance, &rules))
         return NULL;
     if (moves < 1) {
         PyErr_SetString(PyExc_ValueError, "moves must be 1 or more");
         return NULL;
     }
-    if (begin(self, size, pieces, side, moves, spend_function, allowance) < 0) return NULL;
+    if (begin(self, size, pieces, side, moves, rules, spend_function, allowance) < 0) return NULL;
     PyObject *found = PyList_New(0);
     MoveList *tries = &self->lists[0];
     int failed =
@@ -534,7 +536,7 @@ static PyObject *core_keys(Core *self, PyObject *args) {
         failed = mid(self, 1, moves - 1, 0, INFINITE, INFINITE, &pn, &dn) < 0;
         undo(self, &m, place);
         if (failed || pn != 0) continue;
-        PyObject *key = Py_BuildValue("(ii)", m.origin, m.target);
+        PyObject *key = Py_BuildValue("(iii)", m.origin, m.target, m.promotion);
         failed = !key || PyList_Append(found, key) < 0;
         Py_XDECREF(key);
     }
@@ -547,11 +549,13 @@ static PyObject *core_keys(Core *self, PyObject *args) {
 
 static PyMethodDef core_methods[] = {
     {"keys", (PyCFunction)core_keys, METH_VARARGS,
-     "keys(size, pieces, side, moves, spend, allowance) -> list[tuple[int, int]]\n\n"
-     "Return (origin, target) of every move of the side to move that mates in `moves` or\n"
-     "fewer. `pieces` lists cell << 4 | code (code: side << 3 | kind, kinds K Q R B N =\n"
-     "1 ... 5); `spend(count)` is called with the positions generated, at once when they\n"
-     "would pass `allowance` (the budget's positions left), so that it raises."},
+     "keys(size, pieces, side, moves, spend, allowance, rules=None)\n"
+     "    -> list[tuple[int, int, int]]\n\n"
+     "Return (origin, target, promotion code or 0) of every move of the side to move that\n"
+     "mates in `moves` or fewer. `pieces` lists cell << 4 | code (code: side << 3 | kind,\n"
+     "kinds K Q R B N U P = 1 ... 7); `spend(count)` is called with the positions generated,\n"
+     "at once when they would pass `allowance` (the budget's positions left), so that it\n"
+     "raises; `rules` are the variant's (kernel/compiled.py's core_rules; None: the cube's)."},
     {NULL, NULL, 0, NULL},
 };
 
