@@ -1,7 +1,7 @@
 """The strength ladder and the evaluation experiments of issue 22, replayed with the arena.
 
-    python -m bench.ladder [--sizes 4 5] [--part ladder|tuning|compiled|pending] [--only TEXT]
-                           [--table] [--docs]
+    python -m bench.ladder [--sizes 4 5] [--part ladder|tuning|compiled|pending|raumschach]
+                           [--only TEXT] [--table] [--docs]
     make ladder ARGS="..."
 
 Every match is one `python -m arena` run whose files stay in docs/ladder/: `NAME.txt` (the
@@ -11,7 +11,8 @@ as strong as the CPU they get). A match whose records are there is resumed (`--r
 one already finished is not run again, so an interrupted run carries on where it stopped and
 `--table` only reads. At the end the tables are printed, and with `--docs` written into
 the README and docs/arena.md (each between its `<!-- ladder:NAME -->` markers). Levels on a
-clock play one game at a time; the others two.
+clock play one game at a time; the others two. The part `raumschach` is the lowest rungs of a
+ladder of Raumschach (`--variant raumschach`, 5³), the issue 48's.
 """
 
 from __future__ import annotations
@@ -105,6 +106,24 @@ LADDERS: dict[int, tuple[Level, ...]] = {
     # Depth 3 on both sizes waits for a longer run.
     5: (RANDOM, GREEDY, DEPTH[1], TIME["0.1"], DEPTH[2], TIME["0.3"], TIME["1"], TIME["3"]),
 }
+#: Raumschach's ladder (issue 48), on its 5³ board from random openings: the 5³ ladder's
+#: lower rungs, in the order the matches found them (0.1 s a move searches deeper than depth
+#: 2 there, and won every game against it); 1 s and 3 s a move are to come.
+RAUMSCHACH = "raumschach"
+RAUMSCHACH_LADDER: tuple[Level, ...] = (
+    RANDOM,
+    GREEDY,
+    DEPTH[1],
+    DEPTH[2],
+    TIME["0.1"],
+    TIME["0.3"],
+)
+#: Raumschach's matches beyond its rungs, played in the 5³ ladder's order first: 0.1 s a move
+#: over depth 1, and depth 2 over 0.1 s a move, which the match refused.
+RAUMSCHACH_ORDERING: tuple[tuple[Level, Level], ...] = (
+    (TIME["0.1"], DEPTH[1]),
+    (DEPTH[2], TIME["0.1"]),
+)
 #: Rungs begun and not yet decided, by size, played with the part `pending` until their SPRT
 #: decides (or its games are played), then moved into LADDERS. None now: the 3 s rungs, played
 #: so over three sessions, are in the ladder.
@@ -145,10 +164,14 @@ class Match:
     sprt: Sprt | None = None
     #: A book of openings (bench/books/), one a pair in order; none: RANDOM_PLIES random plies.
     book: str = ""
+    #: The rules played (the arena's --variant); a match of another than the cube's is named
+    #: by it instead of its size.
+    variant: str = "cube"
 
     @property
     def name(self) -> str:
-        name = f"{self.size}-{self.first.slug}-vs-{self.second.slug}"
+        board = str(self.size) if self.variant == "cube" else self.variant
+        name = f"{board}-{self.first.slug}-vs-{self.second.slug}"
         return f"{name}-book" if self.book else name
 
     @property
@@ -166,6 +189,7 @@ class Match:
         line = [sys.executable, "-m", "arena", self.first.player, self.second.player]
         line += self.first.options(1) + self.second.options(2)
         line += ["--size", str(self.size), "--games", str(games)]
+        line += ["--variant", self.variant] if self.variant != "cube" else []
         line += ["--openings", self.book] if self.book else ["--random-plies", str(RANDOM_PLIES)]
         line += ["--progress", "off"]
         line += ["--concurrency", str(concurrency)]
@@ -183,11 +207,11 @@ class Match:
         return line
 
 
-def rung(size: int, upper: Level, lower: Level) -> Match:
+def rung(size: int, upper: Level, lower: Level, variant: str = "cube") -> Match:
     """A level against the one below it: fewer games where a game takes long."""
     slow = upper.timed or lower.timed or DEPTH[3] in (upper, lower)
     return Match(size, upper, lower, most=100 if slow else 400, least=40 if slow else 100,
-                 sprt=RUNG_SPRT)  # fmt: skip
+                 sprt=RUNG_SPRT, variant=variant)  # fmt: skip
 
 
 def ladder_matches(size: int) -> Iterator[Match]:
@@ -246,6 +270,15 @@ def compiled_matches(size: int) -> Iterator[Match]:
                     book=BOOKS[5])  # fmt: skip
 
 
+def raumschach_matches(size: int) -> Iterator[Match]:
+    """Raumschach's rungs (played on 5³ only), each level against the one below it."""
+    if size == 5:
+        for lower, upper in pairwise(RAUMSCHACH_LADDER):
+            yield rung(size, upper, lower, RAUMSCHACH)
+        for upper, lower in RAUMSCHACH_ORDERING:
+            yield rung(size, upper, lower, RAUMSCHACH)
+
+
 def pending_matches(size: int) -> Iterator[Match]:
     """The rungs begun and not yet decided (PENDING): resumed until their SPRT decides."""
     for upper, lower in PENDING.get(size, ()):
@@ -258,6 +291,7 @@ PARTS = {
     "tuning": tuning_matches,
     "compiled": compiled_matches,
     "pending": pending_matches,
+    RAUMSCHACH: raumschach_matches,
 }
 
 
@@ -380,15 +414,16 @@ class Rung:
     spread: float
 
 
-def rungs(size: int, folder: Path) -> list[Rung]:
-    """The size's rungs from the bottom, up to the first without records.
+def rungs(size: int, folder: Path, variant: str = "cube") -> list[Rung]:
+    """The size's rungs (or the variant's) from the bottom, up to the first without records.
 
     The sum's ± adds the rungs' half-intervals in quadrature (the matches are independent).
     """
     found: list[Rung] = []
     above = variance = 0.0
-    for lower, upper in pairwise(LADDERS[size]):
-        match = rung(size, upper, lower)
+    levels = LADDERS[size] if variant == "cube" else RAUMSCHACH_LADDER
+    for lower, upper in pairwise(levels):
+        match = rung(size, upper, lower, variant)
         result = played(match, folder)
         if result is None or result.estimate is None:
             break
@@ -398,16 +433,18 @@ def rungs(size: int, folder: Path) -> list[Rung]:
     return found
 
 
-def ladder_table(size: int, folder: Path) -> str:
-    """The size's ladder as docs/arena.md shows it: each rung's figures and load."""
-    bottom = LADDERS[size][0].name
+def ladder_table(size: int, folder: Path, variant: str = "cube") -> str:
+    """The size's ladder (or the variant's) as docs/arena.md shows it: each rung's figures
+    and load."""
+    bottom = (LADDERS[size] if variant == "cube" else RAUMSCHACH_LADDER)[0].name
+    board = f"{size}³" if variant == "cube" else variant.capitalize()
     lines = [
-        f"| {size}³ | Elo above {bottom} | Elo over the level below (95 %) | LOS | games (W/D/L)"
+        f"| {board} | Elo above {bottom} | Elo over the level below (95 %) | LOS | games (W/D/L)"
         " | SPRT | load |",
         "|---|---|---|---|---|---|---|",
         f"| {bottom} | 0 | | | | | |",
     ]
-    for step in rungs(size, folder):
+    for step in rungs(size, folder, variant):
         lines.append(
             f"| {step.match.first.name} | {signed(step.above)} ± {step.spread:.0f} "
             f"| {signed(step.estimate.elo)} ({interval(step.estimate)}) "
@@ -499,6 +536,7 @@ def doc_tables(folder: Path) -> dict[str, str]:
     """Every table the pages show, by its block's name."""
     sizes = sorted(LADDERS)
     tables = {f"ladder-{size}": ladder_table(size, folder) for size in sizes}
+    tables[f"ladder-{RAUMSCHACH}"] = ladder_table(5, folder, RAUMSCHACH)
     tables["goals"] = goals_table(sizes, folder)
     tables["readme"] = readme_table(sizes, folder)
     tables["tuning"] = tuning_table(sizes, folder)
@@ -552,6 +590,8 @@ def run(arguments: argparse.Namespace) -> int:
     sizes = arguments.sizes
     for size in sizes:
         print(ladder_table(size, folder))
+    if 5 in sizes:
+        print(ladder_table(5, folder, RAUMSCHACH))
     print(goals_table(sizes, folder))
     print(readme_table(sizes, folder))
     print(tuning_table(sizes, folder))

@@ -8,6 +8,9 @@ players and squeezes the Elo between them towards zero. A book keeps the opening
 depth D (the player's own, without contempt) scores within ±CP centipawns, as books for chess
 engines are made; the arena plays it with `--openings FILE`.
 
+`--variant raumschach` draws Raumschach's openings (its pawns' steps among the plies) and
+scores them under its rules; the arena plays such a book with `--variant raumschach`.
+
 The book goes to stdout (one `BOARD SIDE` line per opening, under a comment naming the moves
 and the score), so it never overwrites a file; progress and the tally go to stderr. The same
 arguments give the same book.
@@ -30,6 +33,7 @@ from kernel.notation import format_board, get_move_name
 from kernel.player import Player
 from kernel.rules import Analysis
 from kernel.start import start_position
+from kernel.variants import CUBE, UnknownVariant, Variant, variant_named
 
 #: The table of each search, in MB: an opening's search at depth 4 on 5³ fills far less.
 HASH_MB = 16
@@ -53,10 +57,12 @@ class Opening:
         ]
 
 
-def random_game(size: int, plies: int, rng: random.Random) -> tuple[Game, list[str]]:
-    """Play `plies` random legal moves from the start, none of which ends the game (fewer
-    when every move would): the arena's `--random-plies`, on a game of our own."""
-    game = Game(start_position(size))
+def random_game(
+    size: int, plies: int, rng: random.Random, variant: Variant = CUBE
+) -> tuple[Game, list[str]]:
+    """Play `plies` random legal moves from the variant's start, none of which ends the game
+    (fewer when every move would): the arena's `--random-plies`, on a game of our own."""
+    game = Game(start_position(size, variant))
     played: list[str] = []
     for _ in range(plies):
         moves = list(Analysis(game.position).legal_moves())
@@ -74,7 +80,13 @@ def random_game(size: int, plies: int, rng: random.Random) -> tuple[Game, list[s
 
 
 def openings(
-    size: int, plies: int, depth: int, seed: int, draws: int, compiled: bool = True
+    size: int,
+    plies: int,
+    depth: int,
+    seed: int,
+    draws: int,
+    compiled: bool = True,
+    variant: Variant = CUBE,
 ) -> Iterator[Opening]:
     """The distinct positions among `draws` random openings, each scored by the player at
     `depth`."""
@@ -83,7 +95,7 @@ def openings(
     seen: set[tuple[str, str]] = set()
     for number in range(1, draws + 1):
         rng = random.Random(f"{seed}/book/{number}")
-        game, moves = random_game(size, plies, rng)
+        game, moves = random_game(size, plies, rng, variant)
         board = format_board(game.position)
         side = SIDE_NAMES[game.position.side]
         if (board, side) in seen:
@@ -99,14 +111,23 @@ def build(arguments: argparse.Namespace) -> int:
     started = time.monotonic()
     kept = scored = 0
     size = arguments.size
+    variant = variant_named(arguments.variant)
+    rules = "" if variant is CUBE else f"{variant.name} "
     try:
         print(
-            f"# cubemate opening book: {size}x{size}x{size}, {arguments.plies} random plies, "
-            f"kept within ±{arguments.within} centipawns at depth {arguments.depth}, "
+            f"# cubemate opening book: {rules}{size}x{size}x{size}, {arguments.plies} random "
+            f"plies, kept within ±{arguments.within} centipawns at depth {arguments.depth}, "
             f"seed {arguments.seed}"
         )
         print(f"# python -m bench.openings {' '.join(arguments.argv)}".rstrip(), flush=True)
-        found = openings(size, arguments.plies, arguments.depth, arguments.seed, arguments.most)
+        found = openings(
+            size,
+            arguments.plies,
+            arguments.depth,
+            arguments.seed,
+            arguments.most,
+            variant=variant,
+        )
         for opening in found:
             scored += 1
             if abs(opening.score) <= arguments.within:
@@ -147,7 +168,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--most", type=int, default=10_000, help="random openings to draw at most (default 10,000)"
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the random plies")
+    parser.add_argument(
+        "--variant", default=CUBE.name, help="the rules: cube or raumschach (default cube)"
+    )
     arguments = parser.parse_args(words)
+    try:
+        variant = variant_named(arguments.variant)
+    except UnknownVariant as error:
+        parser.exit(2, f"python -m bench.openings: --variant: {error}\n")
+    if not variant.allows_size(arguments.size):
+        parser.exit(2, f"python -m bench.openings: {variant.name} is not played on "
+                       f"--size {arguments.size}\n")  # fmt: skip
     limits = {
         "--size": (arguments.size, 3, 64),
         "--plies": (arguments.plies, 0, 100),

@@ -71,8 +71,8 @@ def test_a_match_plays_its_least_games_then_tests_and_is_never_played_twice(
 def test_the_published_summaries_are_their_records() -> None:
     """Every match kept in docs/ladder/: its JSON summary is what its records count, and a
     match is there whole (every game played, or its SPRT decided)."""
-    kept = [match for match in every_match(sorted(LADDERS), ["ladder", "tuning", "compiled"])
-            if played(match, FOLDER)]  # fmt: skip
+    parts = ["ladder", "tuning", "compiled", "raumschach"]
+    kept = [match for match in every_match(sorted(LADDERS), parts) if played(match, FOLDER)]
     assert kept, "no match in docs/ladder"
     for match in kept:
         result = outcome(match, FOLDER)
@@ -95,6 +95,30 @@ def test_the_readme_and_the_arena_page_show_what_the_records_give() -> None:
     shown = "".join(page.read_text(encoding="utf-8") for page in PAGES)
     for name, table in tables.items():
         assert f"<!-- ladder:{name} -->\n{table}<!-- /ladder:{name} -->" in shown, name
+
+
+def test_raumschach_rungs_are_played_under_its_rules(tmp_path: Path) -> None:
+    """The Raumschach ladder's rungs: named by the variant, played by the arena with
+    `--variant raumschach` on 5³, and their records say so (greedy against random, 2 games)."""
+    rungs = list(every_match([4, 5], ["raumschach"]))
+    assert [match.name for match in rungs] == [
+        "raumschach-greedy-vs-random",
+        "raumschach-depth1-vs-greedy",
+        "raumschach-depth2-vs-depth1",
+        "raumschach-time0.1-vs-depth2",
+        "raumschach-time0.3-vs-time0.1",
+        "raumschach-time0.1-vs-depth1",
+        "raumschach-depth2-vs-time0.1",
+    ]
+    match = Match(5, GREEDY, RANDOM, most=2, variant="raumschach")
+    command = match.command(tmp_path, 1, 2, sprt=False)
+    assert command[command.index("--variant") + 1] == "raumschach"
+    assert play(match, tmp_path, concurrency=1) == 0
+    records = (tmp_path / "raumschach-greedy-vs-random.txt").read_text(encoding="utf-8")
+    assert records.count("\nVariant: raumschach\n") == 2
+    table = ladder_table(5, tmp_path, "raumschach").splitlines()
+    assert table[0].startswith("| Raumschach | Elo above random |")
+    assert table[3].startswith("| greedy | ")
 
 
 def test_a_block_is_filled_and_an_unknown_one_refused() -> None:
