@@ -326,3 +326,19 @@ def test_the_helpmate_agrees() -> None:
                 break
     assert not found, "\n".join(found[:5])
     assert solved >= 5 and promoting >= 2, (solved, promoting)
+
+
+def test_one_core_keeps_the_variants_apart() -> None:
+    """The same pieces under the cube's rules and Raumschach's (whose bishops move otherwise)
+    have other keys of mate in 2; one search, its core and table kept between questions,
+    asked of each in turn answers each as a fresh search does."""
+    rows = "#" * 17 + "Q####k" + "#" * 31 + "K" + "#" * 13 + "B" + "#" * 42 + "b######B######"
+    positions = [
+        Position.from_rows(5, [rows[i : i + 5] for i in range(0, 125, 5)], 0, variant)
+        for variant in (CUBE, RAUMSCHACH)
+    ]
+    fresh = [keys(position, 2, compiled=False) for position in positions]
+    assert fresh[0] and fresh[1] and fresh[0] != fresh[1]
+    shared = ProofNumberSearch(Budget(PLENTY))
+    for index in (0, 1, 0, 1):
+        assert sorted(tuple(key) for key in shared.keys(positions[index], 2)) == fresh[index]

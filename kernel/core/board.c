@@ -15,7 +15,12 @@
      playing it: out of check only a pinned piece's move and a king's step can expose the
      king; in check, another piece must take the one checker or stand in its line; a check
      is direct (the piece's line or leap to the king, its old cell empty) or discovered (the
-     piece stood alone between the king and a slider of its side, and leaves the line). */
+     piece stood alone between the king and a slider of its side, and leaves the line).
+
+   The rules are the variant's (set_rules, from kernel/compiled.py's core_rules): which of the
+   26 directions each slider slides along, and the pawns' pushes, captures and promotions, as
+   kernel/variants.py describes them; a pawn's capture is a leap in the same table as the
+   knight's (a bit per side), and a promotion checks as what the pawn becomes. */
 
 #include "core.h"
 

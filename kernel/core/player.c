@@ -28,7 +28,13 @@
    - a table entry takes 32 bytes, not Python's 160: the caller chooses how many slots
      (the same number as Python's table when the two are compared);
    - each piece's worth on each cell is kept in an array by kind and cell, filled the first
-     time it is asked, as Tables.worth fills its dict. */
+     time it is asked, as Tables.worth fills its dict (a black pawn's apart: it is a white
+     pawn's on the cell turned through the centre, its advance bonus handed over by Python).
+
+   Raumschach's pawns as Python has them: a pawn's moves are its pushes then its captures,
+   each promotion in the variant's order; in check, the other pieces' evasions by the cells
+   of the check first and then each pawn's; a pawn's move resets the fifty-move count; and a
+   promotion changes the material but not `army`, as Searcher.make. */
 
 #include <math.h>
 #include <time.h>
