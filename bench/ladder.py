@@ -44,6 +44,8 @@ RANDOM_PLIES = 4
 #: Balanced openings by size (`python -m bench.openings`), where random plies too often hang a
 #: queen: such a pair is won by the colour, not the player.
 BOOKS = {5: "bench/books/5x5x5.txt"}
+#: Raumschach's (`python -m bench.openings --variant raumschach`).
+RAUMSCHACH_BOOK = "bench/books/raumschach.txt"
 #: The SPRT of a rung: is the upper level 30 Elo stronger (H1) or no stronger (H0)?
 RUNG_SPRT = Sprt(0, 30, 0.05, 0.05)
 #: The SPRT of a change of the evaluation: does it gain 40 Elo, or nothing?

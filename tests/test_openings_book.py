@@ -15,13 +15,15 @@ import pytest
 
 from arena.openings import check_openings, read_openings
 from arena.referee import Referee
-from bench.ladder import BOOKS
+from arena.speaker import Launch, ProcessSpeaker
+from bench.ladder import BOOKS, RAUMSCHACH_BOOK
 from bench.openings import main, openings
 from kernel.board import SIDE_NAMES
 from kernel.game import Game
 from kernel.notation import format_board, get_move_name
 from kernel.rules import Analysis
 from kernel.start import start_position
+from kernel.variants import CUBE, RAUMSCHACH, Variant
 from tests.arena_fakes import InProcessEngine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,9 +43,9 @@ def book_entries(text: str) -> list[tuple[list[str], int, str]]:
     return entries
 
 
-def replay(size: int, moves: list[str]) -> str:
-    """The position line the moves lead to from the start, played by name."""
-    game = Game(start_position(size))
+def replay(size: int, moves: list[str], variant: Variant = CUBE) -> str:
+    """The position line the moves lead to from the variant's start, played by name."""
+    game = Game(start_position(size, variant))
     for name in moves:
         legal = {get_move_name(game.position, m): m for m in Analysis(game.position).legal_moves()}
         assert name in legal, f"{name} is not legal after {moves}"
@@ -69,6 +71,31 @@ def test_the_arena_reads_every_opening_of_the_book() -> None:
     book = read_openings(BOOK)
     assert len(book.positions) == 100
     check_openings(book, Referee(InProcessEngine(["--seed=0"]), 10.0), 5)
+
+
+def test_raumschachs_book_is_where_its_moves_lead_and_the_arena_plays_it(tmp_path: Path) -> None:
+    """bench/books/raumschach.txt: 100 distinct openings of 4 random plies within the bound,
+    each where its moves lead under Raumschach's rules, each set on the engine as the arena's
+    referee of a Raumschach match (the real engine: the fake knows no variant). It is not
+    rebuilt here, as the cube's is: its scores are the Raumschach evaluation's, still being
+    tuned (issue 48)."""
+    text = (ROOT / RAUMSCHACH_BOOK).read_text(encoding="utf-8")
+    header = text.splitlines()[0]
+    assert header.startswith("# cubemate opening book: raumschach 5x5x5, 4 random plies")
+    bound = int(re.search(r"within ±(\d+) centipawns", header)[1])  # type: ignore[index]
+    entries = book_entries(text)
+    assert len(entries) == len({position for _, _, position in entries}) == 100
+    for moves, score, position in entries:
+        assert len(moves) == 4 and abs(score) <= bound
+        assert replay(5, moves, RAUMSCHACH) == position
+    launch = Launch(("python", "main.py"), cubemate_logs=True, log_dir=str(tmp_path), cwd=str(ROOT))
+    speaker = ProcessSpeaker(launch, 60.0)
+    try:
+        check_openings(
+            read_openings(ROOT / RAUMSCHACH_BOOK), Referee(speaker, 60.0, "raumschach"), 5
+        )
+    finally:
+        speaker.close()
 
 
 def test_the_book_is_what_its_own_command_builds(capsys: pytest.CaptureFixture[str]) -> None:
