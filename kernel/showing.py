@@ -19,7 +19,8 @@ def last_move_line(game: Game) -> str:
         mover = position.side
     finally:
         game.play(move)
-    start_black = game.start_position().side == 1
+    # The side that began: the one to move now after an even number of plies.
+    start_black = (position.side == 1) == (len(game.plies) % 2 == 0)
     ply = len(game.plies) - 1 + int(start_black)
     number = f"{ply // 2 + 1}{'...' if mover == 1 else '.'}"
     return f"last move: {number} {name} ({long}; * where it came from, [ ] where it went)"
