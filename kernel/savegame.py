@@ -144,7 +144,8 @@ def check_same_game(name: str, data: bytes, game: Game, config: EngineConfig) ->
     except ReplayError:
         raise SaveError(f"{refusal} a record of this game; nothing was changed") from None
     ours = game.start_position()
-    if (start.size, start.side, format_board(start, "#")) != (
+    if (start.variant.name, start.size, start.side, format_board(start, "#")) != (
+        ours.variant.name,
         ours.size,
         ours.side,
         format_board(ours, "#"),

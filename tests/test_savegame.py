@@ -7,12 +7,15 @@ saved again.
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from kernel.record import parse_records
-from tests.conftest import Engine, assert_still_running
+from tests.conftest import MAIN, REPO, TIMEOUT, Engine, assert_still_running
 
 #: Five plies of 5³ (tests/test_terminal_game.py's game), long and short: play reads both.
 OPENING = ["Qc2(I)-c4(III)", "Qxc4(III)", "Kd2(II)", "nd5(V)-d3(IV)", "Kd2(II)-e3(I)"]
@@ -126,3 +129,42 @@ def test_savegame_takes_one_file(shared_engine: Engine, arguments: str) -> None:
     assert say(shared_engine, f"savegame {arguments}".rstrip()) == (
         "? wrong number of arguments, usage: savegame FILE"
     )
+
+
+def test_the_notation_key_makes_legal_moves_and_genmove_short(tmp_path: Path) -> None:
+    """`[protocol] notation = "short"`: legal_moves and genmove write short, play reads both;
+    another value stops the engine at start, naming the key."""
+    config = tmp_path / "short.toml"
+    config.write_text('[protocol]\nnotation = "short"\n[play]\ndepth = 1\n', encoding="utf-8")
+    lines = "new_game 5\nlegal_moves\nplay Nbc3(I)\nplay qc4(V)-c1(V)\nlegal_moves\ngenmove\n"
+    done = subprocess.run(
+        [sys.executable, str(MAIN), "--log-dir", str(tmp_path / "logs"), "--config", str(config)],
+        input=(lines + "printgame long\n").encode(),
+        capture_output=True,
+        cwd=REPO,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [answer.removeprefix("=").strip() for answer in done.stdout.decode().split("\n\n")]
+    moves = answers[1].split()
+    assert {"Nbc3(I)", "Qc4(III)", "Kb1(II)"} <= set(moves) and not any("-" in m for m in moves)
+    assert answers[2:4] == ["", ""]
+    # In check from the queen on c1(V): the answers, short, with their signs.
+    replies = answers[4].split()
+    assert answers[5] in replies and "Qc2(I)" not in replies, (answers[5], replies)
+    # The record written long whatever the key: the genmove's move too.
+    *_, first, second = answers[6].split("\n")
+    assert first == "1. Nb1(I)-c3(I) qc4(V)-c1(V)"
+    assert re.fullmatch(r"2\. K[a-e][1-5]\([IV]+\)[-x][a-e][1-5]\([IV]+\)", second), second
+    config.write_text('[protocol]\nnotation = "san"\n', encoding="utf-8")
+    refused = subprocess.run(
+        [sys.executable, str(MAIN), "--log-dir", str(tmp_path / "logs"), "--config", str(config)],
+        input=b"",
+        capture_output=True,
+        cwd=REPO,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert refused.returncode == 2
+    assert b"protocol.notation: 'san' is not one of 'long', 'short'" in refused.stderr
