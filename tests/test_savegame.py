@@ -156,7 +156,7 @@ def test_the_notation_key_makes_legal_moves_and_genmove_short(tmp_path: Path) ->
     # The record written long whatever the key: the genmove's move too.
     *_, first, second = answers[6].split("\n")
     assert first == "1. Nb1(I)-c3(I) qc4(V)-c1(V)"
-    assert re.fullmatch(r"2\. K[a-e][1-5]\([IV]+\)[-x][a-e][1-5]\([IV]+\)", second), second
+    assert re.fullmatch(r"2\. [KQRBN][a-e][1-5]\([IV]+\)[-x][a-e][1-5]\([IV]+\)", second), second
     config.write_text('[protocol]\nnotation = "san"\n', encoding="utf-8")
     refused = subprocess.run(
         [sys.executable, str(MAIN), "--log-dir", str(tmp_path / "logs"), "--config", str(config)],
