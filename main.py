@@ -200,6 +200,8 @@ def terminal_lines(
     def complete(text: str, state: int) -> str | None:
         if state == 0:
             words = readline.get_line_buffer()[: readline.get_begidx()].split()
+            if words and words[0].isdigit():
+                words = words[1:]  # an id before the command
             if not words:
                 matches[:] = [name + " " for name in names if name.startswith(text)]
             elif words[-1] in MOVE_COMMANDS and len(words) == 1:

@@ -4,7 +4,8 @@ A short name is the piece's letter (upper case for both sides, as SAN has it; no
 the least origin that tells the move from the other legal moves of the same kind of piece to
 the same cell (the file, else the rank, else the level, else the whole cell), `x` for a
 capture, the destination cell in full, `=Q` for a promotion, `+` for check and `#` for mate:
-`Nc3(I)`, `Rax1(III)`, `Q(II)c4(V)+`, `bxc5(V)=Q#` (docs/rules.md, "Short notation").
+`Nc3(I)`, `Rac1(III)`, `R(III)a1(II)`, `Qxc1(V)+`, `bxc5(V)=Q+` (docs/rules.md, "Short
+notation").
 
 Reading is exact first: a text that is the short name of a legal move (check marks aside)
 names that move and no other. Failing that it is lenient: the long form, the short form and
@@ -106,12 +107,8 @@ class Reading(NamedTuple):
 # --- writing ---------------------------------------------------------------------------------
 
 
-def promotion_of(move: Move) -> str:
-    """The letter a move's pawn becomes, or EMPTY."""
-    return move.promotion
-
-
 def is_pawn(letter: str) -> bool:
+    """Tell whether a letter is a pawn's, either side's."""
     return letter in "Pp"
 
 
@@ -248,7 +245,7 @@ def bare_short_name(position: Position, move: Move, rivals: Iterable[Move]) -> s
     letter = "" if is_pawn(move.piece) else move.piece.upper()
     capture = "" if move.captured == EMPTY else "x"
     target = get_cell_name_from_point(position.geometry, move.target)
-    promotion = promotion_of(move)
+    promotion = move.promotion
     promoted = "" if promotion == EMPTY else "=" + promotion.upper()
     return f"{letter}{disambiguator(position, move, rivals)}{capture}{target}{promoted}"
 
@@ -429,7 +426,7 @@ def fits(position: Position, reading: Reading, move: Move) -> bool:
         return False
     if not reading.origin.fits(position.geometry.get_cell_from_point(move.origin)):
         return False
-    promotion = promotion_of(move)
+    promotion = move.promotion
     if reading.promotion:
         return promotion != EMPTY and promotion.upper() == reading.promotion
     return True
@@ -475,7 +472,7 @@ def fitting_moves(position: Position, analysis: Analysis, text: str) -> list[Mov
                 landing[point] = moves_to(position, analysis, point)
             for move in landing[point]:
                 if fits(position, reading, move):
-                    found[move.origin, move.target, promotion_of(move)] = move
+                    found[move.origin, move.target, move.promotion] = move
     return list((lettered or bare).values())
 
 
