@@ -163,8 +163,8 @@ def test_a_promotion_is_written_once_for_each_choice_and_read_with_it(engine: En
         "? illegal move: a pawn cannot become a king (it may become queen, rook, bishop,"
         " unicorn, knight)"
     )
-    assert say(engine, "play Ke1(I)-e2(I)=Q").startswith(
-        "? illegal move: Ke1(I)-e2(I) is no promotion"
+    assert say(engine, "play Ka1(I)-b1(I)=Q").startswith(
+        "? illegal move: Ka1(I)-b1(I) is no promotion"
     )
     # Raumschach's spelling of cells, and the choice in either case.
     assert say(engine, "play PEb4xEc5=u") == ""
@@ -217,7 +217,9 @@ def test_every_command_answers_on_a_raumschach_game(engine: Engine) -> None:
     assert say(engine, "mate_in 1") == ""
     assert say(engine, "helpmate 1") == "0"
     assert say(engine, "selfmate 1") == ""
-    assert say(engine, "tb_probe") == "? no tables for raumschach positions"
+    assert say(engine, "tb_probe") == (
+        "? no table for a position with pawns: tables hold pawnless endings"
+    )
     assert say(engine, "level depth 1").startswith("depth 1")
     move = say(engine, "reg_genmove")
     assert move in say(engine, "legal_moves").split()
