@@ -287,9 +287,9 @@ def test_the_mate_search_agrees() -> None:
 
 
 def test_an_under_promotion_that_mates_beside_a_checking_one() -> None:
-    """Black's pawn on c2(II) mates in 2 by becoming a knight on c1(I), where its queen's
-    promotion checks: both searches name that key (the Python one had dropped every
-    promotion of a cell where one checks)."""
+    """Black's pawn on b2(I) mates in 2 by becoming a knight on b1(I), where other promotions
+    check: both searches name that key (the Python one had dropped every promotion of a cell
+    where one checks)."""
     rows = "#" * 26 + "k" + "#" * 65 + "q" + "#" * 23 + "p" + "#" * 7 + "K"
     position = Position.from_rows(5, [rows[i : i + 5] for i in range(0, 125, 5)], 1, RAUMSCHACH)
     knight = Move("p", 192, 183, EMPTY, "n")
@@ -342,3 +342,39 @@ def test_one_core_keeps_the_variants_apart() -> None:
     shared = ProofNumberSearch(Budget(PLENTY))
     for index in (0, 1, 0, 1):
         assert sorted(tuple(key) for key in shared.keys(positions[index], 2)) == fresh[index]
+
+
+def test_the_engine_solves_raumschach_with_the_core(tmp_path: Path) -> None:
+    """Through the real engine: `mate_in 2`, `mate_search 2` and `helpmate 2` on the
+    under-promotion's position (black to move, and white to be mated) answer the same with
+    the compiled searches and with `[search] compiled = false`, the knight's promotion the key."""
+    rows = "#" * 26 + "k" + "#" * 65 + "q" + "#" * 23 + "p" + "#" * 7 + "K"
+    board = "],[".join(
+        ",".join(rows[level * 25 + rank * 5 : level * 25 + rank * 5 + 5] for rank in range(5))
+        for level in range(5)
+    )
+    config = tmp_path / "python.toml"
+    config.write_text("[search]\ncompiled = false\n", encoding="utf-8")
+    answers = []
+    for name, options in (("compiled", ()), ("python", ("--config", str(config)))):
+        engine = Engine(tmp_path / name, *options)
+        try:
+            replies = [
+                engine.ask(line)
+                for line in (
+                    "new_game 5 raumschach",
+                    f"set_board [{board}] b",
+                    "mate_in 2",
+                    "mate_search 2",
+                    f"set_board [{board}] w",
+                    "helpmate 2",
+                )
+            ]
+            assert engine.ask("quit") == b"= \n\n"
+        finally:
+            engine.kill()
+        assert all(reply.startswith(b"=") for reply in replies), replies
+        answers.append(replies)
+    assert answers[0] == answers[1]
+    assert answers[0][2] == b"= pb2(I)-b1(I)=n\n\n"
+    assert answers[0][5].startswith(b"= 14\n") and b"=n" in answers[0][5]
