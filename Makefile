@@ -35,7 +35,7 @@ WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 # and the page most of the time (38 s for 22 CPU-s alone), and the other tests fill the waits.
 BROWSER_TESTS := tests/test_gui.py tests/test_gui_game.py
 
-.PHONY: run test lint typecheck pytest pytest-browser pytest-others regress bench stress sweep gui clean batch arena ladder bytecode sanitize tablebases
+.PHONY: run test lint typecheck pytest pytest-browser pytest-others regress bench stress sweep gui clean batch arena ladder bytecode sanitize tablebases tablebases-raumschach
 
 # Silent, so that stdout carries nothing but the engine's responses.
 # At a terminal the engine takes the foreground itself, so that Ctrl-C ends it, not make.
@@ -95,7 +95,7 @@ sanitize: $(STAMP)
 		-p no:cacheprovider -n $(WORKERS) tests/test_proofcore.py tests/test_proofnumber.py \
 		tests/test_helpcore.py tests/test_mate.py tests/test_interrupt.py tests/test_playercore.py \
 		tests/test_genmove.py tests/test_tablebase.py tests/test_tablebase_engine.py \
-		tests/test_raumschach_core.py
+		tests/test_tablebase_raumschach.py tests/test_raumschach_core.py
 
 # The signal stress tests of the suite, run for a minute each instead of a few seconds.
 stress: $(STAMP) bytecode
@@ -123,6 +123,11 @@ TABLES ?= tables
 tablebases: $(STAMP) bytecode
 	@for n in 3 4 5; do $(BIN)/python -m tablebase build --size $$n --pieces 4 --out $(TABLES) \
 		|| exit 1; done
+
+# Raumschach's pawnless endings of 3 and 4 pieces on 5×5×5 (its bishop on the flat diagonals,
+# the unicorn) into $(TABLES) beside the cube's, named apart (KBUK.n5.raumschach.cubetb).
+tablebases-raumschach: $(STAMP) bytecode
+	@$(BIN)/python -m tablebase build --variant raumschach --size 5 --pieces 4 --out $(TABLES)
 
 # `make gui PORT=N` picks the port; PORT=0 takes any free one (the address is printed).
 PORT ?= 8765

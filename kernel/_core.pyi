@@ -96,9 +96,14 @@ class PlayerCore:
         """Return the evaluation of the position set up, for the side to move."""
 
 def retrograde(
-    size: int, letters: str, captures: list[tuple[int, str, int, tuple[int, ...], bytes | None]], /
+    size: int,
+    letters: str,
+    captures: list[tuple[int, str, int, tuple[int, ...], bytes | None]],
+    variant: str = "cube",
+    /,
 ) -> bytearray:
-    """Solve one ending: the value of every index of its table (tablebase/retrograde.py)."""
+    """Solve one ending under a variant's rules ("cube" or "raumschach"): the value of every
+    index of its table (tablebase/retrograde.py)."""
 
 def verify(
     size: int,
@@ -106,6 +111,7 @@ def verify(
     captures: list[tuple[int, str, int, tuple[int, ...], bytes | None]],
     values: bytes,
     most: int,
+    variant: str = "cube",
     /,
 ) -> list[tuple[int, int, int]]:
     """The first `most` faults of a table: (index, held, expected) (tablebase/verify.py)."""

@@ -7,9 +7,13 @@ indexes positions, reads and checks the files (regular files only, the header ag
 and the file's length before anything is allocated, every version through its own reader),
 and probes them a byte at a time, never from a file changed since it was checked.
 
-- **Material.** Each side's pieces after its king, strongest first (Q R B N); the stronger
+- **Material.** Each side's pieces after its king, strongest first (Q R B U N); the stronger
   side is white's in the name (more pieces, or the stronger first piece), so `KRKQ` is
   probed as `KQKR` with the colours exchanged: no pawns, so the rules do not see colour.
+- **Variants.** The cube's tables and Raumschach's (its bishop on the flat diagonals, the
+  unicorn U on the triagonals) are indexed alike: pawnless, both keep the 48 symmetries. A
+  table says its variant in its file's name (`KBUK.n5.raumschach.cubetb`) and, from format
+  version 2, in its header; the cube's are version 1, as they always were.
 - **Index.** The pieces in a fixed order (the kings, then white's, then black's); each cell
   numbered x + n (y + n z); the side to move first, then the white king's cell among the
   region cells, then every other piece's cell: `((side * R + region) * N + c1) * N + ...`.
@@ -43,6 +47,10 @@ from kernel.position import WHITE, Move, Position
 #: A file's first bytes, and its layout's version: every version starts with both (PREFIX).
 MAGIC = b"CUBETB\r\n"
 FORMAT_VERSION = 1
+#: Version 2: version 1 with the variant's name after the values' checksum (the cube's
+#: tables stay version 1, so that every reader of version 1 reads them still and refuses
+#: another variant's by its version, never reading Raumschach's bishop as the cube's).
+VARIANT_VERSION = 2
 PREFIX = struct.Struct("<8sH")
 #: Version 1's header (56 bytes, docs/tablebases.md): magic, version, size, piece count,
 #: material, entries, game positions, the longest mate in plies, CRC-32 of the values, and
@@ -50,6 +58,9 @@ PREFIX = struct.Struct("<8sH")
 HEADER = struct.Struct("<8sHHH16sQQHI")
 HEADER_CHECK = struct.Struct("<I")
 HEADER_SIZE = HEADER.size + HEADER_CHECK.size
+#: Version 2 adds the variant's name, ASCII padded with NUL bytes, before the header's check.
+VARIANT_FIELD = struct.Struct("<16s")
+HEADER_V2_SIZE = HEADER.size + VARIANT_FIELD.size + HEADER_CHECK.size
 #: The suffix of a table's file name: KQKR.n5.cubetb.
 SUFFIX = ".cubetb"
 
@@ -57,8 +68,14 @@ DRAW = 0
 NO_VALUE = 255
 #: The longest distance a byte holds, in plies.
 MOST_PLIES = 253
-#: The pieces after the king, strongest first.
+#: The pieces after the king, strongest first: the cube's.
 KINDS = "QRBN"
+#: Every kind any variant's tables hold, strongest first: the order of names (Raumschach's
+#: bishop before its unicorn, as its promotion lists them; the cube has no U).
+ORDER = "QRBUN"
+#: The variants tables are built for, and the kinds of each (pawnless endings only).
+TABLE_KINDS = {"cube": KINDS, "raumschach": ORDER}
+CUBE = "cube"
 #: Endings of this many pieces, kings included, are the ones tables are built for.
 SMALLEST_PIECES, LARGEST_PIECES = 3, 5
 #: The board sizes tables are built for.
@@ -75,12 +92,12 @@ class TableError(Exception):
 def strength(pieces: str) -> tuple[int, tuple[int, ...]]:
     """Order one side's pieces (after its king, upper case): more pieces, then stronger ones,
     is larger."""
-    return len(pieces), tuple(len(KINDS) - KINDS.index(kind) for kind in pieces)
+    return len(pieces), tuple(len(ORDER) - ORDER.index(kind) for kind in pieces)
 
 
 def sort_kinds(pieces: str) -> str:
     """Write one side's pieces strongest first."""
-    return "".join(sorted(pieces.upper(), key=KINDS.index))
+    return "".join(sorted(pieces.upper(), key=ORDER.index))
 
 
 @cache
@@ -95,49 +112,68 @@ def ending_name(white: str, black: str) -> tuple[str, bool]:
 
 
 @cache
-def material_of(name: str) -> tuple[str, str]:
-    """Read an ending's name, `KQKR`, into each side's pieces after the king: ("Q", "R")."""
+def material_of(name: str, variant: str | None = CUBE) -> tuple[str, str]:
+    """Read an ending's name, `KQKR`, into each side's pieces after the king: ("Q", "R"); the
+    pieces must be the variant's (None: any variant's)."""
     if not name.startswith("K") or name.count("K") != 2:
         raise ValueError(f"not an ending: {name!r}")
     white, black = name[1:].split("K")
-    if set(white + black) - set(KINDS) or ending_name(white, black) != (name, False):
+    kinds = ORDER if variant is None else TABLE_KINDS[variant]
+    if set(white + black) - set(kinds) or ending_name(white, black) != (name, False):
         raise ValueError(f"not an ending as tables name them: {name!r}")
     return white, black
 
 
-def endings(pieces: int) -> list[str]:
+def variant_of_tables(name: str) -> str:
+    """Check a variant's name for tables: one of TABLE_KINDS; raise ValueError otherwise."""
+    if name not in TABLE_KINDS:
+        raise ValueError(
+            f"no tables for the variant {name!r} (tables are built for {', '.join(TABLE_KINDS)})"
+        )
+    return name
+
+
+def endings(pieces: int, variant: str = CUBE) -> list[str]:
     """List every ending of this many pieces, kings included, in the order they are built."""
     found: list[str] = []
     others = pieces - 2
+    kinds = TABLE_KINDS[variant]
     for split in range(others + 1):
-        for white in combinations_of(others - split):
-            for black in combinations_of(split):
+        for white in combinations_of(others - split, kinds):
+            for black in combinations_of(split, kinds):
                 name, swapped = ending_name(white, black)
                 if not swapped and name not in found:
                     found.append(name)
     return found
 
 
-def combinations_of(count: int) -> list[str]:
-    """List every multiset of `count` kinds, strongest first."""
+def combinations_of(count: int, kinds: str = KINDS) -> list[str]:
+    """List every multiset of `count` of these kinds, strongest first."""
     if count == 0:
         return [""]
     return sorted(
-        {sort_kinds("".join(kinds)) for kinds in product(KINDS, repeat=count)},
-        key=lambda pieces: [KINDS.index(kind) for kind in pieces],
+        {sort_kinds("".join(chosen)) for chosen in product(kinds, repeat=count)},
+        key=lambda pieces: [ORDER.index(kind) for kind in pieces],
     )
 
 
 @cache
 def letters_of(name: str) -> str:
     """The ending's pieces in index order: the kings, white's pieces, black's (`KkQr`)."""
-    white, black = material_of(name)
+    white, black = material_of(name, None)
     return "Kk" + white + black.lower()
 
 
-def file_name(name: str, size: int) -> str:
-    """Name the file of an ending's table on the n-cube: `KQKR.n5.cubetb`."""
-    return f"{name}.n{size}{SUFFIX}"
+def file_name(name: str, size: int, variant: str = CUBE) -> str:
+    """Name the file of an ending's table on the n-cube: `KQKR.n5.cubetb`, and another
+    variant's with its name before the suffix: `KBUK.n5.raumschach.cubetb`."""
+    tail = "" if variant == CUBE else f".{variant}"
+    return f"{name}.n{size}{tail}{SUFFIX}"
+
+
+def version_for(variant: str) -> int:
+    """The format version a variant's tables are written in: 1 the cube's, 2 any other's."""
+    return FORMAT_VERSION if variant == CUBE else VARIANT_VERSION
 
 
 # --- the cube's symmetries and the index ---------------------------------------------------
@@ -210,6 +246,8 @@ class Table:
 
     name: str
     size: int
+    #: Whose rules: the index is the same for every variant, the file and its moves are not.
+    variant: str = CUBE
 
     @property
     def letters(self) -> str:
@@ -300,10 +338,15 @@ def value_text(value: int) -> str:
 
 
 def values_offset(header: Header) -> int:
-    """Where a version-1 file's values start: right after its header, one byte an index. (A
-    version of compressed blocks would find an index's byte through its block index instead:
-    TableFile is what reads values.)"""
-    return HEADER_SIZE
+    """Where a file's values start: right after its header (56 bytes in version 1, 72 in
+    version 2), one byte an index. (A version of compressed blocks would find an index's byte
+    through its block index instead: TableFile is what reads values.)"""
+    return header_length(header.version)
+
+
+def header_length(version: int) -> int:
+    """How long a header of this version is."""
+    return HEADER_V2_SIZE if version == VARIANT_VERSION else HEADER_SIZE
 
 
 @dataclass(frozen=True)
@@ -317,9 +360,11 @@ class Header:
     longest: int
     checksum: int
     version: int = FORMAT_VERSION
+    #: The rules its values are under (version 1: the cube's, always).
+    variant: str = CUBE
 
     def pack(self) -> bytes:
-        """Write the header, its own checksum last."""
+        """Write the header, its own checksum last (version 2: the variant before it)."""
         head = HEADER.pack(
             MAGIC,
             self.version,
@@ -331,30 +376,58 @@ class Header:
             self.longest,
             self.checksum,
         )
+        if self.version == VARIANT_VERSION:
+            head += VARIANT_FIELD.pack(self.variant.encode("ascii"))
         return head + HEADER_CHECK.pack(zlib.crc32(head))
 
     @property
     def length(self) -> int:
         """How long the whole file must be, in bytes."""
-        return HEADER_SIZE + self.entries
+        return header_length(self.version) + self.entries
 
 
 def check_header_v1(path: Path, head: bytes) -> Header:
     """Read and check a version-1 header: its checksum, then its fields against each other
     (arithmetic only: nothing is allocated from what it claims)."""
-    if len(head) < HEADER_SIZE:
+    return check_fields(path, head, HEADER_SIZE, CUBE)
+
+
+def check_header_v2(path: Path, head: bytes) -> Header:
+    """Read and check a version-2 header: version 1's fields, then the variant's name, the
+    header's checksum covering both."""
+    if len(head) < HEADER_V2_SIZE:
+        raise TableError(f"{path}: not an endgame table (its header is cut short)")
+    check_sum(path, head, HEADER.size + VARIANT_FIELD.size)
+    (raw,) = VARIANT_FIELD.unpack(head[HEADER.size : HEADER.size + VARIANT_FIELD.size])
+    variant = raw.rstrip(b"\0").decode("ascii", "replace")
+    try:
+        variant_of_tables(variant)
+    except ValueError as error:
+        raise TableError(f"{path}: {error}") from None
+    return check_fields(path, head, HEADER_V2_SIZE, variant)
+
+
+def check_sum(path: Path, head: bytes, covered: int) -> None:
+    """Check a header's own checksum, which follows the `covered` bytes it is of."""
+    (check,) = HEADER_CHECK.unpack(head[covered : covered + HEADER_CHECK.size])
+    if zlib.crc32(head[:covered]) != check:
+        raise TableError(f"{path}: damaged header (its checksum does not match)")
+
+
+def check_fields(path: Path, head: bytes, length: int, variant: str) -> Header:
+    """Check the fields every version has, at version 1's offsets, against each other."""
+    if len(head) < length:
         raise TableError(f"{path}: not an endgame table (its header is cut short)")
     _, version, size, pieces, raw_name, entries, positions, longest, checksum = HEADER.unpack(
         head[: HEADER.size]
     )
-    (check,) = HEADER_CHECK.unpack(head[HEADER.size : HEADER_SIZE])
-    if zlib.crc32(head[: HEADER.size]) != check:
-        raise TableError(f"{path}: damaged header (its checksum does not match)")
+    check_sum(path, head, length - HEADER_CHECK.size)
     name = raw_name.rstrip(b"\0").decode("ascii", "replace")
     try:
-        material_of(name)
+        material_of(name, variant)
     except ValueError:
-        raise TableError(f"{path}: names no ending ({name!r})") from None
+        whose = "" if variant == CUBE else f" of {variant}"
+        raise TableError(f"{path}: names no ending{whose} ({name!r})") from None
     if len(name) != pieces or not SMALLEST_PIECES <= pieces <= LARGEST_PIECES:
         raise TableError(f"{path}: impossible header ({pieces} pieces for {name})")
     if not SMALLEST_SIZE <= size <= LARGEST_SIZE:
@@ -374,11 +447,11 @@ def check_header_v1(path: Path, head: bytes) -> Header:
             f"{path}: impossible header (a longest mate of {longest} plies; a byte holds "
             f"{MOST_PLIES})"
         )
-    return Header(size, name, entries, positions, longest, checksum, version)
+    return Header(size, name, entries, positions, longest, checksum, version, variant)
 
 
 #: Each version of the format: its header's reader (which knows the header's length).
-HEADER_READERS = {FORMAT_VERSION: check_header_v1}
+HEADER_READERS = {FORMAT_VERSION: check_header_v1, VARIANT_VERSION: check_header_v2}
 #: Enough bytes for the longest header of any version.
 MOST_HEADER_BYTES = 4096
 
@@ -500,19 +573,29 @@ class TableFile:
     that a file cut short under the engine is a short read, not a SIGBUS, and every value
     read is checked to come from the file that was checked (see `value`)."""
 
-    def __init__(self, path: Path, name: str | None = None, size: int | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        name: str | None = None,
+        size: int | None = None,
+        variant: str = CUBE,
+    ) -> None:
         """Open a file and check its header (with `name` and `size`: that it is that
-        ending's); raise FileNotFoundError when there is none, TableError otherwise."""
+        ending's, of that variant); raise FileNotFoundError when there is none, TableError
+        otherwise."""
         self.path = path
         self.descriptor, status = open_regular(path)
         try:
             head = os.pread(self.descriptor, MOST_HEADER_BYTES, 0)
             self.header = check_header(path, head, status.st_size)
-            if name is not None and (self.header.name, self.header.size) != (name, size):
+            header = self.header
+            if name is not None and (header.name, header.size) != (name, size):
                 raise TableError(
-                    f"{path}: holds {self.header.name} on the {self.header.size}-cube, "
+                    f"{path}: holds {header.name} on the {header.size}-cube, "
                     f"not {name} on the {size}-cube"
                 )
+            if name is not None and header.variant != variant:
+                raise TableError(f"{path}: holds {header.variant}'s {header.name}, not {variant}'s")
         except OSError as error:
             self.close()
             raise TableError(f"{path}: cannot read: {error.strerror}") from None
@@ -589,11 +672,14 @@ class TableFile:
         return byte[0] if unchanged and len(byte) == 1 else None
 
 
-def read_table(path: Path, name: str | None = None, size: int | None = None) -> bytes:
+def read_table(
+    path: Path, name: str | None = None, size: int | None = None, variant: str = CUBE
+) -> bytes:
     """Read a table's values, checking everything the file says of itself; raise TableError
-    naming the file otherwise. With `name` and `size`, the file must be that ending's."""
+    naming the file otherwise. With `name` and `size`, the file must be that ending's, of
+    that variant."""
     try:
-        table = TableFile(path, name, size)
+        table = TableFile(path, name, size, variant)
     except FileNotFoundError:
         raise TableError(f"{path}: no such file") from None
     try:
@@ -627,20 +713,21 @@ class Tablebases:
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
-        self._open: dict[tuple[str, int], TableFile] = {}
-        self._refused: dict[tuple[str, int], tuple[Identity, str]] = {}
+        self._open: dict[tuple[str, int, str], TableFile] = {}
+        self._refused: dict[tuple[str, int, str], tuple[Identity, str]] = {}
 
-    def table(self, name: str, size: int) -> TableFile:
+    def table(self, name: str, size: int, variant: str = CUBE) -> TableFile:
         """Return an ending's open file; raise NoTable when there is no file, TableError when
         the file is unusable."""
-        key = (name, size)
+        key = (name, size, variant)
         table = self._open.get(key)
         if table is not None:
             return table
-        missing = NoTable(f"no table for {name} on the {size}×{size}×{size} board")
+        whose = "" if variant == CUBE else f"{variant} "
+        missing = NoTable(f"no {whose}table for {name} on the {size}×{size}×{size} board")
         if self.folder is None:
             raise missing
-        path = self.folder / file_name(name, size)
+        path = self.folder / file_name(name, size, variant)
         try:
             identity = identity_of(os.stat(path))
         except OSError:
@@ -649,7 +736,7 @@ class Tablebases:
         if refused is not None and identity is not None and refused[0] == identity:
             raise TableError(refused[1])
         try:
-            table = TableFile(path, name, size)
+            table = TableFile(path, name, size, variant)
             table.check_values()
         except FileNotFoundError:
             raise missing from None
@@ -663,29 +750,32 @@ class Tablebases:
         self._open[key] = table
         return table
 
-    def forget(self, name: str, size: int) -> None:
+    def forget(self, name: str, size: int, variant: str = CUBE) -> None:
         """Close an ending's file: it is opened and checked again when next probed."""
-        table = self._open.pop((name, size), None)
+        table = self._open.pop((name, size, variant), None)
         if table is not None:
             table.close()
 
-    def value(self, name: str, size: int, index: int) -> int:
+    def value(self, name: str, size: int, index: int, variant: str = CUBE) -> int:
         """Read one value of an ending; a file changed since it was checked is checked again
         (and refused if it fails), never read as it was."""
         for _ in range(3):
-            found = self.table(name, size).value(index)
+            found = self.table(name, size, variant).value(index)
             if found is not None:
                 return found
-            self.forget(name, size)
-        path = self.table(name, size).path
+            self.forget(name, size, variant)
+        path = self.table(name, size, variant).path
         raise TableError(f"{path}: changes while it is read")
 
     def probe(self, position: Position) -> int:
         """Give the value byte of a game position for the side to move (DRAW for bare kings);
-        raise NoTable or TableError when no table answers."""
-        if position.variant.name != "cube":
-            # The tables hold the cube's pieces; another variant's bishop moves otherwise.
-            raise NoTable(f"no tables for {position.variant.name} positions")
+        raise NoTable or TableError when no table answers. A position is read from its own
+        variant's tables only: Raumschach's bishop moves otherwise than the cube's."""
+        variant = position.variant.name
+        if variant not in TABLE_KINDS:
+            raise NoTable(f"no tables for {variant} positions")
+        if any(letter in "Pp" for pieces in position.pieces for letter in pieces.values()):
+            raise NoTable("no table for a position with pawns: tables hold pawnless endings")
         white = "".join(letter for letter in position.pieces[WHITE].values() if letter != "K")
         black = "".join(letter for letter in position.pieces[1].values() if letter != "k")
         # Before the bare kings: a white king alone is no drawn ending but no game's.
@@ -697,11 +787,11 @@ class Tablebases:
         name, swapped = ending_name(white, black)
         if pieces > LARGEST_PIECES:
             raise NoTable(f"no table for {name}: tables hold at most {LARGEST_PIECES} pieces")
-        table = self.table(name, position.size)  # checked before its geometry is built
+        table = self.table(name, position.size, variant)  # checked before its geometry is built
         side, cells = table_cells(position, name, swapped)
-        index = Table(name, position.size).index(side, cells)
+        index = Table(name, position.size, variant).index(side, cells)
         found = table.value(index)
-        return found if found is not None else self.value(name, position.size, index)
+        return found if found is not None else self.value(name, position.size, index, variant)
 
 
 def table_cells(position: Position, name: str, swapped: bool) -> tuple[int, list[int]]:

@@ -1,6 +1,7 @@
 """python -m tablebase: build, count, check and describe endgame tables (docs/tablebases.md).
 
-    python -m tablebase build --size N --pieces K --out DIR [--python] [--dask ADDRESS]
+    python -m tablebase build --size N --pieces K --out DIR [--variant NAME] [--python]
+                              [--dask ADDRESS]
     python -m tablebase stats DIR
     python -m tablebase verify FILE... [--python]
     python -m tablebase info FILE... [--json]
@@ -37,6 +38,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     build.add_argument("--size", type=int, required=True, help="the board's edge n (3 ... 31)")
     build.add_argument("--pieces", type=int, required=True, help="the most pieces, kings included")
     build.add_argument("--out", type=Path, required=True, help="the folder of the tables")
+    build.add_argument(
+        "--variant",
+        default="cube",
+        help="whose pieces: cube (the default) or raumschach (5×5×5 only)",
+    )
     build.add_argument(
         "--python", action="store_true", help="solve in Python even where the core was built"
     )
@@ -75,6 +81,7 @@ def run_build(arguments: argparse.Namespace) -> int:
             compiled=not arguments.python,
             report=progress,
             dask=arguments.dask,
+            variant=arguments.variant,
         )
     except BuildError as error:
         progress(str(error))
@@ -98,7 +105,7 @@ def run_stats(folder: Path) -> int:
     print(HEADING, flush=True)
     for path in files:
         if table_name(path) is None:
-            progress(f"{path}: not a table's name (ENDING.nN.cubetb); left out")
+            progress(f"{path}: not a table's name (ENDING.nN[.VARIANT].cubetb); left out")
             status = 2
             continue
         try:

@@ -1,6 +1,8 @@
 """Building every ending of up to K pieces on the n-cube, smaller endings first (captures lead
 into them), each into its file; a table already in the folder (and sound) is kept, so that a
-build interrupted and started again goes on where it stopped.
+build interrupted and started again goes on where it stopped. The cube's pieces, or another
+variant's (`raumschach`: its bishop on the flat diagonals, the unicorn), each variant's files
+named apart.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernel.tablebase import (
+    CUBE,
     LARGEST_PIECES,
     LARGEST_SIZE,
     SMALLEST_PIECES,
@@ -25,7 +28,9 @@ from kernel.tablebase import (
     file_name,
     letters_of,
     read_table,
+    variant_of_tables,
 )
+from kernel.variants import VARIANTS
 from tablebase.files import WriteError, write_table
 from tablebase.retrograde import Capture, captures_of, core_captures, solve
 
@@ -46,26 +51,31 @@ class Built:
     seconds: float
 
 
-def compiled_solver() -> Callable[[int, str, list[Capture]], bytearray] | None:
+Solver = Callable[[int, str, list[Capture], str], bytearray]
+
+
+def compiled_solver() -> Solver | None:
     """Return the compiled solver (kernel/core/retrograde.c) where it was built, else None."""
     try:
         from kernel._core import retrograde
     except ImportError:
         return None
 
-    def solve_compiled(size: int, name: str, captures: list[Capture]) -> bytearray:
-        return retrograde(size, letters_of(name), core_captures(captures))
+    def solve_compiled(size: int, name: str, captures: list[Capture], variant: str) -> bytearray:
+        return retrograde(size, letters_of(name), core_captures(captures), variant)
 
     return solve_compiled
 
 
-def solve_table(size: int, name: str, captures: list[Capture], compiled: bool = True) -> bytes:
+def solve_table(
+    size: int, name: str, captures: list[Capture], compiled: bool = True, variant: str = CUBE
+) -> bytes:
     """Solve one ending: in the compiled core where it was built (and `compiled`), else in
     Python. A task of its own, so that a Dask worker can run it."""
     solver = compiled_solver() if compiled else None
     if solver is not None:
-        return bytes(solver(size, name, captures))
-    return bytes(solve(size, name, captures))
+        return bytes(solver(size, name, captures, variant))
+    return bytes(solve(size, name, captures, variant=variant))
 
 
 class Cluster:
@@ -84,11 +94,16 @@ class Cluster:
             raise BuildError(f"--dask: cannot reach the scheduler at {address}: {error}") from None
 
     def solve(
-        self, size: int, tasks: list[tuple[str, list[Capture]]], compiled: bool
+        self, size: int, tasks: list[tuple[str, list[Capture]]], compiled: bool, variant: str
     ) -> Iterator[tuple[str, bytes]]:
         """Solve every ending given at once; yield each's values, in the order given."""
         futures = [
-            (name, self.client.submit(solve_table, size, name, captures, compiled, pure=False))
+            (
+                name,
+                self.client.submit(
+                    solve_table, size, name, captures, compiled, variant, pure=False
+                ),
+            )
             for name, captures in tasks
         ]
         for name, future in futures:
@@ -105,10 +120,20 @@ def build(
     compiled: bool = True,
     report: Report | None = None,
     dask: str | None = None,
+    variant: str = CUBE,
 ) -> list[Built]:
     """Build (or keep) every table of SMALLEST_PIECES ... `pieces` pieces on the n-cube, on
     this machine, or with `dask` (a scheduler's address) the endings of each piece count
-    side by side on the cluster (the same bytes: the solver is deterministic)."""
+    side by side on the cluster (the same bytes: the solver is deterministic), under a
+    variant's rules."""
+    try:
+        variant_of_tables(variant)
+    except ValueError as error:
+        raise BuildError(f"--variant: {error}") from None
+    rules = VARIANTS[variant]
+    if not rules.allows_size(size):
+        played = ", ".join(f"{n}×{n}×{n}" for n in rules.sizes or ())
+        raise BuildError(f"--size {size}: {variant} is played on {played} only")
     if not SMALLEST_PIECES <= pieces <= LARGEST_PIECES:
         raise BuildError(f"--pieces must be {SMALLEST_PIECES} ... {LARGEST_PIECES}, not {pieces}")
     if not SMALLEST_SIZE <= size <= LARGEST_SIZE:
@@ -118,13 +143,13 @@ def build(
     missing = [
         name
         for count in range(SMALLEST_PIECES, pieces + 1)
-        for name in endings(count)
-        if not os.path.lexists(folder / file_name(name, size))
+        for name in endings(count, variant)
+        if not os.path.lexists(folder / file_name(name, size, variant))
     ]
-    check_memory(size, missing, compiled and compiled_solver() is not None)
+    check_memory(size, missing, compiled and compiled_solver() is not None, variant)
     folder.mkdir(parents=True, exist_ok=True)
     with FolderLock(folder, report):
-        return build_locked(folder, size, pieces, compiled, report, dask)
+        return build_locked(folder, size, pieces, compiled, report, dask, variant)
 
 
 def build_locked(
@@ -134,13 +159,17 @@ def build_locked(
     compiled: bool,
     report: Report | None,
     dask: str | None,
+    variant: str = CUBE,
 ) -> list[Built]:
     """Build, the folder's lock held."""
     loaded: dict[str, bytes] = {}
+    # How a build's lines name an ending: KQK on the 5-cube, or of Raumschach's KBUK.
+    whose = "" if variant == CUBE else f" ({variant})"
 
     def load(name: str) -> bytes:
         if name not in loaded:
-            loaded[name] = read_table(folder / file_name(name, size), name, size)
+            path = folder / file_name(name, size, variant)
+            loaded[name] = read_table(path, name, size, variant)
         return loaded[name]
 
     cluster = Cluster(dask) if dask is not None else None
@@ -148,35 +177,38 @@ def build_locked(
     try:
         for count in range(SMALLEST_PIECES, pieces + 1):
             todo = []
-            for name in endings(count):
-                path = folder / file_name(name, size)
+            for name in endings(count, variant):
+                path = folder / file_name(name, size, variant)
                 if not os.path.lexists(path):  # a link to nothing is something: refused
                     todo.append(name)
                     continue
                 try:
-                    read_table(path, name, size)
+                    read_table(path, name, size, variant)
                 except TableError as error:
                     raise BuildError(f"{error}; remove it to build the table again") from None
                 done.append(Built(name, path, False, 0.0))
                 if report:
-                    report(f"{name} on the {size}-cube: kept {path}")
+                    report(f"{name} on the {size}-cube{whose}: kept {path}")
             start = time.perf_counter()
             if cluster is not None:
                 if report and todo:
                     report(f"{len(todo)} endings of {count} pieces on the cluster ...")
                 tasks = [(name, captures_of(name, load)) for name in todo]
-                solved = cluster.solve(size, tasks, compiled)
+                solved = cluster.solve(size, tasks, compiled, variant)
             else:
-                solved = solve_here(size, todo, load, compiled, report)
+                solved = solve_here(size, todo, load, compiled, report, variant)
             for name, values in solved:
                 try:
-                    path = write_table(folder, Table(name, size), values)
+                    path = write_table(folder, Table(name, size, variant), values)
                 except WriteError as error:
                     raise BuildError(f"{error} (the tables written before it are whole)") from None
                 seconds = time.perf_counter() - start
                 done.append(Built(name, path, True, seconds))
                 if report:
-                    report(f"{name} on the {size}-cube: {len(values):,} entries in {seconds:.1f} s")
+                    report(
+                        f"{name} on the {size}-cube{whose}: {len(values):,} entries in "
+                        f"{seconds:.1f} s"
+                    )
                 start = time.perf_counter()
     finally:
         if cluster is not None:
@@ -219,7 +251,9 @@ def available_memory() -> int | None:
         return None
 
 
-def memory_needed(size: int, names: list[str], compiled: bool) -> tuple[int, str]:
+def memory_needed(
+    size: int, names: list[str], compiled: bool, variant: str = CUBE
+) -> tuple[int, str]:
     """Estimate the most memory a build of these endings takes, and the ending that takes
     it: one ending's solve, and the smaller tables the build keeps once read (every ending
     of fewer pieces, at most: see build's `load`)."""
@@ -228,7 +262,7 @@ def memory_needed(size: int, names: list[str], compiled: bool) -> tuple[int, str
         kept = sum(
             entries_of(smaller, size)
             for count in range(SMALLEST_PIECES, len(name))
-            for smaller in endings(count)
+            for smaller in endings(count, variant)
         )
         need = BYTES_AN_ENTRY[compiled] * entries_of(name, size) + kept
         if need > most:
@@ -236,12 +270,12 @@ def memory_needed(size: int, names: list[str], compiled: bool) -> tuple[int, str
     return BASE_MEMORY + most, largest
 
 
-def check_memory(size: int, names: list[str], compiled: bool) -> None:
+def check_memory(size: int, names: list[str], compiled: bool, variant: str = CUBE) -> None:
     """Refuse a build that cannot fit in this machine's memory before anything is solved,
     saying the estimate."""
     if not names:
         return
-    need, largest = memory_needed(size, names, compiled)
+    need, largest = memory_needed(size, names, compiled, variant)
     have = available_memory()
     if have is not None and need > have:
         raise BuildError(
@@ -297,14 +331,16 @@ def solve_here(
     load: Callable[[str], bytes],
     compiled: bool,
     report: Report | None,
+    variant: str = CUBE,
 ) -> Iterator[tuple[str, bytes]]:
     """Solve endings one after the other in this process."""
     solver = compiled_solver() if compiled else None
+    whose = "" if variant == CUBE else f" ({variant})"
     for name in names:
         if report:
-            report(f"{name} on the {size}-cube: solving ...")
+            report(f"{name} on the {size}-cube{whose}: solving ...")
         captures = captures_of(name, load)
         if solver is not None:
-            yield name, bytes(solver(size, name, captures))
+            yield name, bytes(solver(size, name, captures, variant))
         else:
-            yield name, bytes(solve(size, name, captures, report))
+            yield name, bytes(solve(size, name, captures, report, variant))

@@ -14,7 +14,7 @@ import stat
 import zlib
 from pathlib import Path
 
-from kernel.tablebase import NO_VALUE, Header, Table, file_name
+from kernel.tablebase import NO_VALUE, Header, Table, file_name, version_for
 
 APPEARED = "appeared while the table was written; left as it is"
 
@@ -37,6 +37,8 @@ def header_of(table: Table, values: bytes) -> Header:
         len(values) - values.count(NO_VALUE),
         longest_plies(values),
         zlib.crc32(values),
+        version_for(table.variant),
+        table.variant,
     )
 
 
@@ -54,7 +56,7 @@ def remove_leftover(temporary: Path) -> None:
 def write_table(folder: Path, table: Table, values: bytes) -> Path:
     """Write a table's file into `folder` and return its path; raise WriteError, leaving
     nothing behind, when it cannot be written whole (a full disk, a file put at its name)."""
-    path = folder / file_name(table.name, table.size)
+    path = folder / file_name(table.name, table.size, table.variant)
     temporary = path.with_name(path.name + ".part")
     remove_leftover(temporary)
     created = False

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from kernel.tablebase import Header, TableError, TableFile
-from tablebase.stats import table_name
+from tablebase.stats import table_file_name
 
 
 @dataclass
@@ -28,8 +28,10 @@ class Info:
         header = self.header
         if header is None:
             return f"{self.path}: {verdict}"
+        whose = "" if header.variant == "cube" else f" ({header.variant})"
         return (
-            f"{self.path}: {header.name} on the {header.size}-cube, version {header.version}, "
+            f"{self.path}: {header.name} on the {header.size}-cube{whose}, "
+            f"version {header.version}, "
             f"{header.entries:,} entries, {header.positions:,} positions, longest mate "
             f"{header.longest} plies, {verdict}"
         )
@@ -41,6 +43,7 @@ class Info:
             "file": str(self.path),
             "ending": header.name if header else None,
             "size": header.size if header else None,
+            "variant": header.variant if header else None,
             "version": header.version if header else None,
             "entries": header.entries if header else None,
             "positions": header.positions if header else None,
@@ -65,10 +68,13 @@ def info_of(path: Path) -> Info:
         return Info(path, None, fault_of(path, error))
     header = table.header
     try:
-        named = table_name(path)
-        if named is not None and named != (header.name, header.size):
-            name, size = named
-            return Info(path, header, f"named {name} on the {size}-cube, holds another ending")
+        named = table_file_name(path)
+        if named is not None and named != (header.name, header.size, header.variant):
+            name, size, variant = named
+            whose = "" if variant == "cube" else f" ({variant})"
+            return Info(
+                path, header, f"named {name} on the {size}-cube{whose}, holds another ending"
+            )
         table.check_values()
     except TableError as error:
         return Info(path, header, fault_of(path, error))

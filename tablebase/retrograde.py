@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from kernel.tablebase import (
+    CUBE,
     DRAW,
     MOST_PLIES,
     NO_VALUE,
@@ -41,7 +42,8 @@ from kernel.tablebase import (
     letters_of,
 )
 
-#: The unit steps and leaps of each kind (docs/rules.md).
+#: The unit steps and leaps of each kind (docs/rules.md), written here from the rules rather
+#: than taken from kernel/variants.py, so that the tables check the engine's move generator.
 STEPS = [(dx, dy, dz) for dz in (-1, 0, 1) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
 STEPS.remove((0, 0, 0))
 LEAPS = [
@@ -51,14 +53,23 @@ LEAPS = [
     for dx in range(-2, 3)
     if sorted(map(abs, (dx, dy, dz))) == [0, 1, 2]
 ]
-DIRECTIONS = {
-    "k": STEPS,
-    "q": STEPS,
-    "r": [step for step in STEPS if sum(map(abs, step)) == 1],
-    "b": [step for step in STEPS if 0 not in step],
-    "n": LEAPS,
+#: Lines along one axis (the rook's), two (the flat diagonals) or three (the triagonals).
+LINES = {axes: [step for step in STEPS if 3 - step.count(0) == axes] for axes in (1, 2, 3)}
+#: Each variant's kinds (lower case) and their directions: the cube's bishop on the 8
+#: triagonals; Raumschach's bishop on the 12 flat diagonals, its unicorn on the triagonals.
+DIRECTIONS_BY_VARIANT = {
+    "cube": {"k": STEPS, "q": STEPS, "r": LINES[1], "b": LINES[3], "n": LEAPS},
+    "raumschach": {
+        "k": STEPS,
+        "q": STEPS,
+        "r": LINES[1],
+        "b": LINES[2],
+        "u": LINES[3],
+        "n": LEAPS,
+    },
 }
-SLIDES = {"k": False, "q": True, "r": True, "b": True, "n": False}
+#: The kinds that slide along their lines (the others step once).
+SLIDES = {"k": False, "q": True, "r": True, "b": True, "u": True, "n": False}
 
 
 @dataclass(frozen=True)
@@ -77,13 +88,14 @@ class Rules:
     """The moves of each kind from each cell of one board size, as rays of cells, and the
     cells between two cells a piece of a kind attacks across (None: it does not)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, variant: str = CUBE) -> None:
         self.size = size
+        self.variant = variant
         geometry = geometry_for(size)
         count = geometry.cells
         self.rays: dict[str, list[list[list[int]]]] = {}
         self.between: dict[str, list[tuple[int, ...] | None]] = {}
-        for kind, directions in DIRECTIONS.items():
+        for kind, directions in DIRECTIONS_BY_VARIANT[variant].items():
             rays = []
             between: list[tuple[int, ...] | None] = [None] * (count * count)
             for cell in range(count):
@@ -157,9 +169,9 @@ class Rules:
 
 
 @cache
-def rules_for(size: int) -> Rules:
-    """Return the rules of a board size, built once."""
-    return Rules(size)
+def rules_for(size: int, variant: str = CUBE) -> Rules:
+    """Return the rules of a board size and variant, built once."""
+    return Rules(size, variant)
 
 
 def captures_of(name: str, load: Callable[[str], bytes]) -> list[Capture]:
@@ -222,11 +234,13 @@ def solve(
     name: str,
     captures: list[Capture],
     progress: Callable[[str], None] | None = None,
+    variant: str = CUBE,
 ) -> bytearray:
-    """Give the value of every index of an ending's table on the n-cube."""
-    table = Table(name, size)
+    """Give the value of every index of an ending's table on the n-cube, under a variant's
+    rules."""
+    table = Table(name, size, variant)
     letters = table.letters
-    rules = rules_for(size)
+    rules = rules_for(size, variant)
     entries = table.entries
     by_slot = {capture.slot: capture for capture in captures}
     values = bytearray(entries)

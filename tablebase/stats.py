@@ -10,10 +10,12 @@ from pathlib import Path
 from kernel.notation import format_board
 from kernel.position import Position
 from kernel.tablebase import (
+    CUBE,
     DRAW,
-    KINDS,
     NO_VALUE,
+    ORDER,
     SUFFIX,
+    TABLE_KINDS,
     Table,
     material_of,
     read_header,
@@ -27,6 +29,7 @@ class Stats:
 
     name: str
     size: int
+    variant: str
     positions: int
     white_wins: int
     black_wins: int
@@ -42,8 +45,10 @@ class Stats:
 
         longest = f"{self.longest}" if self.longest else "-"
         example = f"`{self.example}`" if self.example else "-"
+        # Another variant's ending is named with it: a folder may hold both KBK's.
+        name = self.name if self.variant == CUBE else f"{self.name} ({self.variant})"
         return (
-            f"| {self.name} | {self.size} | {self.positions:,} | {share(self.white_wins)} | "
+            f"| {name} | {self.size} | {self.positions:,} | {share(self.white_wins)} | "
             f"{share(self.black_wins)} | {share(self.draws)} | {longest} | {example} |"
         )
 
@@ -57,7 +62,7 @@ HEADING = (
 def stats_of(path: Path) -> Stats:
     """Count one table file (checked as it is read)."""
     header = read_header(path)
-    values = read_table(path, header.name, header.size)
+    values = read_table(path, header.name, header.size, header.variant)
     half = len(values) // 2
     # Only the values up to the header's longest distance can be there: counting each of
     # them (bytes.count, a C loop) is three times faster than a Counter over every byte.
@@ -87,10 +92,12 @@ def stats_of(path: Path) -> Stats:
     longest = max(wins, default=0)
     example = ""
     if longest:
-        example = position_text(Table(header.name, header.size), values.index(longest))
+        table = Table(header.name, header.size, header.variant)
+        example = position_text(table, values.index(longest))
     return Stats(
         header.name,
         header.size,
+        header.variant,
         positions,
         won(white) + lost(black),
         won(black) + lost(white),
@@ -113,28 +120,39 @@ def position_text(table: Table, index: int) -> str:
 
 
 def table_name(path: Path) -> tuple[str, int] | None:
-    """Read a table file's name, `KQKR.n5.cubetb`, into its ending and size; None when the
-    name is no table's."""
+    """Read a table file's name, `KQKR.n5.cubetb` or `KBUK.n5.raumschach.cubetb`, into its
+    ending and size; None when the name is no table's (table_file_name gives the variant)."""
+    named = table_file_name(path)
+    return None if named is None else (named[0], named[1])
+
+
+def table_file_name(path: Path) -> tuple[str, int, str] | None:
+    """Read a table file's name into its ending, size and variant; None when the name is no
+    table's."""
     stem = path.name.removesuffix(SUFFIX)
+    variant = CUBE
+    base, dot, last = stem.rpartition(".")
+    if dot and last in TABLE_KINDS and last != CUBE:
+        stem, variant = base, last
     name, _, size = stem.rpartition(".n")
-    if stem == path.name or not size.isdigit() or not size.isascii():
+    if path.name == stem or not size.isdigit() or not size.isascii():
         return None
     try:
-        material_of(name)
+        material_of(name, variant)
     except ValueError:
         return None
-    return name, int(size)
+    return name, int(size), variant
 
 
 def table_files(folder: Path) -> list[Path]:
     """The files of a folder ending in .cubetb: the tables' by size, then pieces, then ending
     as they are built; any other name first (the caller says it is no table's)."""
 
-    def order(path: Path) -> tuple[int, int, list[int], str]:
-        named = table_name(path)
+    def order(path: Path) -> tuple[int, str, int, list[int], str]:
+        named = table_file_name(path)
         if named is None:
-            return 0, 0, [], path.name
-        name, size = named
-        return size, len(name), [("K" + KINDS).index(kind) for kind in name], ""
+            return 0, "", 0, [], path.name
+        name, size, variant = named
+        return size, variant, len(name), [("K" + ORDER).index(kind) for kind in name], ""
 
     return sorted(folder.glob(f"*{SUFFIX}"), key=order)

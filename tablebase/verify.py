@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kernel.tablebase import (
+    CUBE,
     DRAW,
     NO_VALUE,
     Table,
@@ -47,17 +48,20 @@ def verify(
     """Check every value of a table file; return the faults found (empty: sound). In the
     compiled core where it was built (kernel/core/retrograde.c's verify), else in Python."""
     header = read_header(path)
-    name, size = header.name, header.size
-    values = read_table(path, name, size)
+    name, size, variant = header.name, header.size, header.variant
+    values = read_table(path, name, size, variant)
     folder = path.parent
     captures = captures_of(
-        name, lambda smaller: read_table(folder / file_name(smaller, size), smaller, size)
+        name,
+        lambda smaller: read_table(
+            folder / file_name(smaller, size, variant), smaller, size, variant
+        ),
     )
     checker = compiled_verifier() if compiled else None
     if checker is not None:
-        found = checker(size, name, captures, values, MOST_FAULTS)
+        found = checker(size, name, captures, values, MOST_FAULTS, variant)
     else:
-        found = python_faults(size, name, captures, values, report)
+        found = python_faults(size, name, captures, values, report, variant)
     faults = [fault_text(index, held, want) for index, held, want in found]
     if len(faults) >= MOST_FAULTS:
         faults.append("(no more listed)")
@@ -71,7 +75,7 @@ def fault_text(index: int, held: int, want: int) -> str:
     return f"index {index}: holds {value_text(held)}, its moves say {value_text(want)}"
 
 
-Verifier = Callable[[int, str, list[Capture], bytes, int], list[tuple[int, int, int]]]
+Verifier = Callable[[int, str, list[Capture], bytes, int, str], list[tuple[int, int, int]]]
 
 
 def compiled_verifier() -> Verifier | None:
@@ -82,9 +86,11 @@ def compiled_verifier() -> Verifier | None:
         return None
 
     def check(
-        size: int, name: str, captures: list[Capture], values: bytes, most: int
+        size: int, name: str, captures: list[Capture], values: bytes, most: int, variant: str
     ) -> list[tuple[int, int, int]]:
-        return verify_compiled(size, letters_of(name), core_captures(captures), values, most)
+        return verify_compiled(
+            size, letters_of(name), core_captures(captures), values, most, variant
+        )
 
     return check
 
@@ -95,11 +101,12 @@ def python_faults(
     captures: list[Capture],
     values: bytes,
     report: Callable[[str], None] | None,
+    variant: str = CUBE,
 ) -> list[tuple[int, int, int]]:
     """The first MOST_FAULTS faults of a table, found in Python: (index, held, expected)."""
-    table = Table(name, size)
+    table = Table(name, size, variant)
     letters = table.letters
-    rules = rules_for(size)
+    rules = rules_for(size, variant)
     by_slot = {capture.slot: capture for capture in captures}
     faults: list[tuple[int, int, int]] = []
     for index in range(len(values)):

@@ -41,6 +41,8 @@ ENDINGS = [
     ("Q", "", 5),
     ("N", "", 5),
 ]
+#: Raumschach's (its bishop on the flat diagonals, the unicorn), read from version-2 files.
+RAUMSCHACH_ENDINGS = [("Q", "", 5), ("", "Q", 5), ("B", "", 5), ("U", "", 5), ("", "B", 5)]
 POSITIONS_EACH = 300
 SEED = 55
 
@@ -79,13 +81,18 @@ def tablebase(*arguments: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Fresh tables, built as a user builds them: 3³ up to four pieces, 4³ and 5³ of three."""
+    """Fresh tables, built as a user builds them: 3³ up to four pieces, 4³ and 5³ of three,
+    and Raumschach's of three on 5³."""
     folder = tmp_path_factory.mktemp("tables")
     for size, pieces in ((3, 4 if COMPILED else 3), (4, 3), (5, 3)):
         process = tablebase(
             "build", "--size", str(size), "--pieces", str(pieces), "--out", str(folder)
         )
         assert process.returncode == 0, process.stderr
+    process = tablebase(
+        "build", "--variant", "raumschach", "--size", "5", "--pieces", "3", "--out", str(folder)
+    )
+    assert process.returncode == 0, process.stderr
     return folder
 
 
@@ -100,26 +107,31 @@ def board_text(size: int, pieces: dict[int, str], side: str) -> str:
     return f"{size} {','.join(layers)} {side}"
 
 
-def random_positions(rng: random.Random) -> list[tuple[str, bool, str]]:
+def random_positions(
+    rng: random.Random, chosen: list[tuple[str, str, int]] = ENDINGS, variant: str = "cube"
+) -> list[tuple[str, bool, str]]:
     """(table file, colours exchanged, board) for POSITIONS_EACH random placements of each
     ending: mostly no stored form, since a random placement is one of up to 48 images."""
     found = []
-    for white, black, size in ENDINGS:
+    for white, black, size in chosen:
         name, swapped = ending_name(white, black)
         letters = "Kk" + white + black.lower()
         for _ in range(POSITIONS_EACH):
             cells = rng.sample(range(size**3), len(letters))
             board = board_text(size, dict(zip(cells, letters, strict=True)), rng.choice("wb"))
-            found.append((file_name(name, size), swapped, board))
+            found.append((file_name(name, size, variant), swapped, board))
     return found
 
 
-def engine_answers(tables: Path, boards: list[str], log_dir: Path) -> list[str]:
-    """tb_probe of each board through the engine process, all piped at once."""
-    lines = "".join(f"set_board {board}\ntb_probe\n" for board in boards).encode()
-    process = run_engine(lines, log_dir, "--tablebases", str(tables), timeout=120)
+def engine_answers(
+    tables: Path, boards: list[str], log_dir: Path, variant: str = "cube"
+) -> list[str]:
+    """tb_probe of each board through the engine process, all piped at once (the variant
+    set first)."""
+    lines = f"variant {variant}\n" + "".join(f"set_board {b}\ntb_probe\n" for b in boards)
+    process = run_engine(lines.encode(), log_dir, "--tablebases", str(tables), timeout=120)
     assert process.returncode == 0, process.stderr[-2000:]
-    answers = [answer.strip() for answer in process.stdout.decode().split("\n\n")[:-1]]
+    answers = [answer.strip() for answer in process.stdout.decode().split("\n\n")[1:-1]]
     assert len(answers) == 2 * len(boards)
     # A board no game reaches (kings side by side, both kings in check) is refused by
     # set_board: the tb_probe after it is left out, as that of no position.
@@ -153,6 +165,31 @@ def test_the_docs_reader_reads_what_tb_probe_answers(
     assert set(kinds) == {"win", "loss", "draw", "no", "exchanged", "black to move"}, kinds
     assert min(kinds.values()) >= 100, kinds
     assert len(opened) == len({key for key, _, _ in positions}) == 11
+
+
+def test_the_docs_reader_reads_raumschachs_tables_as_tb_probe_does(
+    reader: ModuleType, tables: Path, tmp_path: Path
+) -> None:
+    """Version-2 files, read by the same index: the engine under Raumschach's rules answers
+    what the reader reads, and the reader says whose tables they are."""
+    positions = random_positions(random.Random(SEED + 48), RAUMSCHACH_ENDINGS, "raumschach")
+    boards = [board for _, _, board in positions]
+    answers = engine_answers(tables, boards, tmp_path, "raumschach")
+    kinds: Counter[str] = Counter()
+    opened = {}
+    for (key, _, board), answer in zip(positions, answers, strict=True):
+        if key not in opened:
+            opened[key] = reader.open_table(str(tables / key))
+            assert opened[key][3] == "raumschach" and key.endswith(".n5.raumschach.cubetb")
+        expected = (
+            "no value"
+            if answer in ("? the side not to move is in check", "no value")
+            else answer.removeprefix("= ")
+        )
+        assert reader.probe(opened[key], board) == expected, (board, answer)
+        kinds[expected.split()[0]] += 1
+    assert set(kinds) == {"win", "loss", "draw", "no"} and min(kinds.values()) >= 20, kinds
+    assert len(opened) == 3
 
 
 def test_the_docs_reader_runs_pasted_alone_and_refuses_a_damaged_file(

@@ -217,7 +217,8 @@ def test_stats_on_a_folder_with_a_file_that_is_no_table(tables: Path, tmp_path: 
     process = cli("stats", str(folder))
     assert process.returncode == 2
     assert one_line(process.stderr) == (
-        f"tablebase: {folder / 'notes.cubetb'}: not a table's name (ENDING.nN.cubetb); left out"
+        f"tablebase: {folder / 'notes.cubetb'}: not a table's name "
+        "(ENDING.nN[.VARIANT].cubetb); left out"
     )
     assert "| KQK | 3 |" in process.stdout
 

@@ -7,9 +7,11 @@
 
 static PyMethodDef functions[] = {
     {"retrograde", retrograde, METH_VARARGS,
-     "retrograde(size, letters, captures) -> bytearray: tablebase/retrograde.py's solve."},
+     "retrograde(size, letters, captures, variant='cube') -> bytearray: tablebase/retrograde.py's "
+     "solve."},
     {"verify", retrograde_verify, METH_VARARGS,
-     "verify(size, letters, captures, values, most) -> faults: tablebase/verify.py's verify."},
+     "verify(size, letters, captures, values, most, variant='cube') -> faults: "
+     "tablebase/verify.py's verify."},
     {NULL, NULL, 0, NULL},
 };
 

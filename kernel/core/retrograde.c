@@ -13,7 +13,11 @@
      (pins, discovered checks) are for positions of many pieces;
    - the predecessors of a frontier position are made distinct by sorting, not in a set;
    - positions decided later (capture wins, deferred losses) wait in one growable list per
-     ply, and Ctrl-C is looked for every 2^16 positions and at each ply. */
+     ply, and Ctrl-C is looked for every 2^16 positions and at each ply;
+   - the variant is a name, "cube" or "raumschach", and its kinds are this file's: under
+     Raumschach's rules 'b' is FLAT_BISHOP (the 12 flat diagonals, a kind core.h does not
+     have) and 'u' is UNICORN, which moves as the cube's bishop (the 8 triagonals); the
+     directions are written here from the rules, as retrograde.py writes its own. */
 
 #include "core.h"
 
@@ -21,6 +25,8 @@
 #define SYMMETRIES 48
 #define NO_VALUE 255
 #define MOST_PLIES 253
+/* Raumschach's bishop: core.h's kinds stop at PAWN (7), so this file's own number. */
+#define FLAT_BISHOP 8
 
 typedef struct {
     int size, cells, regions;
@@ -123,7 +129,8 @@ static int make_cube(Cube *cube, int size) {
     return 0;
 }
 
-static int kind_of(char letter) {
+/* A letter's kind under the variant (`raumschach` 0: the cube's rules), 0 if it has none. */
+static int kind_of(char letter, int raumschach) {
     switch (letter | 0x20) {
         case 'k':
             return KING;
@@ -132,7 +139,9 @@ static int kind_of(char letter) {
         case 'r':
             return ROOK;
         case 'b':
-            return BISHOP;
+            return raumschach ? FLAT_BISHOP : BISHOP;
+        case 'u':
+            return raumschach ? UNICORN : 0;
         case 'n':
             return KNIGHT;
         default:
@@ -140,8 +149,21 @@ static int kind_of(char letter) {
     }
 }
 
+/* Tell whether a piece of `kind` on an empty board reaches the difference (dx, dy, dz):
+   core.h's could_attack for the cube's kinds, the unicorn as the cube's bishop, the flat
+   bishop along two axes at once. */
+static int reaches(int kind, int dx, int dy, int dz) {
+    if (kind == UNICORN) return could_attack(BISHOP, dx, dy, dz);
+    if (kind == FLAT_BISHOP) {
+        int a = abs(dx), b = abs(dy), c = abs(dz);
+        return (a == 0 && b == c && b) || (b == 0 && a == c && a) || (c == 0 && a == b && a);
+    }
+    return could_attack(kind, dx, dy, dz);
+}
+
 /* Read an ending's letters in index order (`KkQr`: upper case white's). */
-static int make_material(Material *material, const Cube *cube, const char *letters) {
+static int make_material(Material *material, const Cube *cube, const char *letters,
+                         int raumschach) {
     int count = (int)strlen(letters);
     if (count < 2 || count > MOST_PIECES || letters[0] != 'K' || letters[1] != 'k') {
         PyErr_Format(PyExc_ValueError, "not an ending's letters: %s", letters);
@@ -149,7 +171,7 @@ static int make_material(Material *material, const Cube *cube, const char *lette
     }
     material->count = count, material->run_count = 0;
     for (int i = 0; i < count; i++) {
-        material->kind[i] = kind_of(letters[i]);
+        material->kind[i] = kind_of(letters[i], raumschach);
         material->side[i] = letters[i] >= 'a';
         if (!material->kind[i]) {
             PyErr_Format(PyExc_ValueError, "not an ending's letters: %s", letters);
@@ -223,7 +245,7 @@ static int piece_attacks(const Cube *cube, const Material *material, const int *
             if (abs(dx) <= 1 && abs(dy) <= 1 && abs(dz) <= 1 && (dx || dy || dz)) return 1;
             continue;
         }
-        if (!could_attack(kind, dx, dy, dz)) continue;
+        if (!reaches(kind, dx, dy, dz)) continue;
         if (kind == KNIGHT) return 1;
         int sx = (dx > 0) - (dx < 0), sy = (dy > 0) - (dy < 0), sz = (dz > 0) - (dz < 0);
         int step = sx + cube->size * (sy + cube->size * sz), clear = 1;
@@ -242,10 +264,13 @@ static const int8_t LEAPS[24][3] = {
     {0, -1, 2}, {0, -1, -2}, {0, 2, 1},  {0, 2, -1},  {0, -2, 1}, {0, -2, -1},
 };
 
-/* The directions of a kind as (dx, dy, dz) and whether it slides; returns how many. */
+/* The directions of a kind as (dx, dy, dz) and whether it slides; returns how many: the
+   lines along one axis (rook), three (the cube's bishop, the unicorn), two (the flat bishop),
+   or any (king, queen). */
 static int directions(int kind, int8_t (*found)[3], int *slides) {
     int count = 0;
-    *slides = kind == QUEEN || kind == ROOK || kind == BISHOP;
+    *slides = kind == QUEEN || kind == ROOK || kind == BISHOP || kind == UNICORN ||
+              kind == FLAT_BISHOP;
     if (kind == KNIGHT) {
         memcpy(found, LEAPS, sizeof LEAPS);
         return 24;
@@ -254,7 +279,10 @@ static int directions(int kind, int8_t (*found)[3], int *slides) {
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++) {
                 int axes = (dx != 0) + (dy != 0) + (dz != 0);
-                if (!axes || (kind == ROOK && axes != 1) || (kind == BISHOP && axes != 3)) continue;
+                if (!axes || (kind == ROOK && axes != 1) ||
+                    ((kind == BISHOP || kind == UNICORN) && axes != 3) ||
+                    (kind == FLAT_BISHOP && axes != 2))
+                    continue;
                 found[count][0] = (int8_t)dx, found[count][1] = (int8_t)dy;
                 found[count++][2] = (int8_t)dz;
             }
@@ -490,17 +518,23 @@ static int settle(Solver *s) {
 
 /* Set a solver up from the arguments both functions take: the size, the ending's letters
    and its captures, a list of (slot, letters of the smaller ending, swapped, order, values
-   or None for bare kings); the buffers of the smaller tables are held in `views`. */
+   or None for bare kings), and the variant's name; the buffers of the smaller tables are
+   held in `views`. */
 static int set_up(Solver *s, int size, const char *letters, PyObject *captures,
-                  Py_buffer *views, int *viewed) {
+                  const char *variant, Py_buffer *views, int *viewed) {
     memset(s, 0, sizeof *s);
     *viewed = 0;
     if (size < 2 || size > 31) {
         PyErr_Format(PyExc_ValueError, "size %d is outside 2 ... 31", size);
         return -1;
     }
+    int raumschach = strcmp(variant, "raumschach") == 0;
+    if (!raumschach && strcmp(variant, "cube") != 0) {
+        PyErr_Format(PyExc_ValueError, "no tables for the variant %s", variant);
+        return -1;
+    }
     if (make_cube(&s->cube, size) < 0) return -1;
-    if (make_material(&s->material, &s->cube, letters) < 0) return -1;
+    if (make_material(&s->material, &s->cube, letters, raumschach) < 0) return -1;
     Py_ssize_t given = PyList_GET_SIZE(captures);
     if (given > MOST_PIECES) {
         PyErr_SetString(PyExc_ValueError, "too many captures");
@@ -514,7 +548,7 @@ static int set_up(Solver *s, int size, const char *letters, PyObject *captures,
         if (!PyArg_ParseTuple(PyList_GET_ITEM(captures, c), "isiO!O", &capture->slot, &smaller,
                               &capture->swapped, &PyTuple_Type, &order, &values))
             return -1;
-        if (make_material(&capture->material, &s->cube, smaller) < 0) return -1;
+        if (make_material(&capture->material, &s->cube, smaller, raumschach) < 0) return -1;
         if (PyTuple_GET_SIZE(order) != capture->material.count) {
             PyErr_SetString(PyExc_ValueError, "a capture's order does not fit its letters");
             return -1;
@@ -551,16 +585,17 @@ static void tear_down(Solver *s, Py_buffer *views, int viewed) {
     free_solver(s);
 }
 
-/* retrograde(size, letters, captures) -> bytearray: every index's value. */
+/* retrograde(size, letters, captures, variant="cube") -> bytearray: every index's value. */
 PyObject *retrograde(PyObject *self, PyObject *args) {
     int size, viewed;
-    const char *letters;
+    const char *letters, *variant = "cube";
     PyObject *captures, *result = NULL;
     Py_buffer views[MOST_PIECES];
     Solver s;
     (void)self;
-    if (!PyArg_ParseTuple(args, "isO!", &size, &letters, &PyList_Type, &captures)) return NULL;
-    if (set_up(&s, size, letters, captures, views, &viewed) < 0) goto done;
+    if (!PyArg_ParseTuple(args, "isO!|s", &size, &letters, &PyList_Type, &captures, &variant))
+        return NULL;
+    if (set_up(&s, size, letters, captures, variant, views, &viewed) < 0) goto done;
     result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)s.material.entries);
     s.floors = calloc((size_t)s.material.entries, 1);
     s.counts = calloc((size_t)s.material.entries, sizeof(uint16_t));
@@ -601,20 +636,20 @@ static int expected(Solver *s, const int *cells, int side) {
     return fastest ? fastest + 1 : drawn ? 0 : slowest + 1;
 }
 
-/* verify(size, letters, captures, values, most) -> [(index, held, expected)]: the first
-   `most` indices whose value disagrees with the values after their moves (255 expected: not
-   a stored position). */
+/* verify(size, letters, captures, values, most, variant="cube") -> [(index, held,
+   expected)]: the first `most` indices whose value disagrees with the values after their
+   moves (255 expected: not a stored position). */
 PyObject *retrograde_verify(PyObject *self, PyObject *args) {
     int size, viewed, most;
-    const char *letters;
+    const char *letters, *variant = "cube";
     PyObject *captures, *faults = NULL;
     Py_buffer views[MOST_PIECES], table;
     Solver s;
     (void)self;
-    if (!PyArg_ParseTuple(args, "isO!y*i", &size, &letters, &PyList_Type, &captures, &table,
-                          &most))
+    if (!PyArg_ParseTuple(args, "isO!y*i|s", &size, &letters, &PyList_Type, &captures, &table,
+                          &most, &variant))
         return NULL;
-    if (set_up(&s, size, letters, captures, views, &viewed) < 0) goto done;
+    if (set_up(&s, size, letters, captures, variant, views, &viewed) < 0) goto done;
     if ((uint64_t)table.len != s.material.entries) {
         PyErr_SetString(PyExc_ValueError, "a table of the wrong length");
         goto done;
