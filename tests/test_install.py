@@ -27,6 +27,9 @@ SOURCES = (
     "tablebase",
 )
 
+#: The packages installed at the top of site-packages (docs/design.md says why these names).
+INSTALLED_ROOMS = ("kernel", "client", "batch", "arena", "gui", "regress", "tablebase")
+
 
 def test_installed_cubemate_runs_from_anywhere(tmp_path: Path) -> None:
     """Install into a folder of its own (no build isolation, no dependencies: those of this
@@ -36,7 +39,8 @@ def test_installed_cubemate_runs_from_anywhere(tmp_path: Path) -> None:
         origin = REPO / name
         if origin.is_dir():
             # Without the mate search this tree has built in place: the install must build it.
-            ignore = shutil.ignore_patterns("__pycache__", "*.so")
+            # three.js's npm folder is no part of the package (make gui installs it).
+            ignore = shutil.ignore_patterns("__pycache__", "*.so", "node_modules")
             shutil.copytree(origin, source / name, ignore=ignore)
         else:
             source.mkdir(exist_ok=True)
@@ -47,6 +51,13 @@ def test_installed_cubemate_runs_from_anywhere(tmp_path: Path) -> None:
          "--no-deps", "--no-index", "--target", str(site), str(source)],
         check=True, capture_output=True, timeout=10 * TIMEOUT,
     )  # fmt: skip
+    # The names it puts at the top of site-packages: these, and no more without docs/design.md
+    # saying so ("Installed: why the rooms keep their own names").
+    top = {path.name for path in site.iterdir() if not path.name.endswith(".dist-info")}
+    assert top == {"bin", "main.py", "__pycache__", *INSTALLED_ROOMS}, top
+    # The page's parts, which gui/server.py serves from the package.
+    for part in ("index.html", "style.css", "app/main.js", "engine_config.toml"):
+        assert (site / "gui" / part).is_file(), part
     # Compiled at install time, whatever PYTHONDONTWRITEBYTECODE says.
     assert list((site / "kernel" / "__pycache__").glob("kernel.*.pyc"))
     assert not (site / "engine_config.toml").exists()
