@@ -167,8 +167,10 @@ NOT_RUN: dict[str, str] = {
     "tests/test_regress.py -k gogui": "needs GoGui's jar at that path, which the set-up lacks",
     "make tablebases                       # every ending of 3 and 4 pieces on n = 3, 4, 5 "
     "into tables/": "solves every table of 3 and 4 pieces, many minutes",
-    ".venv/bin/python -m tablebase build --size N --pieces K --out DIR [--python] "
-    "[--dask ADDRESS]": SYNOPSIS,
+    "make tablebases-raumschach            # Raumschach's endings of 3 and 4 pieces on 5³ into "
+    "tables/": "solves every Raumschach table of 3 and 4 pieces on 5³, many minutes",
+    ".venv/bin/python -m tablebase build --size N --pieces K --out DIR [--variant NAME] "
+    "[--python] [--dask ADDRESS]": SYNOPSIS,
     ".venv/bin/python -m tablebase stats DIR         # the figures below, as a Markdown table": (
         SYNOPSIS
     ),
