@@ -108,26 +108,26 @@ def test_the_core_takes_raumschach() -> None:
 
 
 def test_the_player_agrees_on_seeded_games() -> None:
-    """Some 150 positions of random games, both sides, promotions among them: the same
-    search at depth 2 and, every fourth, at depth 3."""
-    games = random_games(4801, 12 * SWEEP, 90)
+    """Some 110 positions of random games, both sides, promotions among them: the same
+    search at depth 2 and, every fifth, at depth 3."""
+    games = random_games(4801, 9 * SWEEP, 90)
     sides = {game.position.side for game in games}
     found = []
     for index, game in enumerate(games):
-        limits = Limits(depth=3, nodes=2000) if index % 4 == 0 else Limits(depth=2, nodes=800)
+        limits = Limits(depth=3, nodes=2000) if index % 5 == 0 else Limits(depth=2, nodes=600)
         trouble = difference(game, limits)
         if trouble:
             found.append(f"{index}: {trouble}")
     assert not found, f"{len(found)} of {len(games)} differ:\n" + "\n".join(found[:5])
-    assert len(games) >= 100 * SWEEP and sides == {0, 1}
+    assert len(games) >= 100 * SWEEP and sides == {0, 1}, len(games)
 
 
 def test_the_player_agrees_where_pawns_promote() -> None:
     """Positions where the side to move may promote (of both sides, some in check), deeper."""
     games = [game for game in random_games(4802, 24 * SWEEP, 120) if promotions(game)]
     found = []
-    for index, game in enumerate(games[: 12 * SWEEP]):
-        trouble = difference(game, Limits(depth=3, nodes=6000))
+    for index, game in enumerate(games[: 10 * SWEEP]):
+        trouble = difference(game, Limits(depth=3, nodes=4000))
         if trouble:
             found.append(f"{index}: {trouble}")
     assert not found, "\n".join(found[:5])
@@ -139,10 +139,10 @@ def test_the_fifty_move_line_with_pawns() -> None:
     draws in the tree fall where Python's do."""
     games = random_games(4804, 3, 40)
     found = []
-    for index, game in enumerate(games[:12]):
+    for index, game in enumerate(games[:8]):
         for quiet in (97, 99):
             late = Game(game.position.copy(), quiet_plies=quiet)
-            trouble = difference(late, Limits(depth=3, nodes=3000))
+            trouble = difference(late, Limits(depth=3, nodes=2000))
             if trouble:
                 found.append(f"{index} at {quiet}: {trouble}")
     assert not found, "\n".join(found[:5])
@@ -320,7 +320,7 @@ def test_the_helpmate_agrees() -> None:
             check_position(mated)
         except InvalidPosition:
             continue
-        for moves in (1, 2) if index % 5 == 0 else (1,):
+        for moves in (1, 2) if index % 16 == 0 else (1,):
             compiled, python = (helpmate_lines(mated, moves, flag) for flag in (True, False))
             if compiled != python:
                 differences.append(f"{index} in {moves}: {compiled[:3]} against {python[:3]}")
