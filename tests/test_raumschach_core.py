@@ -20,10 +20,12 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from kernel.alphabeta import Limits, Searcher, TranspositionTable
 from kernel.alphabeta_core import CompiledSearcher
 from kernel.board import EMPTY
-from kernel.compiled import COMPILED, core_rules, core_takes
+from kernel.compiled import COMPILED, MateCore, core_pieces, core_rules, core_takes
 from kernel.evaluation import evaluate
 from kernel.game import Game
 from kernel.helpmate import HelpmateSearch, Line, TooManySolutions
@@ -382,3 +384,29 @@ def test_the_engine_solves_raumschach_with_the_core(tmp_path: Path) -> None:
     assert answers[0] == answers[1]
     assert answers[0][2] == b"= pb2(I)-b1(I)=n\n\n"
     assert answers[0][5].startswith(b"= 14\n") and b"=n" in answers[0][5]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({0: [[]] * 7}, "slides of 8 kinds"),
+        ({0: [[]] * 5 + [[(1, 0, 0)]] + [[]] * 2}, "do not slide"),  # a sliding knight
+        ({0: [[]] * 3 + [[(2, 0, 0)]] + [[]] * 4}, "a step of slides out of range"),
+        ({1: [(0, 1, 0)] * 7}, "more than 6 pushes"),
+        ({3: [1]}, "a pawn becomes"),  # a king
+        ({4: [3]}, "an axis is 0, 1 or 2"),
+    ],
+)
+def test_bad_rules_are_refused(change: dict[int, object], message: str) -> None:
+    """Rules no variant has are refused, naming the fault; the core answers the next call."""
+    rules = core_rules(RAUMSCHACH)
+    assert rules is not None
+    bad = tuple(change.get(index, part) for index, part in enumerate(rules))
+    position = start_position(5, RAUMSCHACH)
+    core = MateCore(100)
+    with pytest.raises(ValueError, match=message):
+        core.keys(5, core_pieces(position), 0, 1, Budget(PLENTY).spend, PLENTY, bad)
+    assert core.keys(5, core_pieces(position), 0, 1, Budget(PLENTY).spend, PLENTY, rules) == []
+    # The cube's rules know no pawns: Raumschach's army is refused under them.
+    with pytest.raises(ValueError, match="bad piece"):
+        core.keys(5, core_pieces(position), 0, 1, Budget(PLENTY).spend, PLENTY)

@@ -957,9 +957,9 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     Board *b = &self->board;
     self->kinds = b->push_count ? PAWN : KNIGHT;
     /* A white pawn's advance bonus by cell, n^3 numbers (none without pawns). */
-    self->advance = calloc((size_t)size * size * size, sizeof(int32_t));
-    if (!self->advance) return PyErr_NoMemory(), -1;
     if (b->push_count) {
+        self->advance = calloc((size_t)size * size * size, sizeof(int32_t));
+        if (!self->advance) return PyErr_NoMemory(), -1;
         long long *bonuses = malloc((size_t)size * size * size * sizeof(long long));
         if (!bonuses) return PyErr_NoMemory(), -1;
         int failed = !advance || read_numbers(advance, size * size * size, "advance", NULL,
