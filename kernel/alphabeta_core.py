@@ -6,8 +6,9 @@ moves to the core, which searches the tree below them as `Searcher.pvs` and
 `Searcher.quiescence` would, on its own copy of the position, with the same evaluation
 (kernel/evaluation.py's numbers, handed over here) and the same keys: at a fixed depth the
 two choose the same move with the same score after the same count of positions
-(tests/test_playercore.py). The iterations, the limits between them and the reports stay
-Python's.
+(tests/test_playercore.py; tests/test_raumschach_core.py for Raumschach, whose rules and
+pawn bonuses are handed over too). The iterations, the limits between them and the reports
+stay Python's.
 
 The core keeps its table in 32-byte entries, so that a budget of megabytes holds five times
 as many as Python's (`core_slots`), and looks at the clock every few positions and at a stop

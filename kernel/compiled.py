@@ -6,6 +6,9 @@ Python modules, which stay the ones to read: the mate search (kernel/proofnumber
 helpmate (kernel/helpmate.py) and the player's search (kernel/alphabeta.py with
 kernel/evaluation.py). The config's `[search]
 compiled = false` asks for Python even where the core was built.
+
+The core plays every variant whose rules it can be told as data (`core_rules`): the cube's,
+its default, and Raumschach's (pawns, promotions, the flat-diagonal bishop, the unicorn).
 """
 
 from __future__ import annotations
