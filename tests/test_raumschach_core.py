@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from kernel import player
 from kernel.alphabeta import Limits, Searcher, TranspositionTable
 from kernel.alphabeta_core import CompiledSearcher
 from kernel.board import EMPTY
@@ -410,3 +412,23 @@ def test_bad_rules_are_refused(change: dict[int, object], message: str) -> None:
     # The cube's rules know no pawns: Raumschach's army is refused under them.
     with pytest.raises(ValueError, match="bad piece"):
         core.keys(5, core_pieces(position), 0, 1, Budget(PLENTY).spend, PLENTY)
+
+
+def test_the_player_searches_raumschach_in_the_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    """genmove's Player hands a Raumschach game to the compiled searcher (and, asked for
+    Python, to the Python one), with the same move and score at a fixed depth."""
+    made: list[bool] = []
+
+    class Counted(CompiledSearcher):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            made.append(True)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(player, "CompiledSearcher", Counted)
+    game = Game(start_position(5, RAUMSCHACH))
+    compiled = player.Player(1).choose(game, Limits(depth=3))
+    python = player.Player(1, compiled=False).choose(game, Limits(depth=3))
+    assert made == [True]
+    # Their tables differ in size (the core's entries are smaller), so only the answer is
+    # the same here, not the count of positions.
+    assert compiled.move == python.move and compiled.result.score == python.result.score
