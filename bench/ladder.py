@@ -110,16 +110,13 @@ LADDERS: dict[int, tuple[Level, ...]] = {
 }
 #: Raumschach's ladder (issue 48), on its 5³ board from random openings: the 5³ ladder's
 #: lower rungs, in the order the matches found them (0.1 s a move searches deeper than depth
-#: 2 there, and won every game against it); 1 s and 3 s a move are to come.
+#: 2 there, and won every game against it). 0.3 s over 0.1 s is begun (RAUMSCHACH_PENDING);
+#: 1 s and 3 s a move are to come.
 RAUMSCHACH = "raumschach"
-RAUMSCHACH_LADDER: tuple[Level, ...] = (
-    RANDOM,
-    GREEDY,
-    DEPTH[1],
-    DEPTH[2],
-    TIME["0.1"],
-    TIME["0.3"],
-)
+RAUMSCHACH_LADDER: tuple[Level, ...] = (RANDOM, GREEDY, DEPTH[1], DEPTH[2], TIME["0.1"])
+#: Raumschach's rungs begun and not yet decided, played with the part `pending` (on 5³) until
+#: their SPRT decides, then moved into RAUMSCHACH_LADDER.
+RAUMSCHACH_PENDING: tuple[tuple[Level, Level], ...] = ((TIME["0.3"], TIME["0.1"]),)
 #: Raumschach's matches beyond its rungs, played in the 5³ ladder's order first: 0.1 s a move
 #: over depth 1, and depth 2 over 0.1 s a move, which the match refused.
 RAUMSCHACH_ORDERING: tuple[tuple[Level, Level], ...] = (
@@ -282,9 +279,13 @@ def raumschach_matches(size: int) -> Iterator[Match]:
 
 
 def pending_matches(size: int) -> Iterator[Match]:
-    """The rungs begun and not yet decided (PENDING): resumed until their SPRT decides."""
+    """The rungs begun and not yet decided (PENDING, and Raumschach's on 5³): resumed until
+    their SPRT decides."""
     for upper, lower in PENDING.get(size, ()):
         yield rung(size, upper, lower)
+    if size == 5:
+        for upper, lower in RAUMSCHACH_PENDING:
+            yield rung(size, upper, lower, RAUMSCHACH)
 
 
 #: The parts of the measurement, each a function of the size giving its matches.
@@ -521,7 +522,8 @@ def pending_table(sizes: Sequence[int], folder: Path) -> str:
     for size in sizes:
         for match, result, estimate in estimated(pending_matches(size), folder):
             lines.append(
-                f"| {match.first.name} vs {match.second.name} | {size}³ "
+                f"| {match.first.name} vs {match.second.name} "
+                f"| {size}³{'' if match.variant == 'cube' else ' ' + match.variant} "
                 f"| {signed(estimate.elo)} ({interval(estimate)}) "
                 f"| {100 * estimate.los:.1f} % | {counts(result)} "
                 f"| {result.decision or 'none yet'} | {loads(match, folder)} |"
