@@ -164,10 +164,18 @@ export function renderThinking(snap, move) {
     pv.textContent = last.pv.join(" ");
     lines.push(line, pv);
   }
+  if (snap.cut) {
+    // A fixed depth that a limit stopped (search.max_nodes, say): the move is not its best.
+    const cut = document.createElement("div");
+    cut.className = "cut";
+    cut.textContent = `depth ${snap.cut.depth} not searched in full: ${snap.cut.why}`;
+    lines.push(cut);
+  }
   box.replaceChildren(...lines);
   box.dataset.state = move ? "done" : "thinking";
   box.dataset.seconds = String(snap.seconds);
   setData(box, "depth", last ? String(last.depth) : "");
+  setData(box, "cut", snap.cut ? String(snap.cut.depth) : "");
   setData(box, "score", last ? (last.mate !== null ? `mate ${last.mate}` : String(last.score_cp)) : "");
 }
 
