@@ -106,11 +106,11 @@ def test_two_cubemate_levels_play_raumschach(tmp_path: Path) -> None:
 
 
 def test_the_baselines_play_raumschach_with_promotions(tmp_path: Path) -> None:
-    """greedy against random: whole games to the move cap, the moves the referee's, some of
-    them promotions (greedy takes one as it takes a queen)."""
+    """greedy against random: two games of 120 plies, the moves the referee's, a promotion
+    among them (greedy takes one as it takes a queen; the seed is one that promotes)."""
     games = tmp_path / "games.txt"
-    result = arena("greedy", "random", "--variant", "raumschach", "--games", "2", "--seed", "4",
-                   "--records", str(games), tmp_path=tmp_path)  # fmt: skip
+    result = arena("greedy", "random", "--variant", "raumschach", "--games", "2", "--seed", "10",
+                   "--move-cap", "120", "--records", str(games), tmp_path=tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stderr
     text = games.read_text(encoding="utf-8")
     records = parse_records(text)
