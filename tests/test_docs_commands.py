@@ -113,8 +113,9 @@ RUN: dict[str, str] = {
     "--concurrency 2 --random-plies 2 --sprt 0 200 0.05 0.05 --records games.txt --json s.json": (
         "H1 accepted"
     ),
-    "cat s.json": '{"wins": 14, "draws": 3, "losses": 0, "elo": 393.61, "elo_error": 269.53, '
-    '"los": 1.0, "llr": 3.3468, "sprt": "H1"}',
+    # Only the decision: with two games at once, the count of games finished when the test
+    # decides (17 or 18) depends on which thread ends first.
+    "cat s.json": '"sprt": "H1"}',
     '.venv/bin/python -m arena "python main.py" greedy --variant raumschach --depth 1 --games 20 '
     "\\\n--random-plies 4 --records games.txt": "",
     # docs/regress.md: one suite with a tighter match timeout (under a second).
