@@ -40,7 +40,7 @@ TIMEOUT = 300.0
 def test_the_shipped_suites_are_there() -> None:
     names = {path.name for path in SUITES}
     assert {"reference.tst", "rules.tst", "protocol.tst"} <= names
-    assert {"moves.tst", "perft.tst", "mate.tst"} <= names
+    assert {"moves.tst", "perft.tst", "mate.tst", "raumschach.tst"} <= names
 
 
 @pytest.mark.parametrize("path", SUITES, ids=[path.name for path in SUITES])
