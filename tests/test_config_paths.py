@@ -14,6 +14,7 @@ import resource
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -135,14 +136,14 @@ def test_a_fifo_with_a_reader_is_refused_too(tmp_path: Path) -> None:
 
 
 def test_a_socket_or_folder_at_a_log_name_is_refused(tmp_path: Path) -> None:
-    sockets = tmp_path / "sockets"
-    sockets.mkdir()
-    listener = socket.socket(socket.AF_UNIX)
-    try:
-        listener.bind(str(sockets / JSON_LOG))
-        assert_refused(start("--log-dir", str(sockets)), JSON_LOG)
-    finally:
-        listener.close()
+    # A short folder: a socket's path may hold only 107 bytes, which pytest's can pass.
+    with tempfile.TemporaryDirectory(dir="/tmp") as sockets:
+        listener = socket.socket(socket.AF_UNIX)
+        try:
+            listener.bind(str(Path(sockets) / JSON_LOG))
+            assert_refused(start("--log-dir", sockets), JSON_LOG)
+        finally:
+            listener.close()
     folders = tmp_path / "folders"
     (folders / CONSOLE_LOG).mkdir(parents=True)
     assert_refused(start("--log-dir", str(folders)), CONSOLE_LOG, "a folder")
