@@ -531,6 +531,8 @@ class Searcher:
         captured = move[3]
         if captured != EMPTY:
             self.army[self.position.side ^ 1] -= abs(self.tables.values[captured])
+        if move[4] != EMPTY:  # a promotion: the mover's army gains the new piece, less its pawn
+            self.army[self.position.side] += promotion_gain(self.tables.values, move)
         self.position.play(move)
         key = self.position.key
         self.seen[key] = self.seen.get(key, 0) + 1
@@ -548,6 +550,8 @@ class Searcher:
         captured = move[3]
         if captured != EMPTY:
             self.army[self.position.side ^ 1] += abs(self.tables.values[captured])
+        if move[4] != EMPTY:
+            self.army[self.position.side] -= promotion_gain(self.tables.values, move)
         self.quiet_plies = self.quiet_plies_stack.pop()
 
     def count_node(self) -> None:
@@ -580,6 +584,11 @@ class Searcher:
             killers[0] = move
         key = (move[0], move[2])
         self.history[key] = self.history.get(key, 0) + depth * depth
+
+
+def promotion_gain(values: dict[str, int], move: SearchMove) -> int:
+    """What a promotion adds to its side's army: the new piece's value less the pawn's."""
+    return abs(values[move[4]]) - abs(values[move[0]])
 
 
 def score_to_table(score: int, ply: int) -> int:

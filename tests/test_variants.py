@@ -255,3 +255,29 @@ def test_the_cube_keeps_its_tables_and_the_variants_their_own() -> None:
     assert not is_promotion_cell(CUBE, 5, (0, 4, 4), True)
     assert len(raumschach.captures["P"]) == len(raumschach.captures["p"]) == 5
     assert position.offsets is raumschach
+
+
+def test_the_search_keeps_each_army_through_promotions_and_captures() -> None:
+    """The player's running count of each side's material (king safety and the endgame terms
+    read it) stays what counting the board gives, through a promotion and the capture of the
+    piece promoted, and back."""
+    from kernel.alphabeta import Limits, Searcher, TranspositionTable
+    from kernel.evaluation import armies
+    from kernel.notation import parse_board
+    from kernel.position import WHITE
+
+    text = parse_board(PROMOTING.rsplit(" ", 1)[0], 5)
+    game = Game(Position.from_rows(5, text.rows, WHITE, RAUMSCHACH))
+    searcher = Searcher(game, Limits(), TranspositionTable(0))
+    position = searcher.position
+    promotions = [move for move in Analysis(position).legal_moves() if move.promotion != "#"]
+    assert len(promotions) == 10
+    for promotion in promotions:
+        searcher.make(tuple(promotion))  # type: ignore[arg-type]
+        assert searcher.army == armies(position, searcher.tables)
+        for answer in list(Analysis(position).legal_moves()):
+            searcher.make(tuple(answer))  # type: ignore[arg-type]
+            assert searcher.army == armies(position, searcher.tables), answer
+            searcher.unmake(tuple(answer))  # type: ignore[arg-type]
+        searcher.unmake(tuple(promotion))  # type: ignore[arg-type]
+        assert searcher.army == armies(position, searcher.tables)

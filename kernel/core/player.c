@@ -305,6 +305,9 @@ static void make(Player *p, const Move *m) {
         key ^= piece_key(p, m->target, m->captured);
         if (KIND_OF(m->captured) == KING) b->kings[enemy] = -1;
     }
+    /* A promotion: the mover's army gains the new piece, less its pawn (Searcher.make). */
+    if (m->promotion != EMPTY)
+        p->army[side] += abs(p->values[m->promotion]) - abs(p->values[m->piece]);
     take(b, side, m->origin);
     b->cells[m->origin] = EMPTY;
     b->cells[m->target] = LANDED(m);
@@ -314,8 +317,7 @@ static void make(Player *p, const Move *m) {
     p->key = key;
     p->path[p->path_length++] = key;
     p->quiet_stack[p->path_length] = p->quiet_plies;
-    /* A capture or a pawn's move starts the fifty-move count again. (A promotion leaves
-       `army` as it was, as Searcher.make does.) */
+    /* A capture or a pawn's move starts the fifty-move count again. */
     p->quiet_plies = m->captured != EMPTY || KIND_OF(m->piece) == PAWN ? 0 : p->quiet_plies + 1;
 }
 
@@ -334,6 +336,8 @@ static void unmake(Player *p, const Move *m) {
         p->army[enemy] += abs(p->values[m->captured]);
         if (KIND_OF(m->captured) == KING) b->kings[enemy] = m->target;
     }
+    if (m->promotion != EMPTY)
+        p->army[side] -= abs(p->values[m->promotion]) - abs(p->values[m->piece]);
     b->side = side;
     p->material -= move_delta(p, m);
 }
