@@ -9,8 +9,8 @@ beside `status`; the peak memory of mate_in 3 and perft 3 at n = 64; the memory 
 a game's history at n = 8 and 64; batch positions per second on 1 and 2 workers and on Dask;
 the player (`genmove`): its compiled search's speed and depth beside the Python one's, a
 move at n = 64, its time use under a clock, its memory, and mates; start-up against a bare
-`import structlog`. Each goal is reported PASS or MISS; a timing never makes the run fail.
-Progress goes to stderr, the tables to stdout.
+`import structlog`; the GUI's 3D view in Chromium. Each goal is reported PASS or MISS; a
+timing never makes the run fail. Progress goes to stderr, the tables to stdout.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ try:
     from bench import batch as batch_bench
     from bench import (
         compare,
+        gui3d,
         history,
         inprocess,
         logcost,
@@ -173,6 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     raumschach_text, raumschach_goals = raumschach_bench.section(quick=settings is QUICK)
     print(raumschach_text, end="\n\n", flush=True)
 
+    progress("the GUI's 3D view")
+    gui_text, gui_goals = gui3d.section(quick=settings is QUICK)
+    print(gui_text, end="\n\n", flush=True)
+
     progress("start-up")
     launches = startup.measure(settings.startup_runs)
     print(report.startup_section(launches), end="\n\n")
@@ -185,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     found.extend(play_goals)
     found.extend(memory_goals)
     found.extend(raumschach_goals)
+    found.extend(gui_goals)
     print(report.goals_section(found), end="\n\n")
     print(f"total time {time.perf_counter() - began:.0f} s")
     return 0

@@ -37,6 +37,7 @@ def test_quick_benchmark_reports_every_goal() -> None:
         "Time use:",
         "Endgame tables:",
         "Raumschach beside the cube",
+        "The GUI's 3D view",
         "Start-up:",
     ):
         assert heading in result.stdout, heading
