@@ -1444,6 +1444,9 @@ def test_a_promotion_asks_which_piece(page: Page, server_url: str) -> None:
     page.click('[data-cell="b5(V)"]')
     wait_until(page, "#promotion[open]")
     page.click('#promotion [data-promotion="U"]')
+    # The choice is played once the dialog has closed: wait for the unicorn the engine's board
+    # shows, not only for the exchanges under way (there may be none yet when the click returns).
+    wait_until(page, '[data-cell="b5(V)"][data-piece="U"]')
     settle(page)
     assert [line for line in sent if line.startswith("play")] == ["play Pb4(V)-b5(V)=U"]
     board = PROMOTION_BOARD.replace("[####k,#P###", "[#U##k,#####") + " b"
