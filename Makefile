@@ -34,6 +34,8 @@ WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 # The browser tests run in a pytest of their own beside the workers: they wait on Chromium
 # and the page most of the time (38 s for 22 CPU-s alone), and the other tests fill the waits.
 BROWSER_TESTS := tests/test_gui.py tests/test_gui_game.py
+# What npm ci leaves once three.js is installed (the rule near `gui`).
+THREE := gui/node_modules/.package-lock.json
 
 .PHONY: run test lint typecheck pytest pytest-browser pytest-others regress bench stress sweep gui clean batch arena ladder bytecode sanitize tablebases tablebases-raumschach
 
@@ -137,8 +139,8 @@ gui: $(STAMP) bytecode $(THREE)
 
 # three.js for the page's 3D view, from npm as gui/package-lock.json pins it (docs/gui.md): once,
 # then offline; again only when the lock changes. Without npm, or offline on a first run, the
-# page says so and keeps the layer view, and the browser tests of the 3D view skip.
-THREE := gui/node_modules/.package-lock.json
+# page says so and keeps the layer view, and the browser tests of the 3D view skip. (THREE is
+# set at the top: a rule's prerequisites are read where the rule stands.)
 $(THREE): gui/package.json gui/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
 		npm ci --prefix gui --no-audit --no-fund --loglevel=error >&2 && touch $@ \

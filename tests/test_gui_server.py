@@ -838,3 +838,16 @@ def test_sigterm_amid_traffic_ends_cleanly(tmp_path: Path) -> None:
         stop.set()
         for client in clients:
             client.join(TIMEOUT)
+
+
+def test_the_set_up_installed_three_js_where_npm_is() -> None:
+    """`make test` and `make gui` install three.js before the browser tests (the Makefile's
+    THREE rule): where npm is on PATH its module is there, so the 3D view's tests run rather
+    than skip. (A fresh clone once skipped them: the rule's prerequisite was read before it was
+    set.)"""
+    import shutil
+
+    if shutil.which("npm") is None:
+        pytest.skip("no npm here: the page keeps the layer view and says why")
+    module = REPO / "gui" / "node_modules" / "three" / "build" / "three.module.js"
+    assert module.is_file(), "run make test (or make gui): npm ci --prefix gui installs three.js"
