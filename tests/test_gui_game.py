@@ -42,8 +42,10 @@ from tests.test_gui import (
     launched_browser,
     listen,
     loaded,
+    needs_three,
     opened_tab,
     post_line,
+    shown_3d,
     start_server,
     stop_server,
     wait_until,
@@ -270,6 +272,62 @@ def test_a_game_at_the_weakest_level_played_to_the_end(
     assert moves_shown(page) == played
     # One genmove per black move, none after the end.
     assert len(genmoves) == len(played) // 2
+
+
+@needs_three
+def test_a_game_played_in_3d_to_the_end(
+    page: Page, server: tuple[str, Path], reference: Engine
+) -> None:
+    """The same game in the 3D view alone: each of white's moves two clicks on the canvas,
+    where the view's hook says its cells lie (the first move of the reference's choices whose
+    piece is the nearest under the pointer and whose target the pointer then picks), against
+    the computer at level 1, until the result shows in the page and in the engine."""
+    url, _ = server
+    page.check('#view input[value="3d"]')
+    start_game(page, 4, "level nodes 1", "black")
+    reference.ask("new_game 4")
+    reference.ask("level depth 1")
+    played: list[str] = []
+    while page.inner_text("#result") == "":
+        assert len(played) < MAX_PLIES, played
+        shown_3d(page)
+        keys = reference.ask("mate_in 2").text.split()
+        preferred = keys[:1] or [reference.ask("reg_genmove").text]
+        choices = preferred + reference.ask("legal_moves").text.split()
+        mine = next(move for move in choices if clicked_in_3d(page, move))
+        settle(page)
+        played.append(mine)
+        assert reference.ask(f"play {mine}").ok
+        if reference.ask("result").text != "*":
+            break
+        answer = moves_shown(page)[-1]
+        played.append(answer)
+        assert reference.ask(f"play {answer}").ok
+        assert page.input_value("#notation") == engine_text(url, "get_board")
+    settle(page)
+    outcome = reference.ask("result").text
+    assert outcome != "*"
+    assert page.inner_text("#result") == outcome
+    assert engine_text(url, "result") == outcome
+    assert moves_shown(page) == played
+
+
+def clicked_in_3d(page: Page, move: str) -> bool:
+    """Play ``move`` by two clicks on the 3D canvas if the view picks its two cells there;
+    return False, having clicked nothing (or unselected the piece), where it does not."""
+    origin, target = cells(move)
+    hook = "window.cubemate3d"
+    point = page.evaluate(f"{hook}.pixelOf('{origin}')")
+    if page.evaluate(f"{hook}.cellAt({point['x']}, {point['y']})") != origin:
+        return False
+    page.mouse.click(point["x"], point["y"])
+    shown_3d(page)
+    there = page.evaluate(f"{hook}.pixelOf('{target}')")
+    if page.evaluate(f"{hook}.cellAt({there['x']}, {there['y']})") != target:
+        page.keyboard.press("Escape")  # the piece stays where it is, unselected
+        return False
+    page.mouse.click(there["x"], there["y"])
+    return True
 
 
 def test_the_computer_mates_in_two(page: Page, server: tuple[str, Path], reference: Engine) -> None:
