@@ -100,10 +100,12 @@ def retrograde(
     letters: str,
     captures: list[tuple[int, str, int, tuple[int, ...], bytes | None]],
     variant: str = "cube",
+    compact: int = 0,
     /,
 ) -> bytearray:
     """Solve one ending under a variant's rules ("cube" or "raumschach"): the value of every
-    index of its table (tablebase/retrograde.py)."""
+    index of its table (tablebase/retrograde.py); `compact`: numbered by format version 3's
+    index."""
 
 def verify(
     size: int,
@@ -112,6 +114,7 @@ def verify(
     values: bytes,
     most: int,
     variant: str = "cube",
+    compact: int = 0,
     /,
 ) -> list[tuple[int, int, int]]:
     """The first `most` faults of a table: (index, held, expected) (tablebase/verify.py)."""

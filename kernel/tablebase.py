@@ -43,6 +43,7 @@ from pathlib import Path
 
 from kernel.board import geometry_for as kernel_geometry_for
 from kernel.position import WHITE, Move, Position
+from kernel.tablebase_compact import compact_decode, compact_entries, compact_index
 
 #: A file's first bytes, and its layout's version: every version starts with both (PREFIX).
 MAGIC = b"CUBETB\r\n"
@@ -51,6 +52,9 @@ FORMAT_VERSION = 1
 #: tables stay version 1, so that every reader of version 1 reads them still and refuses
 #: another variant's by its version, never reading Raumschach's bishop as the cube's).
 VARIANT_VERSION = 2
+#: Version 3: version 2's header, the positions numbered by the compact index (issue 52;
+#: kernel/tablebase_compact.py): the kings as a pair apart, identical pieces as a set.
+COMPACT_VERSION = 3
 PREFIX = struct.Struct("<8sH")
 #: Version 1's header (56 bytes, docs/tablebases.md): magic, version, size, piece count,
 #: material, entries, game positions, the longest mate in plies, CRC-32 of the values, and
@@ -171,8 +175,11 @@ def file_name(name: str, size: int, variant: str = CUBE) -> str:
     return f"{name}.n{size}{tail}{SUFFIX}"
 
 
-def version_for(variant: str) -> int:
-    """The format version a variant's tables are written in: 1 the cube's, 2 any other's."""
+def version_for(variant: str, compact: bool = False) -> int:
+    """The format version a variant's tables are written in: 1 the cube's, 2 any other's, 3
+    either's with the compact index."""
+    if compact:
+        return COMPACT_VERSION
     return FORMAT_VERSION if variant == CUBE else VARIANT_VERSION
 
 
@@ -228,8 +235,11 @@ def region_cells(size: int) -> int:
     return h * (h + 1) * (h + 2) // 6
 
 
-def entries_of(name: str, size: int) -> int:
-    """How many indices an ending's file has on the n-cube: 2 R (n³)^(pieces - 1)."""
+def entries_of(name: str, size: int, version: int = FORMAT_VERSION) -> int:
+    """How many indices an ending's file has on the n-cube: 2 R (n³)^(pieces - 1), or in
+    version 3 2 × PAIRS × Π C(n³, k) (kernel/tablebase_compact.py)."""
+    if version == COMPACT_VERSION:
+        return compact_entries(letters_of(name), size)
     others: int = (size**3) ** (len(name) - 1)
     return 2 * region_cells(size) * others
 
@@ -248,6 +258,9 @@ class Table:
     size: int
     #: Whose rules: the index is the same for every variant, the file and its moves are not.
     variant: str = CUBE
+    #: The format's version, which chooses the index: version 3's compact one, or versions 1
+    #: and 2's.
+    version: int = FORMAT_VERSION
 
     @property
     def letters(self) -> str:
@@ -258,19 +271,29 @@ class Table:
         return geometry_for(self.size)
 
     @property
+    def compact(self) -> bool:
+        """Whether the table is numbered by version 3's compact index."""
+        return self.version == COMPACT_VERSION
+
+    @property
     def entries(self) -> int:
-        """How many indices the file has: both sides, every region cell and every cell."""
-        return entries_of(self.name, self.size)
+        """How many indices the file has: both sides, every region cell and every cell (or
+        version 3's pairs of kings and sets of pieces)."""
+        return entries_of(self.name, self.size, self.version)
 
     def index(self, side: int, cells: list[int]) -> int:
         """Give the index of a position (its pieces' cells in index order) in its stored
         form: of every symmetry that brings the white king into the region, the one giving
-        the smallest index, identical pieces sorted."""
+        the smallest index, identical pieces sorted. Version 3: -1 for kings not apart."""
+        if self.compact:
+            return compact_index(self.geometry, self.letters, side, cells)
         return canonical_index(self.geometry, identical_runs(self.letters), side, cells)
 
     def decode(self, index: int) -> tuple[int, list[int]]:
         """Give the side to move and the cells of the position an index stands for."""
         geometry = self.geometry
+        if self.compact:
+            return compact_decode(geometry, self.letters, index)
         cells: list[int] = []
         for _ in range(len(self.letters) - 1):
             index, cell = divmod(index, geometry.cells)
@@ -346,7 +369,7 @@ def values_offset(header: Header) -> int:
 
 def header_length(version: int) -> int:
     """How long a header of this version is."""
-    return HEADER_V2_SIZE if version == VARIANT_VERSION else HEADER_SIZE
+    return HEADER_V2_SIZE if version in (VARIANT_VERSION, COMPACT_VERSION) else HEADER_SIZE
 
 
 @dataclass(frozen=True)
@@ -376,7 +399,7 @@ class Header:
             self.longest,
             self.checksum,
         )
-        if self.version == VARIANT_VERSION:
+        if self.version in (VARIANT_VERSION, COMPACT_VERSION):
             head += VARIANT_FIELD.pack(self.variant.encode("ascii"))
         return head + HEADER_CHECK.pack(zlib.crc32(head))
 
@@ -393,8 +416,8 @@ def check_header_v1(path: Path, head: bytes) -> Header:
 
 
 def check_header_v2(path: Path, head: bytes) -> Header:
-    """Read and check a version-2 header: version 1's fields, then the variant's name, the
-    header's checksum covering both."""
+    """Read and check a version-2 header (or version 3's, the same): version 1's fields, then
+    the variant's name, the header's checksum covering both."""
     if len(head) < HEADER_V2_SIZE:
         raise TableError(f"{path}: not an endgame table (its header is cut short)")
     check_sum(path, head, HEADER.size + VARIANT_FIELD.size)
@@ -435,10 +458,10 @@ def check_fields(path: Path, head: bytes, length: int, variant: str) -> Header:
             f"{path}: impossible header (size {size}; tables are built for "
             f"{SMALLEST_SIZE} ... {LARGEST_SIZE})"
         )
-    if entries != entries_of(name, size):
+    if entries != entries_of(name, size, version):
         raise TableError(
             f"{path}: {entries:,} entries, where {name} on the {size}-cube has "
-            f"{entries_of(name, size):,}"
+            f"{entries_of(name, size, version):,}"
         )
     if positions > entries:
         raise TableError(f"{path}: impossible header ({positions:,} positions of {entries:,})")
@@ -451,7 +474,11 @@ def check_fields(path: Path, head: bytes, length: int, variant: str) -> Header:
 
 
 #: Each version of the format: its header's reader (which knows the header's length).
-HEADER_READERS = {FORMAT_VERSION: check_header_v1, VARIANT_VERSION: check_header_v2}
+HEADER_READERS = {
+    FORMAT_VERSION: check_header_v1,
+    VARIANT_VERSION: check_header_v2,
+    COMPACT_VERSION: check_header_v2,  # version 2's header; the index is another
+}
 #: Enough bytes for the longest header of any version.
 MOST_HEADER_BYTES = 4096
 
@@ -579,10 +606,11 @@ class TableFile:
         name: str | None = None,
         size: int | None = None,
         variant: str = CUBE,
+        version: int | None = None,
     ) -> None:
         """Open a file and check its header (with `name` and `size`: that it is that
-        ending's, of that variant); raise FileNotFoundError when there is none, TableError
-        otherwise."""
+        ending's, of that variant; with `version`, that it is numbered by that version's
+        index); raise FileNotFoundError when there is none, TableError otherwise."""
         self.path = path
         self.descriptor, status = open_regular(path)
         try:
@@ -596,6 +624,13 @@ class TableFile:
                 )
             if name is not None and header.variant != variant:
                 raise TableError(f"{path}: holds {header.variant}'s {header.name}, not {variant}'s")
+            if version is not None and (header.version == COMPACT_VERSION) != (
+                version == COMPACT_VERSION
+            ):
+                raise TableError(
+                    f"{path}: numbered by format version {header.version}'s index, not "
+                    f"version {version}'s"
+                )
         except OSError as error:
             self.close()
             raise TableError(f"{path}: cannot read: {error.strerror}") from None
@@ -673,13 +708,17 @@ class TableFile:
 
 
 def read_table(
-    path: Path, name: str | None = None, size: int | None = None, variant: str = CUBE
+    path: Path,
+    name: str | None = None,
+    size: int | None = None,
+    variant: str = CUBE,
+    version: int | None = None,
 ) -> bytes:
     """Read a table's values, checking everything the file says of itself; raise TableError
     naming the file otherwise. With `name` and `size`, the file must be that ending's, of
-    that variant."""
+    that variant (with `version`, numbered by that version's index)."""
     try:
-        table = TableFile(path, name, size, variant)
+        table = TableFile(path, name, size, variant, version)
     except FileNotFoundError:
         raise TableError(f"{path}: no such file") from None
     try:
@@ -789,9 +828,15 @@ class Tablebases:
             raise NoTable(f"no table for {name}: tables hold at most {LARGEST_PIECES} pieces")
         table = self.table(name, position.size, variant)  # checked before its geometry is built
         side, cells = table_cells(position, name, swapped)
-        index = Table(name, position.size, variant).index(side, cells)
+        index = Table(name, position.size, variant, table.header.version).index(side, cells)
         found = table.value(index)
-        return found if found is not None else self.value(name, position.size, index, variant)
+        if found is not None:
+            return found
+        # Changed under the engine: checked again, and the index taken again by its version.
+        self.forget(name, position.size, variant)
+        table = self.table(name, position.size, variant)
+        index = Table(name, position.size, variant, table.header.version).index(side, cells)
+        return self.value(name, position.size, index, variant)
 
 
 def table_cells(position: Position, name: str, swapped: bool) -> tuple[int, list[int]]:

@@ -1,7 +1,7 @@
 """python -m tablebase: build, count, check and describe endgame tables (docs/tablebases.md).
 
-    python -m tablebase build --size N --pieces K --out DIR [--variant NAME] [--python]
-                              [--dask ADDRESS]
+    python -m tablebase build --size N --pieces K --out DIR [--variant NAME] [--compact]
+                              [--endings NAMES] [--python] [--dask ADDRESS]
     python -m tablebase stats DIR
     python -m tablebase verify FILE... [--python]
     python -m tablebase info FILE... [--json]
@@ -44,6 +44,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="whose pieces: cube (the default) or raumschach (5×5×5 only)",
     )
     build.add_argument(
+        "--endings",
+        metavar="NAMES",
+        help="of the largest piece count only these endings, by commas: KRRRK,KQQKQ",
+    )
+    build.add_argument(
+        "--compact",
+        action="store_true",
+        help="number the positions by format version 3's compact index (issue 52)",
+    )
+    build.add_argument(
         "--python", action="store_true", help="solve in Python even where the core was built"
     )
     build.add_argument(
@@ -82,6 +92,8 @@ def run_build(arguments: argparse.Namespace) -> int:
             report=progress,
             dask=arguments.dask,
             variant=arguments.variant,
+            compact=arguments.compact,
+            only=arguments.endings.split(",") if arguments.endings else None,
         )
     except BuildError as error:
         progress(str(error))

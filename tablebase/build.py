@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernel.tablebase import (
+    COMPACT_VERSION,
     CUBE,
     LARGEST_PIECES,
     LARGEST_SIZE,
@@ -29,6 +30,7 @@ from kernel.tablebase import (
     letters_of,
     read_table,
     variant_of_tables,
+    version_for,
 )
 from kernel.variants import VARIANTS
 from tablebase.files import WriteError, write_table
@@ -51,7 +53,7 @@ class Built:
     seconds: float
 
 
-Solver = Callable[[int, str, list[Capture], str], bytearray]
+Solver = Callable[[int, str, list[Capture], str, int], bytearray]
 
 
 def compiled_solver() -> Solver | None:
@@ -61,21 +63,29 @@ def compiled_solver() -> Solver | None:
     except ImportError:
         return None
 
-    def solve_compiled(size: int, name: str, captures: list[Capture], variant: str) -> bytearray:
-        return retrograde(size, letters_of(name), core_captures(captures), variant)
+    def solve_compiled(
+        size: int, name: str, captures: list[Capture], variant: str, version: int
+    ) -> bytearray:
+        compact = int(version == COMPACT_VERSION)
+        return retrograde(size, letters_of(name), core_captures(captures), variant, compact)
 
     return solve_compiled
 
 
 def solve_table(
-    size: int, name: str, captures: list[Capture], compiled: bool = True, variant: str = CUBE
+    size: int,
+    name: str,
+    captures: list[Capture],
+    compiled: bool = True,
+    variant: str = CUBE,
+    version: int = 1,
 ) -> bytes:
     """Solve one ending: in the compiled core where it was built (and `compiled`), else in
     Python. A task of its own, so that a Dask worker can run it."""
     solver = compiled_solver() if compiled else None
     if solver is not None:
-        return bytes(solver(size, name, captures, variant))
-    return bytes(solve(size, name, captures, variant=variant))
+        return bytes(solver(size, name, captures, variant, version))
+    return bytes(solve(size, name, captures, variant=variant, version=version))
 
 
 class Cluster:
@@ -94,14 +104,19 @@ class Cluster:
             raise BuildError(f"--dask: cannot reach the scheduler at {address}: {error}") from None
 
     def solve(
-        self, size: int, tasks: list[tuple[str, list[Capture]]], compiled: bool, variant: str
+        self,
+        size: int,
+        tasks: list[tuple[str, list[Capture]]],
+        compiled: bool,
+        variant: str,
+        version: int,
     ) -> Iterator[tuple[str, bytes]]:
         """Solve every ending given at once; yield each's values, in the order given."""
         futures = [
             (
                 name,
                 self.client.submit(
-                    solve_table, size, name, captures, compiled, variant, pure=False
+                    solve_table, size, name, captures, compiled, variant, version, pure=False
                 ),
             )
             for name, captures in tasks
@@ -121,11 +136,14 @@ def build(
     report: Report | None = None,
     dask: str | None = None,
     variant: str = CUBE,
+    compact: bool = False,
+    only: list[str] | None = None,
 ) -> list[Built]:
     """Build (or keep) every table of SMALLEST_PIECES ... `pieces` pieces on the n-cube, on
     this machine, or with `dask` (a scheduler's address) the endings of each piece count
     side by side on the cluster (the same bytes: the solver is deterministic), under a
-    variant's rules."""
+    variant's rules; with `compact`, numbered by format version 3's index (issue 52); with
+    `only`, of the largest piece count just those endings (the smaller ones all)."""
     try:
         variant_of_tables(variant)
     except ValueError as error:
@@ -140,16 +158,28 @@ def build(
         raise BuildError(f"--size must be {SMALLEST_SIZE} ... {LARGEST_SIZE}, not {size}")
     if folder.exists() and not folder.is_dir():
         raise BuildError(f"{folder}: not a folder")
+    for name in only or []:
+        if name not in endings(pieces, variant):
+            raise BuildError(f"--endings: {name} is no ending of {pieces} pieces of {variant}")
     missing = [
         name
         for count in range(SMALLEST_PIECES, pieces + 1)
-        for name in endings(count, variant)
+        for name in chosen_endings(count, pieces, variant, only)
         if not os.path.lexists(folder / file_name(name, size, variant))
     ]
-    check_memory(size, missing, compiled and compiled_solver() is not None, variant)
+    version = version_for(variant, compact)
+    check_memory(size, missing, compiled and compiled_solver() is not None, variant, version)
     folder.mkdir(parents=True, exist_ok=True)
     with FolderLock(folder, report):
-        return build_locked(folder, size, pieces, compiled, report, dask, variant)
+        return build_locked(folder, size, pieces, compiled, report, dask, variant, version, only)
+
+
+def chosen_endings(count: int, pieces: int, variant: str, only: list[str] | None) -> list[str]:
+    """The endings of `count` pieces a build makes: all of them, or of the largest count
+    (`pieces`) those asked for."""
+    if only is None or count < pieces:
+        return endings(count, variant)
+    return [name for name in endings(count, variant) if name in only]
 
 
 def build_locked(
@@ -160,8 +190,11 @@ def build_locked(
     report: Report | None,
     dask: str | None,
     variant: str = CUBE,
+    version: int = 1,
+    only: list[str] | None = None,
 ) -> list[Built]:
-    """Build, the folder's lock held."""
+    """Build, the folder's lock held: every table of one variant, numbered by one version's
+    index (a table kept must be too: captures read the smaller tables by it)."""
     loaded: dict[str, bytes] = {}
     # How a build's lines name an ending: KQK on the 5-cube, or of Raumschach's KBUK.
     whose = "" if variant == CUBE else f" ({variant})"
@@ -169,7 +202,7 @@ def build_locked(
     def load(name: str) -> bytes:
         if name not in loaded:
             path = folder / file_name(name, size, variant)
-            loaded[name] = read_table(path, name, size, variant)
+            loaded[name] = read_table(path, name, size, variant, version)
         return loaded[name]
 
     cluster = Cluster(dask) if dask is not None else None
@@ -177,13 +210,13 @@ def build_locked(
     try:
         for count in range(SMALLEST_PIECES, pieces + 1):
             todo = []
-            for name in endings(count, variant):
+            for name in chosen_endings(count, pieces, variant, only):
                 path = folder / file_name(name, size, variant)
                 if not os.path.lexists(path):  # a link to nothing is something: refused
                     todo.append(name)
                     continue
                 try:
-                    read_table(path, name, size, variant)
+                    read_table(path, name, size, variant, version)
                 except TableError as error:
                     raise BuildError(f"{error}; remove it to build the table again") from None
                 done.append(Built(name, path, False, 0.0))
@@ -194,12 +227,12 @@ def build_locked(
                 if report and todo:
                     report(f"{len(todo)} endings of {count} pieces on the cluster ...")
                 tasks = [(name, captures_of(name, load)) for name in todo]
-                solved = cluster.solve(size, tasks, compiled, variant)
+                solved = cluster.solve(size, tasks, compiled, variant, version)
             else:
-                solved = solve_here(size, todo, load, compiled, report, variant)
+                solved = solve_here(size, todo, load, compiled, report, variant, version)
             for name, values in solved:
                 try:
-                    path = write_table(folder, Table(name, size, variant), values)
+                    path = write_table(folder, Table(name, size, variant, version), values)
                 except WriteError as error:
                     raise BuildError(f"{error} (the tables written before it are whole)") from None
                 seconds = time.perf_counter() - start
@@ -252,7 +285,7 @@ def available_memory() -> int | None:
 
 
 def memory_needed(
-    size: int, names: list[str], compiled: bool, variant: str = CUBE
+    size: int, names: list[str], compiled: bool, variant: str = CUBE, version: int = 1
 ) -> tuple[int, str]:
     """Estimate the most memory a build of these endings takes, and the ending that takes
     it: one ending's solve, and the smaller tables the build keeps once read (every ending
@@ -260,27 +293,30 @@ def memory_needed(
     most, largest = 0, ""
     for name in names:
         kept = sum(
-            entries_of(smaller, size)
+            entries_of(smaller, size, version)
             for count in range(SMALLEST_PIECES, len(name))
             for smaller in endings(count, variant)
         )
-        need = BYTES_AN_ENTRY[compiled] * entries_of(name, size) + kept
+        need = BYTES_AN_ENTRY[compiled] * entries_of(name, size, version) + kept
         if need > most:
             most, largest = need, name
     return BASE_MEMORY + most, largest
 
 
-def check_memory(size: int, names: list[str], compiled: bool, variant: str = CUBE) -> None:
+def check_memory(
+    size: int, names: list[str], compiled: bool, variant: str = CUBE, version: int = 1
+) -> None:
     """Refuse a build that cannot fit in this machine's memory before anything is solved,
     saying the estimate."""
     if not names:
         return
-    need, largest = memory_needed(size, names, compiled, variant)
+    need, largest = memory_needed(size, names, compiled, variant, version)
     have = available_memory()
     if have is not None and need > have:
         raise BuildError(
             f"{largest} on the {size}-cube needs about {size_text(need)} of memory to solve "
-            f"({BYTES_AN_ENTRY[compiled]} bytes for each of its {entries_of(largest, size):,} "
+            f"({BYTES_AN_ENTRY[compiled]} bytes for each of its "
+            f"{entries_of(largest, size, version):,} "
             f"entries, with the smaller tables it reads); this machine has {size_text(have)} "
             f"free: build fewer pieces or a smaller size"
         )
@@ -332,6 +368,7 @@ def solve_here(
     compiled: bool,
     report: Report | None,
     variant: str = CUBE,
+    version: int = 1,
 ) -> Iterator[tuple[str, bytes]]:
     """Solve endings one after the other in this process."""
     solver = compiled_solver() if compiled else None
@@ -341,6 +378,6 @@ def solve_here(
             report(f"{name} on the {size}-cube{whose}: solving ...")
         captures = captures_of(name, load)
         if solver is not None:
-            yield name, bytes(solver(size, name, captures, variant))
+            yield name, bytes(solver(size, name, captures, variant, version))
         else:
-            yield name, bytes(solve(size, name, captures, report, variant))
+            yield name, bytes(solve(size, name, captures, report, variant, version))

@@ -37,7 +37,7 @@ def header_of(table: Table, values: bytes) -> Header:
         len(values) - values.count(NO_VALUE),
         longest_plies(values),
         zlib.crc32(values),
-        version_for(table.variant),
+        version_for(table.variant, table.compact),
         table.variant,
     )
 

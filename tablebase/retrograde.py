@@ -34,6 +34,7 @@ from functools import cache
 from kernel.tablebase import (
     CUBE,
     DRAW,
+    FORMAT_VERSION,
     MOST_PLIES,
     NO_VALUE,
     Table,
@@ -219,12 +220,15 @@ def core_captures(captures: list[Capture]) -> list[CoreCapture]:
     ]
 
 
-def capture_value(size: int, capture: Capture, cells: list[int], side: int) -> int:
+def capture_value(
+    size: int, capture: Capture, cells: list[int], side: int, version: int = FORMAT_VERSION
+) -> int:
     """Give the value, for the side to move then, of the position after a capture: `cells`
-    are this ending's, the captured piece's included, `side` the side to move after it."""
+    are this ending's, the captured piece's included, `side` the side to move after it; the
+    smaller table numbered as this one (`version`)."""
     if not capture.values:
         return DRAW
-    table = Table(capture.name, size)
+    table = Table(capture.name, size, version=version)
     mapped = [cells[place] for place in capture.order]
     return capture.values[table.index(1 - side if capture.swapped else side, mapped)]
 
@@ -235,10 +239,11 @@ def solve(
     captures: list[Capture],
     progress: Callable[[str], None] | None = None,
     variant: str = CUBE,
+    version: int = FORMAT_VERSION,
 ) -> bytearray:
     """Give the value of every index of an ending's table on the n-cube, under a variant's
-    rules."""
-    table = Table(name, size, variant)
+    rules, numbered by a version's index."""
+    table = Table(name, size, variant, version)
     letters = table.letters
     rules = rules_for(size, variant)
     entries = table.entries
@@ -266,7 +271,7 @@ def solve(
             if taken < 0:
                 successors.add(table.index(1 - side, after))
                 continue
-            value = capture_value(size, by_slot[taken], after, 1 - side)
+            value = capture_value(size, by_slot[taken], after, 1 - side, version)
             if value == DRAW or value % 2:  # a draw, or the opponent lost (even plies)
                 escapes += 1
                 if value != DRAW and (best == 0 or value < best):
@@ -311,6 +316,7 @@ def settle(
                 table.index(1 - side, earlier)
                 for earlier in rules.unmoves(letters, cells, 1 - side)
             }
+            before.discard(-1)  # version 3: a king un-moved beside the other, no position
             for previous in before:
                 if values[previous]:
                     continue

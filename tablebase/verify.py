@@ -12,8 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kernel.tablebase import (
+    COMPACT_VERSION,
     CUBE,
     DRAW,
+    FORMAT_VERSION,
     NO_VALUE,
     Table,
     file_name,
@@ -54,14 +56,14 @@ def verify(
     captures = captures_of(
         name,
         lambda smaller: read_table(
-            folder / file_name(smaller, size, variant), smaller, size, variant
+            folder / file_name(smaller, size, variant), smaller, size, variant, header.version
         ),
     )
     checker = compiled_verifier() if compiled else None
     if checker is not None:
-        found = checker(size, name, captures, values, MOST_FAULTS, variant)
+        found = checker(size, name, captures, values, MOST_FAULTS, variant, header.version)
     else:
-        found = python_faults(size, name, captures, values, report, variant)
+        found = python_faults(size, name, captures, values, report, variant, header.version)
     faults = [fault_text(index, held, want) for index, held, want in found]
     if len(faults) >= MOST_FAULTS:
         faults.append("(no more listed)")
@@ -75,7 +77,7 @@ def fault_text(index: int, held: int, want: int) -> str:
     return f"index {index}: holds {value_text(held)}, its moves say {value_text(want)}"
 
 
-Verifier = Callable[[int, str, list[Capture], bytes, int, str], list[tuple[int, int, int]]]
+Verifier = Callable[[int, str, list[Capture], bytes, int, str, int], list[tuple[int, int, int]]]
 
 
 def compiled_verifier() -> Verifier | None:
@@ -86,10 +88,17 @@ def compiled_verifier() -> Verifier | None:
         return None
 
     def check(
-        size: int, name: str, captures: list[Capture], values: bytes, most: int, variant: str
+        size: int,
+        name: str,
+        captures: list[Capture],
+        values: bytes,
+        most: int,
+        variant: str,
+        version: int,
     ) -> list[tuple[int, int, int]]:
+        compact = int(version == COMPACT_VERSION)
         return verify_compiled(
-            size, letters_of(name), core_captures(captures), values, most, variant
+            size, letters_of(name), core_captures(captures), values, most, variant, compact
         )
 
     return check
@@ -102,9 +111,10 @@ def python_faults(
     values: bytes,
     report: Callable[[str], None] | None,
     variant: str = CUBE,
+    version: int = FORMAT_VERSION,
 ) -> list[tuple[int, int, int]]:
     """The first MOST_FAULTS faults of a table, found in Python: (index, held, expected)."""
-    table = Table(name, size, variant)
+    table = Table(name, size, variant, version)
     letters = table.letters
     rules = rules_for(size, variant)
     by_slot = {capture.slot: capture for capture in captures}
@@ -128,7 +138,7 @@ def python_faults(
                 if taken < 0:
                     successors.append(values[table.index(1 - side, after)])
                 else:
-                    successors.append(capture_value(size, by_slot[taken], after, 1 - side))
+                    successors.append(capture_value(size, by_slot[taken], after, 1 - side, version))
             want = expected_value(values, successors, rules.in_check(letters, cells, side))
         if values[index] != want:
             faults.append((index, values[index], want))

@@ -192,6 +192,44 @@ def test_the_docs_reader_reads_raumschachs_tables_as_tb_probe_does(
     assert len(opened) == 3
 
 
+@pytest.fixture(scope="module")
+def compact_tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same tables of 3³ numbered by version 3's compact index (`build --compact`)."""
+    folder = tmp_path_factory.mktemp("compact")
+    pieces = "4" if COMPILED else "3"
+    process = tablebase(
+        "build", "--compact", "--size", "3", "--pieces", pieces, "--out", str(folder)
+    )
+    assert process.returncode == 0, process.stderr
+    return folder
+
+
+def test_the_docs_reader_reads_version_3_as_tb_probe_does_and_as_version_1_says(
+    reader: ModuleType, tables: Path, compact_tables: Path, tmp_path: Path
+) -> None:
+    """Version 3's compact index: the engine reading the compact files answers what it
+    answers from version 1's, and the reader reads the same from the compact files."""
+    chosen = [ending for ending in ENDINGS if ending[2] == 3 and (COMPILED or len(ending[0]) < 2)]
+    positions = random_positions(random.Random(SEED + 52), chosen)
+    boards = [board for _, _, board in positions]
+    compact = engine_answers(compact_tables, boards, tmp_path)
+    assert compact == engine_answers(tables, boards, tmp_path)
+    opened = {}
+    kinds: Counter[str] = Counter()
+    for (key, _, board), answer in zip(positions, compact, strict=True):
+        if key not in opened:
+            opened[key] = reader.open_table(str(compact_tables / key))
+            assert opened[key][5] is not None  # the pairs of kings: version 3
+        expected = (
+            "no value"
+            if answer in ("? the side not to move is in check", "no value")
+            else answer.removeprefix("= ")
+        )
+        assert reader.probe(opened[key], board) == expected, (board, answer)
+        kinds[expected.split()[0]] += 1
+    assert set(kinds) == {"win", "loss", "draw", "no"}, kinds
+
+
 def test_the_docs_reader_runs_pasted_alone_and_refuses_a_damaged_file(
     tables: Path, tmp_path: Path
 ) -> None:

@@ -7,10 +7,10 @@
 
 static PyMethodDef functions[] = {
     {"retrograde", retrograde, METH_VARARGS,
-     "retrograde(size, letters, captures, variant='cube') -> bytearray: tablebase/retrograde.py's "
-     "solve."},
+     "retrograde(size, letters, captures, variant='cube', compact=0) -> bytearray: "
+     "tablebase/retrograde.py's solve."},
     {"verify", retrograde_verify, METH_VARARGS,
-     "verify(size, letters, captures, values, most, variant='cube') -> faults: "
+     "verify(size, letters, captures, values, most, variant='cube', compact=0) -> faults: "
      "tablebase/verify.py's verify."},
     {NULL, NULL, 0, NULL},
 };

@@ -17,7 +17,11 @@
    - the variant is a name, "cube" or "raumschach", and its kinds are this file's: under
      Raumschach's rules 'b' is FLAT_BISHOP (the 12 flat diagonals, a kind core.h does not
      have) and 'u' is UNICORN, which moves as the cube's bishop (the 8 triagonals); the
-     directions are written here from the rules, as retrograde.py writes its own. */
+     directions are written here from the rules, as retrograde.py writes its own;
+   - with `compact`, positions are numbered by format version 3's index
+     (kernel/tablebase_compact.py): the kings as a pair up to symmetry, apart, and each run of
+     identical pieces (a single piece a run of one) as a set, by the combinatorial number
+     system; a king un-moved beside the other has no index (UINT64_MAX) and is passed over. */
 
 #include "core.h"
 
@@ -27,6 +31,8 @@
 #define MOST_PLIES 253
 /* Raumschach's bishop: core.h's kinds stop at PAWN (7), so this file's own number. */
 #define FLAT_BISHOP 8
+/* The most identical pieces of one kind in an ending of MOST_PIECES: a set's size. */
+#define MOST_IN_SET 3
 
 typedef struct {
     int size, cells, regions;
@@ -35,12 +41,21 @@ typedef struct {
     uint8_t *king_transforms; /* cells * SYMMETRIES: those bringing a king there into the region */
     uint8_t *king_counts;
     int8_t (*xyz)[3];
+    /* Version 3's index: the pairs of kings (each pair's cells), each (region place, black
+       king's cell) to its pair or -1, and C(c, k) for c <= cells, k <= MOST_IN_SET. */
+    int compact, pairs;
+    int16_t (*pair_cells)[2];
+    int32_t *pair_number;
+    uint64_t *binomials;
 } Cube;
 
 typedef struct {
     int count;
     int kind[MOST_PIECES], side[MOST_PIECES];
     int runs[MOST_PIECES][2], run_count;
+    /* Version 3: the runs after the kings, single pieces included, and Π C(cells, k). */
+    int sets[MOST_PIECES][2], set_count;
+    uint64_t set_entries;
     uint64_t entries;
 } Material;
 
@@ -73,9 +88,57 @@ static int push(List *list, uint64_t item) {
 static void free_cube(Cube *cube) {
     free(cube->transforms), free(cube->region), free(cube->region_index);
     free(cube->king_transforms), free(cube->king_counts), free(cube->xyz);
+    free(cube->pair_cells), free(cube->pair_number), free(cube->binomials);
 }
 
-static int make_cube(Cube *cube, int size) {
+static inline uint64_t binomial(const Cube *cube, int c, int k) {
+    return cube->binomials[(size_t)c * (MOST_IN_SET + 1) + k];
+}
+
+/* Version 3's tables: the pairs of kings apart, each in its stored form (the white king in
+   the region, the black king on the smallest cell the symmetries keeping it there give), in
+   the order of (region place, black king's cell); and the binomial coefficients. */
+static int make_pairs(Cube *cube) {
+    int cells = cube->cells;
+    cube->pair_cells = malloc((size_t)cube->regions * cells * sizeof *cube->pair_cells);
+    cube->pair_number = malloc((size_t)cube->regions * cells * sizeof(int32_t));
+    cube->binomials = calloc((size_t)(cells + 1) * (MOST_IN_SET + 1), sizeof(uint64_t));
+    if (!cube->pair_cells || !cube->pair_number || !cube->binomials) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int c = 0; c <= cells; c++) {
+        uint64_t *row = cube->binomials + (size_t)c * (MOST_IN_SET + 1);
+        row[0] = 1;
+        for (int k = 1; k <= MOST_IN_SET && k <= c; k++)
+            row[k] = binomial(cube, c - 1, k - 1) + (k <= c - 1 ? binomial(cube, c - 1, k) : 0);
+    }
+    cube->pairs = 0;
+    for (int place = 0; place < cube->regions; place++) {
+        int king = cube->region[place];
+        const int8_t *at = cube->xyz[king];
+        for (int black = 0; black < cells; black++) {
+            const int8_t *to = cube->xyz[black];
+            int32_t *number = &cube->pair_number[(size_t)place * cells + black];
+            *number = -1;
+            if (abs(at[0] - to[0]) <= 1 && abs(at[1] - to[1]) <= 1 && abs(at[2] - to[2]) <= 1)
+                continue;
+            int least = black;
+            for (int k = 0; k < cube->king_counts[king]; k++) {
+                int t = cube->king_transforms[(size_t)king * SYMMETRIES + k];
+                int mapped = cube->transforms[(size_t)t * cells + black];
+                if (mapped < least) least = mapped;
+            }
+            if (least != black) continue;
+            *number = cube->pairs;
+            cube->pair_cells[cube->pairs][0] = (int16_t)king;
+            cube->pair_cells[cube->pairs++][1] = (int16_t)black;
+        }
+    }
+    return 0;
+}
+
+static int make_cube(Cube *cube, int size, int compact) {
     int cells = size * size * size, half = (size - 1) / 2;
     memset(cube, 0, sizeof *cube);
     cube->size = size, cube->cells = cells;
@@ -126,7 +189,8 @@ static int make_cube(Cube *cube, int size) {
             if (cube->region_index[cube->transforms[(size_t)t * cells + cell]] >= 0)
                 cube->king_transforms[(size_t)cell * SYMMETRIES + cube->king_counts[cell]++] =
                     (uint8_t)t;
-    return 0;
+    cube->compact = compact;
+    return compact ? make_pairs(cube) : 0;
 }
 
 /* A letter's kind under the variant (`raumschach` 0: the cube's rules), 0 if it has none. */
@@ -186,10 +250,60 @@ static int make_material(Material *material, const Cube *cube, const char *lette
             }
             start = end;
         }
+    material->set_count = 0;
+    material->set_entries = 1;
+    for (int start = 2, end = 3; end <= count; end++)
+        if (end == count || letters[end] != letters[start]) {
+            if (end - start > MOST_IN_SET) {
+                PyErr_Format(PyExc_ValueError, "more than %d identical pieces: %s", MOST_IN_SET,
+                             letters);
+                return -1;
+            }
+            material->sets[material->set_count][0] = start;
+            material->sets[material->set_count++][1] = end;
+            if (cube->compact) material->set_entries *= binomial(cube, cube->cells, end - start);
+            start = end;
+        }
     uint64_t entries = 2 * (uint64_t)cube->regions;
     for (int i = 1; i < count; i++) entries *= (uint64_t)cube->cells;
+    if (cube->compact) entries = 2 * (uint64_t)cube->pairs * material->set_entries;
     material->entries = entries;
     return 0;
+}
+
+/* Version 3's stored index (kernel/tablebase_compact.py's compact_index): of the symmetries
+   giving the black king its smallest cell (the white king in the region), the smallest
+   number of the sets; UINT64_MAX when the kings are not apart. */
+static uint64_t compact_index(const Cube *cube, const Material *material, int side,
+                              const int *cells) {
+    uint64_t best = UINT64_MAX;
+    int king = cells[0], best_black = cube->cells, place = 0;
+    for (int k = 0; k < cube->king_counts[king]; k++) {
+        const int16_t *table = cube->transforms +
+                               (size_t)cube->king_transforms[(size_t)king * SYMMETRIES + k] *
+                                   cube->cells;
+        int black = table[cells[1]];
+        if (black > best_black) continue;
+        if (black < best_black) best_black = black, best = UINT64_MAX;
+        place = cube->region_index[table[king]];
+        uint64_t rest = 0;
+        for (int g = 0; g < material->set_count; g++) {
+            int start = material->sets[g][0], many = material->sets[g][1] - start;
+            int chosen[MOST_IN_SET];
+            for (int i = 0; i < many; i++) {
+                int cell = table[cells[start + i]], j = i;
+                for (; j > 0 && chosen[j - 1] > cell; j--) chosen[j] = chosen[j - 1];
+                chosen[j] = cell;
+            }
+            uint64_t rank = 0;
+            for (int i = 0; i < many; i++) rank += binomial(cube, chosen[i], i + 1);
+            rest = rest * binomial(cube, cube->cells, many) + rank;
+        }
+        if (rest < best) best = rest;
+    }
+    int32_t pair = cube->pair_number[(size_t)place * cube->cells + best_black];
+    if (pair < 0) return UINT64_MAX;
+    return ((uint64_t)side * cube->pairs + (uint64_t)pair) * material->set_entries + best;
 }
 
 /* The stored index of a position: kernel/tablebase.py's canonical_index. Every symmetry
@@ -197,6 +311,7 @@ static int make_material(Material *material, const Cube *cube, const char *lette
    first: a symmetry putting it on a larger cell than the best so far is passed over. */
 static uint64_t position_index(const Cube *cube, const Material *material, int side,
                                const int *cells) {
+    if (cube->compact) return compact_index(cube, material, side, cells);
     uint64_t best = UINT64_MAX;
     int king = cells[0], count = material->count, best_black = cube->cells;
     for (int k = 0; k < cube->king_counts[king]; k++) {
@@ -222,7 +337,34 @@ static uint64_t position_index(const Cube *cube, const Material *material, int s
     return best;
 }
 
+/* Version 3: the cells of a set's number, each the largest c with C(c, i) <= what is left. */
+static void set_cells(const Cube *cube, uint64_t rank, int many, int *cells) {
+    for (int i = many; i >= 1; i--) {
+        int low = i - 1, high = cube->cells - 1; /* C(low, i) = 0 <= rank */
+        while (low < high) {
+            int middle = (low + high + 1) / 2;
+            if (binomial(cube, middle, i) <= rank)
+                low = middle;
+            else
+                high = middle - 1;
+        }
+        cells[i - 1] = low;
+        rank -= binomial(cube, low, i);
+    }
+}
+
 static int decode(const Cube *cube, const Material *material, uint64_t index, int *cells) {
+    if (cube->compact) {
+        for (int g = material->set_count - 1; g >= 0; g--) {
+            int start = material->sets[g][0], many = material->sets[g][1] - start;
+            uint64_t size = binomial(cube, cube->cells, many);
+            set_cells(cube, index % size, many, cells + start);
+            index /= size;
+        }
+        int pair = (int)(index % (uint64_t)cube->pairs);
+        cells[0] = cube->pair_cells[pair][0], cells[1] = cube->pair_cells[pair][1];
+        return (int)(index / (uint64_t)cube->pairs);
+    }
     for (int i = material->count - 1; i >= 1; i--) {
         cells[i] = (int)(index % (uint64_t)cube->cells);
         index /= (uint64_t)cube->cells;
@@ -489,6 +631,7 @@ static int settle(Solver *s) {
             sort_indices(s->before, many);
             for (int m = 0; m < many; m++) {
                 uint64_t previous = s->before[m];
+                if (previous == UINT64_MAX) break; /* sorted last: kings side by side */
                 if ((m && previous == s->before[m - 1]) || s->values[previous]) continue;
                 if (ply % 2 == 0) {
                     s->values[previous] = (uint8_t)(ply + 2);
@@ -521,7 +664,7 @@ static int settle(Solver *s) {
    or None for bare kings), and the variant's name; the buffers of the smaller tables are
    held in `views`. */
 static int set_up(Solver *s, int size, const char *letters, PyObject *captures,
-                  const char *variant, Py_buffer *views, int *viewed) {
+                  const char *variant, int compact, Py_buffer *views, int *viewed) {
     memset(s, 0, sizeof *s);
     *viewed = 0;
     if (size < 2 || size > 31) {
@@ -533,7 +676,7 @@ static int set_up(Solver *s, int size, const char *letters, PyObject *captures,
         PyErr_Format(PyExc_ValueError, "no tables for the variant %s", variant);
         return -1;
     }
-    if (make_cube(&s->cube, size) < 0) return -1;
+    if (make_cube(&s->cube, size, compact) < 0) return -1;
     if (make_material(&s->material, &s->cube, letters, raumschach) < 0) return -1;
     Py_ssize_t given = PyList_GET_SIZE(captures);
     if (given > MOST_PIECES) {
@@ -585,17 +728,19 @@ static void tear_down(Solver *s, Py_buffer *views, int viewed) {
     free_solver(s);
 }
 
-/* retrograde(size, letters, captures, variant="cube") -> bytearray: every index's value. */
+/* retrograde(size, letters, captures, variant="cube", compact=0) -> bytearray: every
+   index's value. */
 PyObject *retrograde(PyObject *self, PyObject *args) {
-    int size, viewed;
+    int size, viewed, compact = 0;
     const char *letters, *variant = "cube";
     PyObject *captures, *result = NULL;
     Py_buffer views[MOST_PIECES];
     Solver s;
     (void)self;
-    if (!PyArg_ParseTuple(args, "isO!|s", &size, &letters, &PyList_Type, &captures, &variant))
+    if (!PyArg_ParseTuple(args, "isO!|si", &size, &letters, &PyList_Type, &captures, &variant,
+                          &compact))
         return NULL;
-    if (set_up(&s, size, letters, captures, variant, views, &viewed) < 0) goto done;
+    if (set_up(&s, size, letters, captures, variant, compact, views, &viewed) < 0) goto done;
     result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)s.material.entries);
     s.floors = calloc((size_t)s.material.entries, 1);
     s.counts = calloc((size_t)s.material.entries, sizeof(uint16_t));
@@ -636,20 +781,20 @@ static int expected(Solver *s, const int *cells, int side) {
     return fastest ? fastest + 1 : drawn ? 0 : slowest + 1;
 }
 
-/* verify(size, letters, captures, values, most, variant="cube") -> [(index, held,
-   expected)]: the first `most` indices whose value disagrees with the values after their
-   moves (255 expected: not a stored position). */
+/* verify(size, letters, captures, values, most, variant="cube", compact=0) -> [(index,
+   held, expected)]: the first `most` indices whose value disagrees with the values after
+   their moves (255 expected: not a stored position). */
 PyObject *retrograde_verify(PyObject *self, PyObject *args) {
-    int size, viewed, most;
+    int size, viewed, most, compact = 0;
     const char *letters, *variant = "cube";
     PyObject *captures, *faults = NULL;
     Py_buffer views[MOST_PIECES], table;
     Solver s;
     (void)self;
-    if (!PyArg_ParseTuple(args, "isO!y*i|s", &size, &letters, &PyList_Type, &captures, &table,
-                          &most, &variant))
+    if (!PyArg_ParseTuple(args, "isO!y*i|si", &size, &letters, &PyList_Type, &captures, &table,
+                          &most, &variant, &compact))
         return NULL;
-    if (set_up(&s, size, letters, captures, variant, views, &viewed) < 0) goto done;
+    if (set_up(&s, size, letters, captures, variant, compact, views, &viewed) < 0) goto done;
     if ((uint64_t)table.len != s.material.entries) {
         PyErr_SetString(PyExc_ValueError, "a table of the wrong length");
         goto done;

@@ -1,0 +1,145 @@
+"""Format version 3's compact index (issue 52; kernel/tablebase_compact.py, docs/tablebases.md):
+the kings as a pair up to symmetry and apart, identical pieces as a set. Its counts against the
+cells enumerated; the same values as version 1 on every stored position (compiled, both
+variants); the Python solver held to the compiled one; files built, verified and probed through
+the engine process; a build that would mix the two indices refused."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from math import comb
+from pathlib import Path
+
+import pytest
+
+from kernel.compiled import COMPILED
+from kernel.tablebase import (
+    COMPACT_VERSION,
+    NO_VALUE,
+    Table,
+    endings,
+    entries_of,
+    file_name,
+    geometry_for,
+    letters_of,
+    read_header,
+    read_table,
+)
+from kernel.tablebase_compact import KingPairs, king_pairs, set_cells, set_rank
+from tablebase.retrograde import captures_of, core_captures, solve
+from tablebase.verify import verify
+from tests.conftest import Engine
+
+ROOT = Path(__file__).resolve().parent.parent
+needs_core = pytest.mark.skipif(not COMPILED, reason="the compiled core was not built")
+
+
+def tablebase_cli(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tablebase", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_counts_of_the_compact_index() -> None:
+    """Burnside's arithmetic count of the pairs of kings is the pairs enumerated (KingPairs
+    asserts it as it builds them); the sets number every k-subset once."""
+    assert [king_pairs(size) for size in (3, 4, 5)] == [15, 85, 371]
+    for size in (3, 4, 5, 6, 7):
+        assert len(KingPairs(geometry_for(size)).cells) == king_pairs(size)
+    assert entries_of("KQK", 5, COMPACT_VERSION) == 2 * 371 * 125
+    assert entries_of("KRRRK", 5, COMPACT_VERSION) == 2 * 371 * comb(125, 3)
+    assert entries_of("KRRRK", 5) == 2 * 10 * 125**4
+    ranks = sorted(set_rank([a, b]) for b in range(27) for a in range(b))
+    assert ranks == list(range(comb(27, 2)))
+    assert set_cells(set_rank([3, 9, 26]), 3) == [3, 9, 26]
+
+
+def solve_compiled(
+    size: int, variant: str, compact: int, pieces: int, more: tuple[str, ...] = ()
+) -> dict[str, bytes]:
+    """Every ending of up to `pieces` pieces solved in memory, and the larger ones `more`."""
+    from kernel._core import retrograde
+
+    tables: dict[str, bytes] = {}
+    for count in range(3, pieces + 1):
+        for name in endings(count, variant) + list(more if count == pieces else ()):
+            captures = core_captures(captures_of(name, tables.__getitem__))
+            tables[name] = bytes(retrograde(size, letters_of(name), captures, variant, compact))
+    return tables
+
+
+@needs_core
+@pytest.mark.parametrize(
+    ("size", "pieces", "more"),
+    [(3, 4, ()), (4, 3, ()), (3, 4, ("KRRRK",))],  # five pieces: a set of three rooks
+)
+@pytest.mark.parametrize("variant", ["cube", "raumschach"])
+def test_version_3_holds_version_1s_values_on_every_stored_position(
+    size: int, pieces: int, more: tuple[str, ...], variant: str
+) -> None:
+    if more and variant != "cube":
+        pytest.skip("the five pieces once")
+    wide = solve_compiled(size, variant, 0, pieces, more)
+    compact = solve_compiled(size, variant, 1, pieces, more)
+    for name, values in compact.items():
+        table = Table(name, size, variant, COMPACT_VERSION)
+        old = Table(name, size, variant)
+        assert len(values) == table.entries < len(wide[name])
+        stored = 0
+        for index, value in enumerate(values):
+            if value == NO_VALUE:
+                continue
+            side, cells = table.decode(index)
+            assert wide[name][old.index(side, cells)] == value, (name, index)
+            stored += 1
+        assert stored == len(wide[name]) - wide[name].count(NO_VALUE), name
+
+
+@needs_core
+def test_the_python_solver_gives_the_compiled_ones_bytes_in_version_3() -> None:
+    compact = solve_compiled(3, "cube", 1, 4)
+    for name in ("KRNK", "KQKR"):  # long mates; captures into the smaller compact tables
+        python = solve(3, name, captures_of(name, compact.__getitem__), version=COMPACT_VERSION)
+        assert bytes(python) == compact[name], name
+
+
+@needs_core
+def test_compact_files_are_built_verified_and_probed_through_the_engine(tmp_path: Path) -> None:
+    folder = tmp_path / "compact"
+    process = tablebase_cli(
+        "build", "--compact", "--size", "3", "--pieces", "4", "--out", str(folder)
+    )
+    assert process.returncode == 0, process.stderr
+    kqkr = folder / file_name("KQKR", 3)
+    header = read_header(kqkr)
+    assert (header.version, header.entries, header.positions) == (3, 2 * 15 * 27 * 27, 6042)
+    assert len(kqkr.read_bytes()) == 72 + header.entries
+    info = tablebase_cli("info", str(kqkr))
+    assert info.stdout.startswith(f"{kqkr}: KQKR on the 3-cube, version 3, 21,870 entries")
+    assert verify(folder / file_name("KRNK", 3)) == []
+    assert verify(folder / file_name("KQK", 3), compiled=False) == []
+    engine = Engine(tmp_path, "--tablebases", str(folder))
+    try:
+        assert engine.ask("set_board 3 [###,###,###],[##Q,###,###],[###,r##,K#k] w") == b"= \n\n"
+        assert engine.ask("tb_probe") == b"= win 4\n\n"
+        assert engine.ask("mate_search 1").startswith(b"= 4 ")
+    finally:
+        engine.discard()
+    # A folder of version 1's tables is not built on with the compact index, nor the reverse:
+    # captures read the smaller tables by the index of the table being solved.
+    wide = tmp_path / "wide"
+    assert (
+        tablebase_cli("build", "--size", "3", "--pieces", "3", "--out", str(wide)).returncode == 0
+    )
+    refused = tablebase_cli(
+        "build", "--compact", "--size", "3", "--pieces", "4", "--out", str(wide)
+    )
+    assert refused.returncode == 2
+    assert "numbered by format version 1's index, not version 3's" in refused.stderr
+    assert read_table(wide / file_name("KQK", 3), "KQK", 3)  # nothing replaced
