@@ -171,7 +171,7 @@ NOT_RUN: dict[str, str] = {
     "make tablebases-raumschach            # Raumschach's endings of 3 and 4 pieces on 5³ into "
     "tables/": "solves every Raumschach table of 3 and 4 pieces on 5³, many minutes",
     ".venv/bin/python -m tablebase build --size N --pieces K --out DIR [--variant NAME] "
-    "[--python] [--dask ADDRESS]": SYNOPSIS,
+    "[--compact] [--endings NAMES] [--python] [--dask ADDRESS]": SYNOPSIS,
     ".venv/bin/python -m tablebase stats DIR         # the figures below, as a Markdown table": (
         SYNOPSIS
     ),
