@@ -14,6 +14,9 @@ and probes them a byte at a time, never from a file changed since it was checked
   unicorn U on the triagonals) are indexed alike: pawnless, both keep the 48 symmetries. A
   table says its variant in its file's name (`KBUK.n5.raumschach.cubetb`) and, from format
   version 2, in its header; the cube's are version 1, as they always were.
+- **Version 3** (`build --compact`, issue 52): version 2's header, the positions numbered by
+  kernel/tablebase_compact.py's smaller index (the kings as a pair, identical pieces as a
+  set); a Table's `version` chooses its index.
 - **Index.** The pieces in a fixed order (the kings, then white's, then black's); each cell
   numbered x + n (y + n z); the side to move first, then the white king's cell among the
   region cells, then every other piece's cell: `((side * R + region) * N + c1) * N + ...`.
