@@ -173,7 +173,7 @@ class CompiledSearcher(Searcher):
             ],
             poll=stop_requested,
             rules=core_rules(variant),
-            advance=advances(variant, size),
+            advance=advances(variant, size, tables.weights),
         )
 
     def root(self, depth: int, moves: list[SearchMove], in_check: bool) -> int:
@@ -188,13 +188,13 @@ class CompiledSearcher(Searcher):
         return int(score)
 
 
-def advances(variant: Variant, size: int) -> list[int]:
+def advances(variant: Variant, size: int, weights: Weights) -> list[int]:
     """A white pawn's bonus for its steps towards promotion on each cell (x, y, z), at
     x + n (y + n z) (kernel/evaluation.py's pawn_advance); none in a variant without pawns."""
     if not variant.has_pawns:
         return []
     return [
-        pawn_advance(variant, size, (x, y, z))
+        pawn_advance(variant, size, (x, y, z), weights)
         for z in range(size)
         for y in range(size)
         for x in range(size)

@@ -74,6 +74,8 @@ class EngineConfig:
     eval_drawish: int = 8
     eval_mating_pieces: int = 1000
     eval_contempt: int = 300
+    eval_pawn_advance: int = 20
+    eval_pawn_near: int = 150
     #: The folder of the endgame tables (docs/tablebases.md); empty: none.
     tablebase_path: str = ""
     #: The rules played at start (kernel.variants): "cube" or "raumschach".
@@ -133,6 +135,8 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "drawish": "eval_drawish",
         "mating_pieces": "eval_mating_pieces",
         "contempt": "eval_contempt",
+        "pawn_advance": "eval_pawn_advance",
+        "pawn_near": "eval_pawn_near",
     },
     "tablebase": {"path": "tablebase_path"},
 }
@@ -248,7 +252,15 @@ def check_play(config: EngineConfig) -> None:
         factor = getattr(config, f"eval_{name}")
         if not 0.1 <= factor <= 10.0:  # also false for NaN
             raise ConfigError(f"evaluation.{name}: {factor} is outside 0.1 ... 10")
-    for name in ("placement", "exposure", "king_reach", "cornering", "contempt"):
+    for name in (
+        "placement",
+        "exposure",
+        "king_reach",
+        "cornering",
+        "contempt",
+        "pawn_advance",
+        "pawn_near",
+    ):
         weight = getattr(config, f"eval_{name}")
         if not 0 <= weight <= MAX_EVAL_WEIGHT:
             raise ConfigError(f"evaluation.{name}: {weight} is outside 0 ... {MAX_EVAL_WEIGHT}")

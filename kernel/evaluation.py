@@ -18,7 +18,9 @@ bishop's 12 flat diagonals, the unicorn's 8 triagonals: the cube's bishop), and 
 pawn, from the cells it takes on (a leaper's reach): on 5³ a pawn is worth 198, a bishop 732
 and a unicorn 346, against a knight's 714. A pawn also gains `PAWN_ADVANCE` centipawns for
 each step it has made towards its promotion cell, and `PAWN_NEAR` more on the step before
-it. These terms are first estimates, not yet tuned by matches.
+it (config `evaluation.pawn_advance`, `evaluation.pawn_near`). These terms are first
+estimates, kept by an SPRT against none (+245 Elo) and against twice the bonus a step (H0):
+docs/arena.md, "Raumschach's evaluation".
 
 **Placement.** A piece on a cell from which it reaches more than its average gains
 `PLACEMENT_WEIGHT` centipawns per cell above the average (and loses them below): the centre
@@ -193,6 +195,8 @@ class Weights:
     drawish: int = DRAWISH_DIVISOR
     mating_pieces: int = MATING_PIECES
     contempt: int = CONTEMPT
+    pawn_advance: int = PAWN_ADVANCE
+    pawn_near: int = PAWN_NEAR
 
     def values(self, size: int, variant: Variant = CUBE) -> dict[str, int]:
         """Return each letter's value on this size with the factors applied, signed (the
@@ -256,7 +260,7 @@ class Tables:
             )
             bonus = 0 if kind == "k" else round(self.weights.placement * reach)
             if letter in PAWN_LETTERS:
-                bonus += pawn_advance(variant, self.size, cell)
+                bonus += pawn_advance(variant, self.size, cell, self.weights)
             value = self.values[letter]
             known = value + bonus if letter.isupper() else value - bonus
             self.placement[letter][point] = known
@@ -285,13 +289,15 @@ class Tables:
         )
 
 
-def pawn_advance(variant: Variant, size: int, cell: tuple[int, int, int]) -> int:
+def pawn_advance(
+    variant: Variant, size: int, cell: tuple[int, int, int], weights: Weights = DEFAULT_WEIGHTS
+) -> int:
     """Return a white pawn's bonus on a cell for its steps towards promotion (a black pawn's
     cell turned through the centre first)."""
     axes = pawn_axes(variant)
     left = sum(size - 1 - cell[axis] for axis in axes)
     made = len(axes) * (size - 1) - left
-    return PAWN_ADVANCE * made + (PAWN_NEAR if left == 1 else 0)
+    return weights.pawn_advance * made + (weights.pawn_near if left == 1 else 0)
 
 
 def full_army(

@@ -127,6 +127,8 @@ def weights_of(config: EngineConfig) -> Weights:
         config.eval_drawish,
         config.eval_mating_pieces,
         config.eval_contempt,
+        config.eval_pawn_advance,
+        config.eval_pawn_near,
     )
 
 

@@ -80,6 +80,8 @@ def test_every_field_is_reachable_from_the_file() -> None:
             "drawish": 4,
             "mating_pieces": 5,
             "contempt": 40,
+            "pawn_advance": 5,
+            "pawn_near": 60,
         },
         "tablebase": {"path": "tables"},
         "rules": {"variant": "raumschach"},
