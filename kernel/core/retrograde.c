@@ -89,6 +89,7 @@ static void free_cube(Cube *cube) {
     free(cube->transforms), free(cube->region), free(cube->region_index);
     free(cube->king_transforms), free(cube->king_counts), free(cube->xyz);
     free(cube->pair_cells), free(cube->pair_number), free(cube->binomials);
+    memset(cube, 0, sizeof *cube); /* make_cube frees on failure, and tear_down again */
 }
 
 static inline uint64_t binomial(const Cube *cube, int c, int k) {
