@@ -143,3 +143,25 @@ def test_compact_files_are_built_verified_and_probed_through_the_engine(tmp_path
     assert refused.returncode == 2
     assert "numbered by format version 1's index, not version 3's" in refused.stderr
     assert read_table(wide / file_name("KQK", 3), "KQK", 3)  # nothing replaced
+    # --endings: of five pieces only those named, the smaller ones all (captures need them).
+    process = tablebase_cli(
+        "build",
+        "--compact",
+        "--size",
+        "3",
+        "--pieces",
+        "5",
+        "--endings",
+        "KRRRK",
+        "--out",
+        str(folder),
+    )
+    assert process.returncode == 0, process.stderr
+    five = [path.name for path in folder.glob("*.cubetb") if len(path.name.split(".")[0]) == 5]
+    assert five == ["KRRRK.n3.cubetb"]
+    assert verify(folder / file_name("KRRRK", 3)) == []
+    refused = tablebase_cli(
+        "build", "--size", "3", "--pieces", "5", "--endings", "KQK", "--out", str(folder)
+    )
+    assert refused.returncode == 2
+    assert refused.stderr == "tablebase: --endings: KQK is no ending of 5 pieces of cube\n"
