@@ -20,10 +20,21 @@ from __future__ import annotations
 from functools import cache
 from itertools import permutations, product
 from math import comb
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from kernel.tablebase import Geometry
+
+class Geometry(Protocol):
+    """What the index needs of kernel/tablebase.py's Geometry (named here, not imported:
+    that module imports this one)."""
+
+    size: int
+    cells: int
+    region: list[int]
+    region_index: list[int]
+    transforms: list[list[int]]
+    king_transforms: list[list[int]]
+
+    def xyz(self, cell: int) -> tuple[int, int, int]: ...
 
 
 def king_pairs(size: int) -> int:
