@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+import zlib
 from functools import cache
 from pathlib import Path
 
@@ -99,6 +100,13 @@ def test_a_raumschach_file_says_its_variant_and_a_version_1_reader_refuses_it(
     swapped.write_bytes(cube.read_bytes())
     with pytest.raises(TableError, match="holds cube's KBK, not raumschach's"):
         read_table(swapped, "KBK", 5, RS)
+    # A forged variant, its header's checksum made to match, is refused for what it names.
+    forged = bytearray(data)
+    forged[52:68] = b"xiangqi".ljust(16, b"\0")
+    forged[68:72] = zlib.crc32(bytes(forged[:68])).to_bytes(4, "little")
+    (tmp_path / "forged.cubetb").write_bytes(bytes(forged))
+    with pytest.raises(TableError, match="no tables for the variant 'xiangqi'"):
+        TableFile(tmp_path / "forged.cubetb")
     info = tablebase_cli("info", str(path), str(swapped))
     assert info.returncode == 1
     assert f"{path}: KBK on the 5-cube (raumschach), version 2, 312,500 entries" in info.stdout
