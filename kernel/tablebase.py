@@ -364,8 +364,8 @@ def value_text(value: int) -> str:
 
 
 def values_offset(header: Header) -> int:
-    """Where a file's values start: right after its header (56 bytes in version 1, 72 in
-    version 2), one byte an index. (A version of compressed blocks would find an index's byte
+    """Where a file's values start: right after its header (56 bytes in version 1, 72 in versions
+    2 and 3), one byte an index. (A version of compressed blocks would find an index's byte
     through its block index instead: TableFile is what reads values.)"""
     return header_length(header.version)
 
