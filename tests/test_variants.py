@@ -5,7 +5,6 @@ themselves are held to the independent brute force in tests/test_raumschach.py."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,8 @@ from kernel.start import start_position
 from kernel.variants import CUBE, RAUMSCHACH, VARIANTS, is_promotion_cell
 from tests import raumschach_reference as reference
 from tests.conftest import Engine
+from tests.test_game import game_engine as game_engine
+from tests.test_game import say
 
 #: A Raumschach position, white to move: a white pawn one step from promotion on b4(V) (its
 #: promotion cells are rank 5 of level V), a black rook it may take on c5(V), black's king on
@@ -45,23 +46,11 @@ def board(rows_by_level: dict[int, list[str]], side: str = "w") -> str:
     return ",".join(layers) + f" {side}"
 
 
-def say(engine: Engine, line: str) -> str:
-    """Send one line; return the text of a success, or the whole `? ...` line of a refusal."""
-    text = engine.ask(line).decode()[:-2]
-    return text[2:] if text.startswith("= ") else text
-
-
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    """One engine for the module, which each test sets up afresh."""
-    started = Engine(tmp_path_factory.mktemp("variant-logs"))
-    try:
-        yield started
-        assert say(started, "quit") == ""
-        code, rest, errors = started.finish()
-        assert (code, rest) == (0, b""), errors
-    finally:
-        started.discard()
+@pytest.fixture
+def engine(game_engine: Engine) -> Engine:
+    """test_game's engine for the module (checked at the end to quit cleanly), set up afresh by
+    each test here."""
+    return game_engine
 
 
 def test_the_table_of_variants_names_both_and_the_cube_is_the_default(engine: Engine) -> None:
