@@ -12,7 +12,8 @@ one already finished is not run again, so an interrupted run carries on where it
 `--table` only reads. At the end the tables are printed, and with `--docs` written into
 the README and docs/arena.md (each between its `<!-- ladder:NAME -->` markers). Levels on a
 clock play one game at a time; the others two. The part `raumschach` is the lowest rungs of a
-ladder of Raumschach (`--variant raumschach`, 5³), the issue 48's.
+ladder of Raumschach (`--variant raumschach`, 5³), the issue 48's; on 5³ the part `tuning`
+also plays Raumschach's experiments, from its book.
 """
 
 from __future__ import annotations
@@ -236,6 +237,12 @@ VARIANTS = ("knight-0.8", "exposure-0", "exposure-24", "placement-16")
 #: More experiments on 5³ only, for the endings the compiled player draws by the fifty-move
 #: rule with a winning army against a bare king (docs/arena.md).
 VARIANTS_5 = ("cornering-30", "king-reach-12", "drawish-8", "queenless-8")
+#: Raumschach's experiments (issue 48), played from its book (RAUMSCHACH_BOOK) at the 5³
+#: node count: the configs the defaults were tried against (the pawns' terms left out), and
+#: those tried against the defaults: twice the pawns' bonus a step, then the pieces' values
+#: (the unicorn valued as a knight, the bishop as the unicorn, the pawn at 1.5).
+RAUMSCHACH_WITHOUT = ("pawns-0",)
+RAUMSCHACH_VARIANTS = ("pawns-40", "unicorn-2", "bishop-0.5", "pawn-1.5")
 #: The variants whose SPRT accepted H1 and that became the defaults (their files now say
 #: what engine_config.toml says; the records keep the match against the old default).
 ADOPTED = ("placement-16", "queenless-8")
@@ -264,6 +271,21 @@ def tuning_matches(size: int) -> Iterator[Match]:
         name = f"{variant}, {deep:,} nodes"
         level = engine(name, f"{variant}-nodes{deep}", "nodes", str(deep), config)
         yield Match(size, level, base, most=400, sprt=TUNING_SPRT)
+    if size == 5:
+        yield from raumschach_tuning_matches(nodes)
+
+
+def raumschach_tuning_matches(nodes: str) -> Iterator[Match]:
+    """Raumschach's experiments on 5³ from its book: the defaults against each config of
+    RAUMSCHACH_WITHOUT, then each of RAUMSCHACH_VARIANTS against the defaults."""
+    base = engine("the defaults", f"default-nodes{nodes}", "nodes", nodes)
+    for without, variants in ((True, RAUMSCHACH_WITHOUT), (False, RAUMSCHACH_VARIANTS)):
+        for variant in variants:
+            config = f"levels/{variant}.toml"
+            level = engine(f"`{config}`", f"{variant}-nodes{nodes}", "nodes", nodes, config)
+            first, second = (base, level) if without else (level, base)
+            yield Match(5, first, second, most=400, sprt=TUNING_SPRT, book=RAUMSCHACH_BOOK,
+                        variant=RAUMSCHACH)  # fmt: skip
 
 
 def compiled_matches(size: int) -> Iterator[Match]:
@@ -512,11 +534,29 @@ def tuning_table(sizes: Sequence[int], folder: Path) -> str:
     """Each evaluation experiment: Elo, interval, games and the SPRT's decision."""
     lines = ["| variant | size | Elo (95 %) | games (W/D/L) | SPRT |", "|---|---|---|---|---|"]
     for size in sizes:
-        for match, result, estimate in estimated(tuning_matches(size), folder):
+        cube = (match for match in tuning_matches(size) if match.variant == "cube")
+        for match, result, estimate in estimated(cube, folder):
             lines.append(
                 f"| {match.first.name} | {size}³ | {signed(estimate.elo)} "
                 f"({interval(estimate)}) | {counts(result)} | {result.decision or 'none'} |"
             )
+    return "\n".join(lines) + "\n"
+
+
+def raumschach_tuning_table(folder: Path) -> str:
+    """Raumschach's experiments: each config against the other, Elo, games, the SPRT's
+    decision and the records."""
+    lines = [
+        "| config | against | Elo (95 %) | games (W/D/L) | SPRT | records |",
+        "|---|---|---|---|---|---|",
+    ]
+    matches = raumschach_tuning_matches(str(TUNING_NODES[5]))
+    for match, result, estimate in estimated(matches, folder):
+        lines.append(
+            f"| {match.first.name} | {match.second.name} | {signed(estimate.elo)} "
+            f"({interval(estimate)}) | {counts(result)} | {result.decision or 'none'} "
+            f"| `ladder/{match.name}` |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -551,6 +591,7 @@ def doc_tables(folder: Path) -> dict[str, str]:
     tables["goals"] = goals_table(sizes, folder)
     tables["readme"] = readme_table(sizes, folder)
     tables["tuning"] = tuning_table(sizes, folder)
+    tables[f"tuning-{RAUMSCHACH}"] = raumschach_tuning_table(folder)
     tables["pending"] = pending_table(sizes, folder)
     return tables
 
@@ -606,6 +647,8 @@ def run(arguments: argparse.Namespace) -> int:
     print(goals_table(sizes, folder))
     print(readme_table(sizes, folder))
     print(tuning_table(sizes, folder))
+    if 5 in sizes:
+        print(raumschach_tuning_table(folder))
     print(pending_table(sizes, folder), end="")
     if arguments.docs:
         write_docs(folder)

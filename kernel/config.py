@@ -67,6 +67,8 @@ class EngineConfig:
     eval_rook: float = 1.0
     eval_bishop: float = 1.0
     eval_knight: float = 1.0
+    eval_unicorn: float = 1.0
+    eval_pawn: float = 1.0
     eval_placement: int = 16
     eval_exposure: int = 12
     eval_king_reach: int = 6
@@ -128,6 +130,8 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "rook": "eval_rook",
         "bishop": "eval_bishop",
         "knight": "eval_knight",
+        "unicorn": "eval_unicorn",
+        "pawn": "eval_pawn",
         "placement": "eval_placement",
         "exposure": "eval_exposure",
         "king_reach": "eval_king_reach",
@@ -248,7 +252,7 @@ def check_play(config: EngineConfig) -> None:
         )
     if not 1 <= config.hash_mb <= MAX_HASH_MB:
         raise ConfigError(f"play.hash_mb: {config.hash_mb} is outside 1 ... {MAX_HASH_MB}")
-    for name in ("queen", "rook", "bishop", "knight"):
+    for name in ("queen", "rook", "bishop", "knight", "unicorn", "pawn"):
         factor = getattr(config, f"eval_{name}")
         if not 0.1 <= factor <= 10.0:  # also false for NaN
             raise ConfigError(f"evaluation.{name}: {factor} is outside 0.1 ... 10")

@@ -180,14 +180,16 @@ def piece_values(size: int, variant: Variant = CUBE) -> dict[str, int]:
 @dataclass(frozen=True)
 class Weights:
     """The evaluation's tunable numbers (config `[evaluation]`): a factor on each derived
-    piece value, the centipawns of placement, exposure, king reach and cornering, the
-    divisor of a score whose side cannot mate, the pieces without a queen that can, and the
-    contempt for a draw."""
+    piece value (Raumschach's unicorn and pawn too), the centipawns of placement, exposure,
+    king reach and cornering, the divisor of a score whose side cannot mate, the pieces
+    without a queen that can, and the contempt for a draw."""
 
     queen: float = 1.0
     rook: float = 1.0
     bishop: float = 1.0
     knight: float = 1.0
+    unicorn: float = 1.0
+    pawn: float = 1.0
     placement: int = PLACEMENT_WEIGHT
     exposure: int = EXPOSURE_WEIGHT
     king_reach: int = KING_REACH_WEIGHT
@@ -199,9 +201,16 @@ class Weights:
     pawn_near: int = PAWN_NEAR
 
     def values(self, size: int, variant: Variant = CUBE) -> dict[str, int]:
-        """Return each letter's value on this size with the factors applied, signed (the
-        unicorn's and the pawn's without a factor of their own)."""
-        factors = {"q": self.queen, "r": self.rook, "b": self.bishop, "n": self.knight, "k": 0}
+        """Return each letter's value on this size with the factors applied, signed."""
+        factors = {
+            "q": self.queen,
+            "r": self.rook,
+            "b": self.bishop,
+            "n": self.knight,
+            "u": self.unicorn,
+            "p": self.pawn,
+            "k": 0,
+        }
         return {
             letter: round(value * factors.get(letter.lower(), 1.0))
             for letter, value in piece_values(size, variant).items()

@@ -116,19 +116,21 @@ class Session:
 def weights_of(config: EngineConfig) -> Weights:
     """Read the evaluation's weights from the config's [evaluation] table."""
     return Weights(
-        config.eval_queen,
-        config.eval_rook,
-        config.eval_bishop,
-        config.eval_knight,
-        config.eval_placement,
-        config.eval_exposure,
-        config.eval_king_reach,
-        config.eval_cornering,
-        config.eval_drawish,
-        config.eval_mating_pieces,
-        config.eval_contempt,
-        config.eval_pawn_advance,
-        config.eval_pawn_near,
+        queen=config.eval_queen,
+        rook=config.eval_rook,
+        bishop=config.eval_bishop,
+        knight=config.eval_knight,
+        unicorn=config.eval_unicorn,
+        pawn=config.eval_pawn,
+        placement=config.eval_placement,
+        exposure=config.eval_exposure,
+        king_reach=config.eval_king_reach,
+        cornering=config.eval_cornering,
+        drawish=config.eval_drawish,
+        mating_pieces=config.eval_mating_pieces,
+        contempt=config.eval_contempt,
+        pawn_advance=config.eval_pawn_advance,
+        pawn_near=config.eval_pawn_near,
     )
 
 

@@ -73,6 +73,8 @@ def test_every_field_is_reachable_from_the_file() -> None:
             "rook": 0.9,
             "bishop": 1.2,
             "knight": 0.8,
+            "unicorn": 2.0,
+            "pawn": 1.5,
             "placement": 4,
             "exposure": 20,
             "king_reach": 3,
@@ -114,6 +116,9 @@ BAD_CONFIGS: list[tuple[str, str]] = [
     ("[play]\nlevel = 3\n", "play.level"),
     ("[evaluation]\nknight = 0.0\n", "evaluation.knight"),
     ("[evaluation]\nqueen = nan\n", "evaluation.queen"),
+    ("[evaluation]\nunicorn = 0.0\n", "evaluation.unicorn"),
+    ("[evaluation]\npawn = 10.5\n", "evaluation.pawn"),
+    ("[evaluation]\npawn = 'high'\n", "evaluation.pawn"),
     ("[evaluation]\nexposure = -1\n", "evaluation.exposure"),
     ("[evaluation]\nplacement = 1001\n", "evaluation.placement"),
     ("[evaluation]\ncontempt = -10\n", "evaluation.contempt"),
@@ -303,3 +308,39 @@ def test_the_evaluation_defaults_are_the_evaluations_own() -> None:
     from kernel.session import weights_of
 
     assert weights_of(EngineConfig()) == DEFAULT_WEIGHTS
+
+
+#: A Raumschach position (`set_board`) of white's king, unicorn and two pawns against black's
+#: king and pawn: a unicorn and a pawn up.
+UNICORN_AND_PAWN_UP = (
+    "[K#U##,#####,#####,#####,#####],[#####,#P#P#,#####,#####,#####],[#####,#####,#####,#####,"
+    "#####],[#####,#####,#####,###p#,#####],[#####,#####,#####,#####,####k]"
+)
+
+
+@pytest.mark.parametrize("compiled", ["true", "false"])
+def test_the_unicorn_and_pawn_factors_reach_genmove(tmp_path: Path, compiled: str) -> None:
+    """`evaluation.unicorn` and `.pawn` reach the player's search, compiled and in Python:
+    with the unicorn at 2.0 and the pawn at 1.5, genmove's score at depth 2 in a quiet
+    position a unicorn and a pawn up rises by the extra unicorn and half a pawn exactly."""
+    from kernel.evaluation import DEFAULT_WEIGHTS, Weights
+    from kernel.variants import RAUMSCHACH
+
+    scores = []
+    for name, factors in (("plain", ""), ("factors", "unicorn = 2.0\npawn = 1.5\n")):
+        config = tmp_path / f"{name}.toml"
+        config.write_text(f"[search]\ncompiled = {compiled}\n[evaluation]\n{factors}")
+        commands = f"new_game 5 raumschach\nset_board [{UNICORN_AND_PAWN_UP}] w\nlevel depth 2\n"
+        result = run_main(
+            "--config", str(config), "--log-dir", str(tmp_path / name),
+            data=f"{commands}genmove\nquit\n".encode(),
+        )  # fmt: skip
+        assert result.returncode == 0 and b"?" not in result.stdout, result.stdout
+        found = [e for e in read_json_log(tmp_path / name) if e["event"] == "search"]
+        assert len(found) == 1, found
+        scores.append(int(found[0]["score_cp"]))
+    plain = DEFAULT_WEIGHTS.values(5, RAUMSCHACH)
+    raised = Weights(unicorn=2.0, pawn=1.5).values(5, RAUMSCHACH)
+    gain = raised["U"] - plain["U"] + raised["P"] - plain["P"]
+    assert gain == 346 + 99
+    assert scores[1] - scores[0] == gain, scores

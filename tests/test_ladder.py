@@ -21,6 +21,8 @@ from bench.ladder import (
     LADDERS,
     PAGES,
     RANDOM,
+    RAUMSCHACH_VARIANTS,
+    RAUMSCHACH_WITHOUT,
     VARIANTS,
     VARIANTS_5,
     Match,
@@ -208,7 +210,7 @@ def test_each_variant_differs_from_the_defaults_in_its_evaluation_only() -> None
     """levels/NAME.toml of each experiment loads and changes [evaluation] keys only; one that
     was adopted says what the defaults say now."""
     default = EngineConfig()
-    for variant in VARIANTS + VARIANTS_5:
+    for variant in VARIANTS + VARIANTS_5 + RAUMSCHACH_WITHOUT + RAUMSCHACH_VARIANTS:
         config = load_config(REPO / "levels" / f"{variant}.toml")
         changed = [field.name for field in fields(EngineConfig)
                    if getattr(config, field.name) != getattr(default, field.name)]  # fmt: skip
