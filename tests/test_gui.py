@@ -355,6 +355,11 @@ def post_line_batch(url: str, lines: object) -> tuple[int, dict[str, Any]]:
     return post_json(url, {"lines": lines})
 
 
+def moves_long(page: Page) -> list[str]:
+    """The move list's plies in the long form (each ply carries both of the engine's names)."""
+    return [str(ply.get_attribute("data-long")) for ply in page.locator("#moves .ply").all()]
+
+
 def engine_board(url: str) -> str:
     """Return the engine's ``get_board`` through the server (the page must be settled)."""
     status, answer = post_line(url, "get_board")
@@ -637,7 +642,7 @@ def test_console_play_is_adopted(page: Page) -> None:
     page.press("#command", "Enter")
     settle(page)
     assert page.input_value("#notation") == "[k##,###,###],[###,###,###],[###,R##,##K] b"
-    assert page.inner_text("#moves") == "1. Ra1(I)-a2(I)"  # in pairs, as printgame writes
+    assert page.inner_text("#moves") == "1. Ra2(I)"  # in pairs, short, as printgame writes
 
 
 def test_restarted_engine_gets_the_page_board(page: Page, server_url: str) -> None:
@@ -688,19 +693,47 @@ def test_play_a_line_by_clicks_and_take_back(page: Page, server_url: str) -> Non
         assert page.inner_text("#turn") == turn
         assert page.inner_text("#message") == ""
         assert page.get_attribute("#verdict", "data-for") == board
-    assert page.locator("#moves .ply").all_inner_texts() == [
-        "Ra1(I)-a2(I)",
-        "ka3(III)-b3(III)",
-        "Kc1(I)-c2(I)",
-    ]
+    assert page.locator("#moves .ply").all_inner_texts() == ["Ra2(I)", "Kb3(III)", "Kc2(I)"]
     page.click("#undo")
     settle(page)
     page.keyboard.press("Control+z")
     settle(page)
     assert page.input_value("#notation") == line[0][2]
     assert engine_board(server_url) == line[0][2]
-    assert page.locator("#moves .ply").all_inner_texts() == ["Ra1(I)-a2(I)"]
+    assert page.locator("#moves .ply").all_inner_texts() == ["Ra2(I)"]
     assert page.inner_text("#turn") == "Black to move"
+
+
+#: 5³: white's rook on e1(I) and king on a1(I), black's king on e5(V), over e5(I).
+CHECK_BOARD = (
+    "[####k,#####,#####,#####,#####],[#####,#####,#####,#####,#####],"
+    "[#####,#####,#####,#####,#####],[#####,#####,#####,#####,#####],"
+    "[#####,#####,#####,#####,K###R]"
+)
+
+
+def test_the_move_list_is_short_with_checks_or_long(page: Page) -> None:
+    """The move list writes the engine's short names, a check's `+` included, in pairs, each
+    ply's long form its tooltip; Long writes the long forms, also after a take-back, and the
+    choice is there again after a reload."""
+    load(page, CHECK_BOARD)
+    page.check('#mode input[value="play"]')
+    play(page, "e1(I)", "e5(I)")  # up the e5 column: check
+    play(page, "e5(V)", "d4(V)")
+    play(page, "e5(I)", "d5(I)")
+    assert page.inner_text("#moves") == "1. Re5(I)+ Kd4(V)\n2. Rd5(I)"
+    assert page.get_attribute("#moves .ply >> nth=0", "title") == "Re1(I)-e5(I)"
+    page.check('#move-notation input[value="long"]')
+    longs = ["Re1(I)-e5(I)", "ke5(V)-d4(V)", "Re5(I)-d5(I)"]
+    assert page.locator("#moves .ply").all_inner_texts() == longs
+    assert page.get_attribute("#moves .ply >> nth=0", "title") == "Re5(I)+"
+    page.click("#undo")
+    settle(page)
+    assert page.locator("#moves .ply").all_inner_texts() == longs[:2]
+    page.reload()
+    page.wait_for_selector('[data-cell="a1(I)"]', state="attached")
+    assert page.is_checked('#move-notation input[value="long"]')
+    page.check('#move-notation input[value="short"]')  # the next tests' tab lists them short
 
 
 def test_illegal_move_shows_the_engine_message(page: Page, server_url: str) -> None:
@@ -835,7 +868,7 @@ def test_playing_a_key_from_the_solution(page: Page) -> None:
     settle(page)
     page.click(f'#keys button[data-move="{MATE_IN_2_KEYS[0]}"]')
     settle(page)
-    assert page.locator("#moves .ply").all_inner_texts() == [MATE_IN_2_KEYS[0]]
+    assert moves_long(page) == [MATE_IN_2_KEYS[0]]
     assert page.inner_text("#turn") == "White to move"
     assert page.is_checked('#mode input[value="play"]')
 
@@ -1237,7 +1270,7 @@ def test_a_move_clicked_in_3d_reaches_the_engine(page: Page, server_url: str) ->
     board = "[k##,###,###],[###,###,###],[###,R##,##K] b"
     assert engine_board(server_url) == board
     assert page.get_attribute("body", "data-board") == board
-    assert page.inner_text("#moves") == "1. Ra1(I)-a2(I)"
+    assert page.inner_text("#moves") == "1. Ra2(I)"
     shown_3d(page)
     assert canvas.screenshot() != before
 
@@ -1452,7 +1485,8 @@ def test_a_promotion_asks_which_piece(page: Page, server_url: str) -> None:
     board = PROMOTION_BOARD.replace("[####k,#P###", "[#U##k,#####") + " b"
     assert engine_board(server_url) == board
     assert piece(page, "b5(V)") == "U"
-    assert page.inner_text("#moves") == "1. Pb4(V)-b5(V)=U"
+    assert page.inner_text("#moves") == "1. b5(V)=U"
+    assert moves_long(page) == ["Pb4(V)-b5(V)=U"]
 
 
 def test_make_gui_takes_a_port() -> None:

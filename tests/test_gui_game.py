@@ -42,6 +42,7 @@ from tests.test_gui import (
     launched_browser,
     listen,
     loaded,
+    moves_long,
     needs_three,
     opened_tab,
     post_line,
@@ -258,9 +259,9 @@ def test_a_game_at_the_weakest_level_played_to_the_end(
         assert reference.ask(f"play {mine}").ok
         if reference.ask("result").text != "*":
             break
-        answer = moves_shown(page)[-1]  # the computer's, played by itself
+        answer = moves_long(page)[-1]  # the computer's, played by itself
         played.append(answer)
-        assert moves_shown(page) == played
+        assert moves_long(page) == played
         assert reference.ask(f"play {answer}").ok
         assert marked(page, "data-last-move") == ends(answer)
         assert page.input_value("#notation") == engine_text(url, "get_board")
@@ -269,7 +270,7 @@ def test_a_game_at_the_weakest_level_played_to_the_end(
     assert outcome != "*"
     assert page.inner_text("#result") == outcome
     assert engine_text(url, "result") == outcome
-    assert moves_shown(page) == played
+    assert moves_long(page) == played
     # One genmove per black move, none after the end.
     assert len(genmoves) == len(played) // 2
 
@@ -300,7 +301,7 @@ def test_a_game_played_in_3d_to_the_end(
         assert reference.ask(f"play {mine}").ok
         if reference.ask("result").text != "*":
             break
-        answer = moves_shown(page)[-1]
+        answer = moves_long(page)[-1]
         played.append(answer)
         assert reference.ask(f"play {answer}").ok
         assert page.input_value("#notation") == engine_text(url, "get_board")
@@ -309,7 +310,7 @@ def test_a_game_played_in_3d_to_the_end(
     assert outcome != "*"
     assert page.inner_text("#result") == outcome
     assert engine_text(url, "result") == outcome
-    assert moves_shown(page) == played
+    assert moves_long(page) == played
 
 
 def clicked_in_3d(page: Page, move: str) -> bool:
@@ -343,7 +344,7 @@ def test_the_computer_mates_in_two(page: Page, server: tuple[str, Path], referen
     settle(page)
     reference.ask(f"set_board {MATE_IN_2}")
     keys = reference.ask("mate_in 2").text.split()
-    key = moves_shown(page)[-1]
+    key = moves_long(page)[-1]
     assert key in keys
     assert page.get_attribute("#thinking", "data-score") == "mate 2"
     assert "mate in 2" in page.inner_text("#thinking")
@@ -351,8 +352,9 @@ def test_the_computer_mates_in_two(page: Page, server: tuple[str, Path], referen
     reference.ask(f"play {key}")
     (reply,) = reference.ask("legal_moves").text.split()  # white has one move
     click_move(page, reply)
-    mate = moves_shown(page)[-1]
-    assert moves_shown(page) == [key, reply, mate]
+    mate = moves_long(page)[-1]
+    assert moves_long(page) == [key, reply, mate]
+    assert moves_shown(page)[-1].endswith("#")  # short, the mate marked
     assert page.inner_text("#result") == "0-1 (checkmate)"
     assert page.get_attribute("#thinking", "data-score") == "mate 1"
     assert marked(page, "data-last-move") == ends(mate)
@@ -383,8 +385,9 @@ def test_the_computer_promotes_in_raumschach(page: Page, server: tuple[str, Path
     page.select_option("#level", "level depth 1")
     page.select_option("#opponent", "black")
     settle(page)
-    (move,) = moves_shown(page)
+    (move,) = moves_long(page)
     assert move in ("pc1(II)-c1(I)=q", "pc1(II)-c1(I)=r"), move
+    assert moves_shown(page) == [f"c1(I)={move[-1].upper()}#"]
     assert marked(page, "data-last-move") == {"from": "c1(II)", "to": "c1(I)"}
     assert page.get_attribute('[data-cell="c1(I)"]', "data-piece") == move[-1]
     assert page.inner_text("#result") == "0-1 (checkmate)"
@@ -408,7 +411,7 @@ def test_hint_marks_the_engines_move(page: Page, reference: Engine) -> None:
     assert page.inner_text("#message") == f"hint: {expected}"
     click_move(page, expected)
     assert marked(page, "data-hint") == {}
-    assert moves_shown(page)[0] == expected
+    assert moves_long(page)[0] == expected
     assert len(moves_shown(page)) == 2  # and the computer answered
 
 
@@ -545,13 +548,15 @@ def test_a_move_played_just_before_a_take_back_is_taken_back_too(
 def test_record_downloaded_and_read_back(
     page: Page, server: tuple[str, Path], tmp_path: Path
 ) -> None:
-    """The record link downloads printgame's record; opened again, it replays move by move to
-    the same position; a broken copy is refused naming its line, and changes nothing."""
+    """The record link downloads printgame's record, whose moves the list showed; opened again,
+    it replays move by move to the same position (a move clicked on the board, long, counts as
+    the record's, short); a broken copy is refused naming its line, and changes nothing."""
     url, _ = server
     start_game(page, 3, "level depth 1", "black")
     click_move(page, "Ra3(I)-a3(II)")
     click_move(page, engine_text(url, "legal_moves").split()[0])
     played = moves_shown(page)
+    played_long = moves_long(page)
     assert len(played) == 4
     final = page.input_value("#notation")
     with page.expect_download() as download:
@@ -565,9 +570,9 @@ def test_record_downloaded_and_read_back(
         "Start: [#k#,b#b,rnr],[###,###,###],[RNR,B#B,#K#] w",
         "Result: *",
     ]
-    # The record's moves, short as printgame writes them (the move list shows them so).
+    # The record's moves, short as printgame writes them, and as the move list showed them.
     recorded = list(record_moves(text))
-    assert len(recorded) == len(played)
+    assert recorded == played
 
     page.select_option("#opponent", "none")
     page.click("#new-game")
@@ -576,10 +581,13 @@ def test_record_downloaded_and_read_back(
     settle(page)
     assert page.get_attribute("#replay", "data-ply") == "0"
     assert page.inner_text("#replay-where") == "game.txt: move 0 of 4"
-    for ply in range(1, 5):
+    click_move(page, played_long[0])
+    assert page.get_attribute("#replay", "data-ply") == "1"
+    for ply in range(2, 5):
         page.click("#replay-next")
         settle(page)
         assert moves_shown(page) == recorded[:ply]
+    assert moves_long(page) == played_long
     assert page.input_value("#notation") == final
     assert engine_text(url, "get_board") == final
     assert page.is_disabled("#replay-next")

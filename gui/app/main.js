@@ -4,7 +4,7 @@
 // The 3D view once its module (and three.js) loaded; null while the layers are the only view.
 import { ask, askAbout, engine, engineBatch, ensureBoard, exclusive, heard, heardVariant, learnEngineBoard, logLine, MAX_BATCH, post, received, updatePending, variantLines } from "./connection.js";
 import { applyZoom, buildBoards, buildPalette, clickCell, paintLayers, renderPalette } from "./layers.js";
-import { state, boardKey, boardMarks, cellIndex, cellName, fromNotation, MAX_3D, MAX_VIEW, ownPiece, parseCheckers, parseMoves, sideName, VERDICTS } from "./model.js";
+import { state, boardKey, boardMarks, cellIndex, cellName, fromNotation, MAX_3D, MAX_VIEW, ownPiece, parseCheckers, parseMoves, plyNames, recordPlies, sideName, VERDICTS } from "./model.js";
 import { $, arm, choosePromotion, clearMessage, problem, renderGame, renderMoves, renderNotationState, renderPosition, renderSolve, renderThinking, renderUndo, setMessage, setRecordLink, setSolveStatus, setTable, setText, setVerdict, showFailure, showIdleThinking, showNotation } from "./panels.js";
 import { allowsSize, cycleOf, knownVariant, levelName, lettersOf, variantOf } from "./variants.js";
 let view3d = null;
@@ -35,6 +35,18 @@ export const PAUSE = editPause(ADDRESS.get("pause"));
 // Before each level line: the engine's own defaults, so that every line of the level menu means
 // what it means to a fresh engine (`level` changes only the settings it names).
 export const LEVEL_RESET = "level depth 0 nodes 0 time 1";
+
+// The engine names the moves of the list (docs/rules.md, "Short notation"): its record of the
+// game, short and long, asked in the same exchange as each move or take-back. Both cost the
+// engine 2 ms for a game of 200 plies on 5³ (docs/gui.md).
+export const RECORD_LINES = ["printgame", "printgame long"];
+
+export function takeRecord([short, long]) {
+  // The engine's names of the moves played, from the answers to RECORD_LINES; none if either failed.
+  const plies = (r) => (r && r.ok ? recordPlies(r.text) : null);
+  const [s, l] = [plies(short), plies(long)];
+  state.record = s && l ? { short: s, long: l } : null;
+}
 
 export const THINKING_POLL_MS = 250; // the thinking panel is read four times a second while it searches
 
@@ -263,9 +275,9 @@ export function playMove(text) {
   const gen = state.generation;
   return exclusive(async () => {
     if (gen !== state.generation) return; // the board changed since the click
-    const { sent, replies } = await askAbout([`play ${text}`, "get_board"]);
+    const { sent, replies } = await askAbout([`play ${text}`, "get_board", ...RECORD_LINES]);
     if (!sent.ok) { if (gen === state.generation) showFailure(sent); return; }
-    const [r, g] = replies;
+    const [r, g, ...names] = replies;
     if (!r.ok) {
       if (gen === state.generation) { showFailure(r); paint(); }
       return;
@@ -277,6 +289,7 @@ export function playMove(text) {
     if (!parsed || parsed.size > MAX_VIEW) { setMessage("cannot read the engine's board after the move", "error"); return; }
     adopt(parsed);
     state.moves.push(text);
+    takeRecord(names);
     changed({ immediate: true, edited: false });
   });
 }
@@ -301,9 +314,10 @@ export function takeBack(plies) {
   stopSearches();
   const gen = ++state.generation; // the board is about to change: work for this one is void
   return exclusive(async () => {
-    const lines = [...Array(Math.min(plies, MAX_BATCH - 1)).fill("undo"), "get_board"];
+    const after = ["get_board", ...RECORD_LINES];
+    const lines = [...Array(Math.min(plies, MAX_BATCH - after.length)).fill("undo"), ...after];
     const replies = await engineBatch(lines);
-    const g = replies.pop();
+    const [g, ...names] = replies.splice(replies.length - after.length);
     const undone = replies.filter((r) => r.ok).length;
     const refused = replies.find((r) => !r.ok);
     const parsed = g.ok ? fromNotation(g.text) : null;
@@ -313,6 +327,7 @@ export function takeBack(plies) {
     if (!parsed || parsed.size > MAX_VIEW) { setMessage("cannot read the engine's board after undo", "error"); return; }
     adopt(parsed);
     state.moves.splice(state.moves.length - undone, undone);
+    takeRecord(names);
     const rest = plies - undone;
     changed({ immediate: true, edited: false });
     if (!refused && rest > 0) takeBack(rest);
@@ -358,7 +373,7 @@ export function computerMove() {
       if (r.cancelled === false && Number.isInteger(r.game)) state.gameVersion = r.game;
       if (!r.ok) { showIdleThinking(); showFailure(r); return; }
       await showThinking(thinking, r.text);
-      const g = await engine("get_board");
+      const [g, ...names] = await engineBatch(["get_board", ...RECORD_LINES]);
       if (job.cancelled || gen !== state.generation) return;
       const parsed = g.ok ? fromNotation(g.text) : null;
       state.engineKey = parsed ? g.text.trim() : null;
@@ -366,6 +381,7 @@ export function computerMove() {
       state.computer = null;
       adopt(parsed);
       state.moves.push(r.text);
+      takeRecord(names);
       const [m] = parseMoves(r.text);
       changed({ immediate: true, edited: false });
       if (m) state.lastMove = { key: boardKey(), from: m.from, to: m.to };
@@ -554,7 +570,10 @@ export function openRecord(file) {
 export function replayPly() {
   // Where the game stands in the opened record: the moves played, if they are its first ones.
   if (!state.replay || state.moves.length > state.replay.moves.length) return -1;
-  return state.moves.every((m, k) => m === state.replay.moves[k]) ? state.moves.length : -1;
+  // A move counts as the record's however it was written: as sent, or either of its names.
+  const names = plyNames();
+  const same = (k, text) => [state.moves[k], names[k].short, names[k].long].includes(text);
+  return state.replay.moves.slice(0, state.moves.length).every((text, k) => same(k, text)) ? state.moves.length : -1;
 }
 
 export async function replayForward(all) {
@@ -860,12 +879,14 @@ export function sendCommand() {
     const parsed = await learnEngineBoard();
     // Take the engine's position only when this command changed it (play, undo, set_board…).
     if (!parsed || `${state.engineVariant} ${state.engineKey}` === before || parsed.size > MAX_VIEW) return;
+    const names = await engineBatch(RECORD_LINES); // its names for the moves listed next
     const words = line.split(/\s+/).filter((w) => !/^\d+$/.test(w));
     adopt(parsed);
     if (r.ok && words[0] === "play") state.moves.push(words.slice(1).join(" "));
     else if (r.ok && words[0] === "genmove" && parseMoves(r.text).length) state.moves.push(r.text);
     else if (r.ok && words[0] === "undo") state.moves.pop();
     else state.moves = [];
+    takeRecord(names);
     changed({ immediate: true, edited: false });
   });
 }
@@ -967,6 +988,19 @@ for (const [id, key] of [["levels-shown", "levels"], ["level-from", "from"], ["l
   });
 }
 $("camera-reset").addEventListener("click", () => { if (view3d) view3d.reset(); });
+
+// ---------------------------------------------------------------- the move list's notation
+// Short (the default) or long, as the person last chose it; it survives a reload in localStorage.
+const NOTATION_KEY = "cubemate.notation";
+state.notation = readSaved(NOTATION_KEY, {}).notation === "long" ? "long" : "short";
+for (const r of document.querySelectorAll("#move-notation input")) {
+  r.addEventListener("change", () => {
+    if (!r.checked) return;
+    state.notation = r.value;
+    save(NOTATION_KEY, { notation: state.notation });
+    renderMoves();
+  });
+}
 
 // ---------------------------------------------------------------- start
 // The page opens on the position the person left, or on a game on 5³ against the computer

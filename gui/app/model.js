@@ -21,6 +21,8 @@ export const state = {
   generation: 0,      // bumped on every board change; work for an older board is dropped
   engineKey: null,    // the position the engine holds (get_board's text), null if unknown
   moves: [],          // moves played since the position was set, as the page sent them
+  record: null,       // {short: [name], long: [name]}: the engine's names of those moves, or null
+  notation: "short",  // how the move list writes them: "short" (Nc3(I)) or "long" (Nb1(I)-c3(I))
   solved: null,       // {key, depth, keys: [move], text} for the board shown, or null
   solving: false,
   jobs: 0,            // engine jobs queued or running
@@ -182,4 +184,26 @@ export function boardMarks() {
   const last = state.lastMove && state.lastMove.key === key ? state.lastMove : null;
   const hint = state.hint && state.hint.key === key ? state.hint : null;
   return { key, status, checkers, targets, keys, keyFrom, keyTo, kingLetter, king, last, hint };
+}
+
+// A move line of a record as printgame writes it: `3. m m`, or `1... m` with black first.
+const RECORD_MOVES = /^\d+\.(?:\.\.)?\s+(.*)$/;
+
+export function recordPlies(text) {
+  // The moves of printgame's record, in order; its headers (`Size: 5`) are no move lines.
+  const plies = [];
+  for (const line of text.split("\n")) {
+    const m = RECORD_MOVES.exec(line.trim());
+    if (m) plies.push(...m[1].split(/\s+/).filter(Boolean));
+  }
+  return plies;
+}
+
+export function plyNames() {
+  // Each move played, short and long as the engine names it (both printgames, asked in the
+  // exchange that played or took back the move); as the page sent it where the engine's names
+  // are not at hand (an exchange failed), so that the list never shows another game's moves.
+  const r = state.record;
+  const named = r !== null && r.short.length === state.moves.length && r.long.length === state.moves.length;
+  return state.moves.map((sent, k) => (named ? { short: r.short[k], long: r.long[k] } : { short: sent, long: sent }));
 }

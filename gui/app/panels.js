@@ -1,7 +1,7 @@
 // The side panel: the verdict, messages, the move list, the computer's thinking, the solver's
 // keys, the record's replay buttons and the piece picker's state.
 import { colourWord, computersTurn, playMove, replayPly, setMode } from "./main.js";
-import { state, boardKey, cellName, describe, isWhite, ownPiece, sideName } from "./model.js";
+import { state, boardKey, cellName, describe, isWhite, ownPiece, plyNames, sideName } from "./model.js";
 import { figure, pieceOf } from "./pieces.js";
 import { lettersOf } from "./variants.js";
 export const $ = (id) => document.getElementById(id);
@@ -19,25 +19,35 @@ export function renderUndo() {
 
 export function renderMoves() {
   const list = $("moves");
-  // In pairs, as printgame writes them: `1. Nb1(I)-c3(I) qc4(V)-c1(V)`; a game that began
-  // with black to move opens with `1. … move`.
-  const plies = state.moves.length;
+  // In pairs, as printgame writes them: `1. Nc3(I) Qc1(V)+`, or long, `1. Nb1(I)-c3(I)
+  // qc4(V)-c1(V)`, as chosen; each ply's other form is its tooltip. A game that began with
+  // black to move opens with `1. … move`.
+  const other = state.notation === "long" ? "short" : "long";
+  const names = plyNames();
+  const plies = names.length;
   const blackFirst = (plies % 2 === 0) === (state.side === "b");
-  const row = blackFirst ? ["…", ...state.moves] : [...state.moves];
+  const row = blackFirst ? [null, ...names] : [...names];
   const items = [];
   for (let k = 0; k < row.length; k += 2) {
     const li = document.createElement("li");
     li.append(`${k / 2 + 1}.`);
     for (const ply of row.slice(k, k + 2)) {
       const span = document.createElement("span");
-      span.textContent = ply;
-      if (ply !== "…") span.className = "ply";
+      if (ply === null) span.textContent = "…";
+      else {
+        span.className = "ply";
+        span.textContent = ply[state.notation];
+        span.title = ply[other];
+        span.dataset.short = ply.short;
+        span.dataset.long = ply.long;
+      }
       li.append(" ", span);
     }
     items.push(li);
   }
   list.replaceChildren(...items);
   list.scrollTop = list.scrollHeight;
+  for (const r of document.querySelectorAll("#move-notation input")) r.checked = r.value === state.notation;
   renderUndo();
   renderReplay();
 }
