@@ -1,9 +1,10 @@
 """What the referee says of a player's move and of its position.
 
 A move is legal when the referee's `play` takes it, however it is written (protocol.md lets
-the letter be left out, levels be numbers, `x` and `-` be swapped); it then goes into the
-record and to the other player as the referee's `legal_moves` spells it. A player that can
-say its position (`get_board`) must agree with the referee's after set-up.
+the letter be left out, levels be numbers, `x` and `-` be swapped, and a move be short, as a
+player with `[protocol] notation = "short"` answers `genmove`: `Nc3(I)`, `Qxc1(V)+`); it then
+goes into the record and to the other player as the referee's `legal_moves` spells it, long.
+A player that can say its position (`get_board`) must agree with the referee's after set-up.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ def judge_move(referee: Referee, move: str, legal: list[str]) -> str:
     spelled = same_moves(move, legal)
     if len(spelled) == 1:
         return spelled[0]
+    # A short move names no origin cell: the referee names the move it played, in one
+    # exchange; by_position's trial of every legal move is left for a referee that cannot.
+    named = referee.last_move()
+    if named in legal:
+        return named
     return by_position(referee, legal)
 
 

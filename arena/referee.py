@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.speaker import Speaker, SpeakerDied
+from kernel.record import MOVE_LINE
 
 #: What `result` answers while the game goes on.
 GOING_ON = "*"
@@ -107,6 +108,25 @@ class Referee:
 
     def undo(self) -> None:
         self.ask("undo")
+
+    def last_move(self) -> str | None:
+        """The move played last, as `legal_moves` spells it: the last ply of `printgame long`
+        (docs/protocol.md); None from a referee that cannot say so (it knows no such command,
+        or writes no move lines)."""
+        try:
+            reply = self.speaker.ask("printgame long", self.timeout)
+        except SpeakerDied as death:
+            raise RefereeError(
+                f"the referee {death.failure} on 'printgame long': {death.detail}"
+            ) from None
+        if not reply.ok:
+            return None
+        for line in reversed(reply.text.splitlines()):
+            found = MOVE_LINE.fullmatch(line.strip())
+            if found is not None:
+                plies = found.group(3).split()
+                return plies[-1] if plies else None
+        return None
 
     def legal_moves(self) -> list[str]:
         return self.ask("legal_moves").split()
