@@ -107,6 +107,16 @@ def retrograde(
     index of its table (tablebase/retrograde.py); `compact`: numbered by format version 3's
     index."""
 
+def retrograde_lean(
+    size: int,
+    letters: str,
+    captures: list[tuple[int, str, int, tuple[int, ...], bytes | None]],
+    variant: str = "cube",
+    compact: int = 0,
+    /,
+) -> bytearray:
+    """The values of `retrograde`, solved in 1.125 bytes an entry (tablebase/lean.py)."""
+
 def verify(
     size: int,
     letters: str,

@@ -111,8 +111,16 @@ def first_value(
     if best:
         return best + 1  # provisional: a quiet move may win sooner
     if quiet == 0 and not escape:
-        return floor + 1  # every move a capture into the opponent's win
+        return within_plies(table, floor + 1)  # every move a capture into the opponent's win
     return DRAW
+
+
+def within_plies(table: Table, value: int) -> int:
+    """A value to write, refused above MOST_PLIES (255 is NO_VALUE; retrograde.py stops at
+    the ply MOST_PLIES too)."""
+    if value > MOST_PLIES:
+        raise ValueError(f"{table.name}: a mate longer than {MOST_PLIES} plies")
+    return value
 
 
 def settle_lean(
@@ -188,4 +196,4 @@ def loss_value(
             if value == DRAW or value % 2:
                 return 0  # an escape
             floor = max(floor, value)
-    return max(ply + 1, floor) + 1
+    return within_plies(table, max(ply + 1, floor) + 1)

@@ -443,10 +443,15 @@ static int occupant(const Material *material, const int *cells, int cell) {
     return -1;
 }
 
-/* List the legal moves of `side` (retrograde.py's Rules.moves) or, with `back`, the quiet
-   moves it could have just made, backwards (Rules.unmoves); returns how many. */
+/* What steps_of lists: the legal moves, the quiet moves backwards (un-moves: for pieces
+   that move alike both ways, also the quiet moves forwards, legal or not), or the legal
+   captures alone. */
+enum { MOVES, UNMOVES, CAPTURES };
+
+/* List the legal moves of `side` (retrograde.py's Rules.moves), the quiet moves it could have
+   just made, backwards (Rules.unmoves), or its legal captures; returns how many. */
 static int steps_of(const Cube *cube, const Material *material, const int *cells, int side,
-                    int back, Step *found) {
+                    int what, Step *found) {
     int count = 0, size = cube->size;
     for (int slot = 0; slot < material->count; slot++) {
         if (material->side[slot] != side) continue;
@@ -458,10 +463,10 @@ static int steps_of(const Cube *cube, const Material *material, const int *cells
             while (x >= 0 && x < size && y >= 0 && y < size && z >= 0 && z < size) {
                 int target = x + size * (y + size * z);
                 int taken = occupant(material, cells, target);
-                if (taken >= 0 && (back || material->side[taken] == side)) break;
-                if (back) {
+                if (taken >= 0 && (what == UNMOVES || material->side[taken] == side)) break;
+                if (what == UNMOVES) {
                     found[count++] = (Step){slot, target, -1};
-                } else {
+                } else if (taken >= 0 || what == MOVES) {
                     int after[MOST_PIECES];
                     memcpy(after, cells, sizeof after);
                     after[slot] = target;
@@ -510,6 +515,7 @@ typedef struct {
     Capture captures[MOST_PIECES];
     uint8_t *values, *floors;
     uint16_t *counts;
+    uint8_t *looked; /* the lean solve's bit an entry: looked at this ply */
     List later[MOST_PLIES + 2], frontier, decided;
     Step *steps;
     uint64_t *before;
@@ -517,7 +523,7 @@ typedef struct {
 
 static void free_solver(Solver *s) {
     free_cube(&s->cube);
-    free(s->floors), free(s->counts), free(s->steps), free(s->before);
+    free(s->floors), free(s->counts), free(s->looked), free(s->steps), free(s->before);
     for (int p = 0; p < MOST_PLIES + 2; p++) free(s->later[p].items);
     free(s->frontier.items), free(s->decided.items);
 }
@@ -563,7 +569,7 @@ static int forward(Solver *s) {
             s->values[index] = NO_VALUE;
             continue;
         }
-        int moves = steps_of(cube, material, cells, side, 0, s->steps), successors = 0;
+        int moves = steps_of(cube, material, cells, side, MOVES, s->steps), successors = 0;
         int escapes = 0, best = 0, floor = 0;
         for (int m = 0; m < moves; m++) {
             int after[MOST_PIECES];
@@ -622,7 +628,7 @@ static int settle(Solver *s) {
         s->decided.count = 0;
         for (size_t f = 0; f < s->frontier.count; f++) {
             int side = decode(cube, material, s->frontier.items[f], cells);
-            int many = steps_of(cube, material, cells, 1 - side, 1, s->steps);
+            int many = steps_of(cube, material, cells, 1 - side, UNMOVES, s->steps);
             for (int m = 0; m < many; m++) {
                 int earlier[MOST_PIECES];
                 memcpy(earlier, cells, sizeof earlier);
@@ -758,10 +764,184 @@ done:
     return result;
 }
 
+/* --- The lean solve (issue 52, item 2): tablebase/lean.py ----------------------------------
+
+   The values alone and a bit an entry, no counts nor floors: 1.125 bytes an entry where
+   retrograde above holds 4, the same bytes out. Where it differs from lean.py:
+   - a position looked at takes its quiet moves as un-moves (steps_of's UNMOVES: the pieces
+     move alike both ways) without asking whether each leaves its king attacked: the value
+     after such a move is NO_VALUE (the side not to move in check), or it has no index at all
+     (version 3: the kings side by side), and either says the move is not legal, without the
+     walk over the attackers; this is most of a look's cost where the moves are legal, and a
+     look stops at its first quiet move that is no final win. Captures are asked (a capture
+     into bare kings has no table to say it), and only when every quiet move passed;
+   - the frontier of a ply is found with memchr over the values, and Ctrl-C is looked for at
+     each ply and every 2^16 positions of a frontier. */
+
+/* A value the lean solve would write: above MOST_PLIES it would be no byte (255 is
+   NO_VALUE) or reach the ply retrograde's settle stops at. */
+static int too_long(int value) {
+    if (value <= MOST_PLIES) return 0;
+    PyErr_Format(PyExc_ValueError, "a mate longer than %d plies", MOST_PLIES);
+    return 1;
+}
+
+/* The forward pass without counts (lean.py's first_value); `highest` the largest value
+   written. */
+static int forward_lean(Solver *s, int *highest) {
+    const Cube *cube = &s->cube;
+    const Material *material = &s->material;
+    int cells[MOST_PIECES], side;
+    for (uint64_t index = 0; index < material->entries; index++) {
+        if ((index & 0xFFFF) == 0 && PyErr_CheckSignals() < 0) return -1;
+        if (!stored(cube, material, index, cells, &side)) {
+            s->values[index] = NO_VALUE;
+            continue;
+        }
+        int moves = steps_of(cube, material, cells, side, MOVES, s->steps);
+        int quiet = 0, escape = 0, best = 0, floor = 0, value = 0;
+        for (int m = 0; m < moves; m++) {
+            if (s->steps[m].taken < 0) {
+                quiet++;
+                continue;
+            }
+            int after[MOST_PIECES];
+            memcpy(after, cells, sizeof after);
+            after[s->steps[m].slot] = s->steps[m].target;
+            int captured = value_after_capture(s, after, s->steps[m].taken, 1 - side);
+            if (captured < 0) return -1;
+            if (captured == 0 || captured % 2) {
+                escape = 1;
+                if (captured && (!best || captured < best)) best = captured;
+            } else if (captured > floor)
+                floor = captured;
+        }
+        if (!moves)
+            value = cube_in_check(cube, material, cells, side) ? 1 : 0;
+        else if (best)
+            value = best + 1; /* provisional: a quiet move may win sooner */
+        else if (!quiet && !escape)
+            value = floor + 1; /* every move a capture into the opponent's win */
+        if (too_long(value)) return -1;
+        s->values[index] = (uint8_t)value;
+        if (value > *highest) *highest = value;
+    }
+    return 0;
+}
+
+/* The value of an undecided position at odd `ply` if it is lost now, else 0, or -1 with an
+   exception set (lean.py's loss_value): every quiet move into a win of at most ply + 1
+   plies, every capture into the opponent's win. */
+static int lean_loss(Solver *s, uint64_t index, int ply) {
+    const Cube *cube = &s->cube;
+    const Material *material = &s->material;
+    int cells[MOST_PIECES], after[MOST_PIECES];
+    int side = decode(cube, material, index, cells);
+    int many = steps_of(cube, material, cells, side, UNMOVES, s->steps);
+    for (int m = 0; m < many; m++) {
+        memcpy(after, cells, sizeof after);
+        after[s->steps[m].slot] = s->steps[m].target;
+        uint64_t next = position_index(cube, material, 1 - side, after);
+        if (next == UINT64_MAX) continue; /* kings side by side: not a legal move */
+        int value = s->values[next];
+        if (value == NO_VALUE) continue; /* its king left attacked: not a legal move */
+        if (value == 0 || value % 2 || value > ply + 1) return 0;
+    }
+    int floor = 0;
+    many = steps_of(cube, material, cells, side, CAPTURES, s->steps);
+    for (int m = 0; m < many; m++) {
+        memcpy(after, cells, sizeof after);
+        after[s->steps[m].slot] = s->steps[m].target;
+        int value = value_after_capture(s, after, s->steps[m].taken, 1 - side);
+        if (value < 0) return -1;
+        if (value == 0 || value % 2) return 0; /* an escape */
+        if (value > floor) floor = value;
+    }
+    return (ply + 1 > floor ? ply + 1 : floor) + 1;
+}
+
+/* Ply by ply backwards, the frontier of ply p the values p + 1 (lean.py's settle_lean). */
+static int settle_lean(Solver *s, int highest) {
+    const Cube *cube = &s->cube;
+    const Material *material = &s->material;
+    size_t entries = (size_t)material->entries, bits = (entries + 7) / 8;
+    int cells[MOST_PIECES];
+    for (int ply = 0; ply + 1 <= highest; ply++) {
+        if (PyErr_CheckSignals() < 0) return -1;
+        if (ply % 2) memset(s->looked, 0, bits);
+        uint8_t *end = s->values + entries, *at = memchr(s->values, ply + 1, entries);
+        if (at && ply >= MOST_PLIES) {
+            too_long(ply + 1);
+            return -1;
+        }
+        for (size_t seen = 1; at; at = memchr(at + 1, ply + 1, (size_t)(end - at - 1)), seen++) {
+            if ((seen & 0xFFFF) == 0 && PyErr_CheckSignals() < 0) return -1;
+            int side = decode(cube, material, (uint64_t)(at - s->values), cells);
+            int many = steps_of(cube, material, cells, 1 - side, UNMOVES, s->steps);
+            for (int m = 0; m < many; m++) {
+                int earlier[MOST_PIECES];
+                memcpy(earlier, cells, sizeof earlier);
+                earlier[s->steps[m].slot] = s->steps[m].target;
+                s->before[m] = position_index(cube, material, 1 - side, earlier);
+            }
+            sort_indices(s->before, many);
+            for (int m = 0; m < many; m++) {
+                uint64_t previous = s->before[m];
+                if (previous == UINT64_MAX) break; /* sorted last: kings side by side */
+                if (m && previous == s->before[m - 1]) continue;
+                int value = s->values[previous];
+                if (ply % 2 == 0) { /* lost: whoever could move into it wins at p + 2 */
+                    if (value == 0 || (value % 2 == 0 && value > ply + 2)) {
+                        s->values[previous] = (uint8_t)(ply + 2);
+                        if (ply + 2 > highest) highest = ply + 2;
+                    }
+                    continue;
+                }
+                uint8_t bit = (uint8_t)(1u << (previous & 7));
+                if (value || (s->looked[previous >> 3] & bit)) continue;
+                s->looked[previous >> 3] |= bit;
+                int lost = lean_loss(s, previous, ply);
+                if (lost < 0 || too_long(lost)) return -1;
+                if (!lost) continue;
+                s->values[previous] = (uint8_t)lost;
+                if (lost > highest) highest = lost;
+            }
+        }
+    }
+    return 0;
+}
+
+/* retrograde_lean(size, letters, captures, variant="cube", compact=0) -> bytearray: the
+   values of retrograde, in 1.125 bytes an entry. */
+PyObject *retrograde_lean(PyObject *self, PyObject *args) {
+    int size, viewed, compact = 0, highest = 0;
+    const char *letters, *variant = "cube";
+    PyObject *captures, *result = NULL;
+    Py_buffer views[MOST_PIECES];
+    Solver s;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "isO!|si", &size, &letters, &PyList_Type, &captures, &variant,
+                          &compact))
+        return NULL;
+    if (set_up(&s, size, letters, captures, variant, compact, views, &viewed) < 0) goto done;
+    result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)s.material.entries);
+    s.looked = calloc(((size_t)s.material.entries + 7) / 8, 1);
+    if (!result || !s.looked) {
+        Py_CLEAR(result);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
+    s.values = (uint8_t *)PyByteArray_AS_STRING(result);
+    if (forward_lean(&s, &highest) < 0 || settle_lean(&s, highest) < 0) Py_CLEAR(result);
+done:
+    tear_down(&s, views, viewed);
+    return result;
+}
+
 /* The value a position must hold given its moves (tablebase/verify.py's expected_value). */
 static int expected(Solver *s, const int *cells, int side) {
     const Cube *cube = &s->cube;
-    int moves = steps_of(cube, &s->material, cells, side, 0, s->steps);
+    int moves = steps_of(cube, &s->material, cells, side, MOVES, s->steps);
     if (!moves) return cube_in_check(cube, &s->material, cells, side) ? 1 : 0;
     int fastest = 0, slowest = 0, drawn = 0;
     for (int m = 0; m < moves; m++) {
