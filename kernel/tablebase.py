@@ -17,6 +17,9 @@ and probes them a byte at a time, never from a file changed since it was checked
 - **Version 3** (`build --compact`, issue 52): version 2's header, the positions numbered by
   kernel/tablebase_compact.py's smaller index (the kings as a pair, identical pieces as a
   set); a Table's `version` chooses its index.
+- **Version 4** (`python -m tablebase compress`, issue 52): a plain file's header and values,
+  the values compressed in blocks that a probe reads one at a time (kernel/tablebase_blocks.py);
+  its header says the plain version, whose index numbers the positions.
 - **Index.** The pieces in a fixed order (the kings, then white's, then black's); each cell
   numbered x + n (y + n z); the side to move first, then the white king's cell among the
   region cells, then every other piece's cell: `((side * R + region) * N + c1) * N + ...`.
@@ -39,6 +42,7 @@ import stat
 import struct
 import time
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from itertools import permutations, product
@@ -46,6 +50,18 @@ from pathlib import Path
 
 from kernel.board import geometry_for as kernel_geometry_for
 from kernel.position import WHITE, Move, Position
+from kernel.tablebase_blocks import (
+    BLOCK_FIELDS,
+    CODECS,
+    SHARED_CACHE,
+    BlockCache,
+    BlockFault,
+    BlockIndex,
+    block_count,
+    check_block_values,
+    index_length,
+    unpack_block,
+)
 from kernel.tablebase_compact import compact_decode, compact_entries, compact_index
 
 #: A file's first bytes, and its layout's version: every version starts with both (PREFIX).
@@ -58,6 +74,11 @@ VARIANT_VERSION = 2
 #: Version 3: version 2's header, the positions numbered by the compact index (issue 52;
 #: kernel/tablebase_compact.py): the kings as a pair apart, identical pieces as a set.
 COMPACT_VERSION = 3
+#: Version 4: a file of version 1, 2 or 3 with its values compressed in blocks (issue 52;
+#: kernel/tablebase_blocks.py), that version named in the header.
+BLOCKS_VERSION = 4
+#: The versions whose values are one byte an index, after the header.
+PLAIN_VERSIONS = (FORMAT_VERSION, VARIANT_VERSION, COMPACT_VERSION)
 PREFIX = struct.Struct("<8sH")
 #: Version 1's header (56 bytes, docs/tablebases.md): magic, version, size, piece count,
 #: material, entries, game positions, the longest mate in plies, CRC-32 of the values, and
@@ -68,6 +89,8 @@ HEADER_SIZE = HEADER.size + HEADER_CHECK.size
 #: Version 2 adds the variant's name, ASCII padded with NUL bytes, before the header's check.
 VARIANT_FIELD = struct.Struct("<16s")
 HEADER_V2_SIZE = HEADER.size + VARIANT_FIELD.size + HEADER_CHECK.size
+#: Version 4 adds the plain version, the codec and the values a block before the check.
+HEADER_V4_SIZE = HEADER.size + VARIANT_FIELD.size + BLOCK_FIELDS.size + HEADER_CHECK.size
 #: The suffix of a table's file name: KQKR.n5.cubetb.
 SUFFIX = ".cubetb"
 
@@ -364,14 +387,16 @@ def value_text(value: int) -> str:
 
 
 def values_offset(header: Header) -> int:
-    """Where a file's values start: right after its header (56 bytes in version 1, 72 in versions
-    2 and 3), one byte an index. (A version of compressed blocks would find an index's byte
-    through its block index instead: TableFile is what reads values.)"""
+    """Where a plain file's values start: right after its header (56 bytes in version 1, 72 in
+    versions 2 and 3), one byte an index; in version 4, where its block index starts (an
+    index's byte is found through it: TableFile is what reads values)."""
     return header_length(header.version)
 
 
 def header_length(version: int) -> int:
     """How long a header of this version is."""
+    if version == BLOCKS_VERSION:
+        return HEADER_V4_SIZE
     return HEADER_V2_SIZE if version in (VARIANT_VERSION, COMPACT_VERSION) else HEADER_SIZE
 
 
@@ -388,9 +413,50 @@ class Header:
     version: int = FORMAT_VERSION
     #: The rules its values are under (version 1: the cube's, always).
     variant: str = CUBE
+    #: Version 4's: the plain version its values are of, the codec, the values a block.
+    plain: int = 0
+    codec: int = 0
+    block_values: int = 0
+
+    @property
+    def numbering(self) -> int:
+        """The version whose index numbers the positions: the plain version of a compressed
+        file, a plain file's own."""
+        return self.plain if self.version == BLOCKS_VERSION else self.version
+
+    @property
+    def compact(self) -> bool:
+        """Whether the positions are numbered by version 3's compact index."""
+        return self.numbering == COMPACT_VERSION
+
+    @property
+    def compressed(self) -> bool:
+        """Whether the values are in compressed blocks (version 4)."""
+        return self.version == BLOCKS_VERSION
+
+    @property
+    def blocks(self) -> int:
+        """How many blocks a compressed file's values make (0 for a plain file)."""
+        return block_count(self.entries, self.block_values) if self.compressed else 0
+
+    def plain_header(self) -> Header:
+        """The header of the plain file a compressed one's values are of (itself if plain)."""
+        if not self.compressed:
+            return self
+        return Header(
+            self.size,
+            self.name,
+            self.entries,
+            self.positions,
+            self.longest,
+            self.checksum,
+            self.plain,
+            self.variant,
+        )
 
     def pack(self) -> bytes:
-        """Write the header, its own checksum last (version 2: the variant before it)."""
+        """Write the header, its own checksum last (versions 2 and 3: the variant before it;
+        version 4: the variant, the plain version, the codec and the values a block)."""
         head = HEADER.pack(
             MAGIC,
             self.version,
@@ -402,13 +468,18 @@ class Header:
             self.longest,
             self.checksum,
         )
-        if self.version in (VARIANT_VERSION, COMPACT_VERSION):
+        if self.version in (VARIANT_VERSION, COMPACT_VERSION, BLOCKS_VERSION):
             head += VARIANT_FIELD.pack(self.variant.encode("ascii"))
+        if self.version == BLOCKS_VERSION:
+            head += BLOCK_FIELDS.pack(self.plain, self.codec, self.block_values)
         return head + HEADER_CHECK.pack(zlib.crc32(head))
 
     @property
     def length(self) -> int:
-        """How long the whole file must be, in bytes."""
+        """How long the whole file must be, in bytes (version 4: at least, its blocks'
+        lengths being in its block index)."""
+        if self.compressed:
+            return HEADER_V4_SIZE + index_length(self.blocks)
         return header_length(self.version) + self.entries
 
 
@@ -424,13 +495,51 @@ def check_header_v2(path: Path, head: bytes) -> Header:
     if len(head) < HEADER_V2_SIZE:
         raise TableError(f"{path}: not an endgame table (its header is cut short)")
     check_sum(path, head, HEADER.size + VARIANT_FIELD.size)
+    return check_fields(path, head, HEADER_V2_SIZE, variant_field(path, head))
+
+
+def variant_field(path: Path, head: bytes) -> str:
+    """The variant a header of version 2, 3 or 4 names, one tables are built for."""
     (raw,) = VARIANT_FIELD.unpack(head[HEADER.size : HEADER.size + VARIANT_FIELD.size])
     variant = raw.rstrip(b"\0").decode("ascii", "replace")
     try:
-        variant_of_tables(variant)
+        return variant_of_tables(variant)
     except ValueError as error:
         raise TableError(f"{path}: {error}") from None
-    return check_fields(path, head, HEADER_V2_SIZE, variant)
+
+
+def check_header_v4(path: Path, head: bytes) -> Header:
+    """Read and check a version-4 header: version 2's fields, then the plain version (whose
+    index numbers the positions), the codec and the values a block, the header's checksum
+    covering them all."""
+    if len(head) < HEADER_V4_SIZE:
+        raise TableError(f"{path}: not an endgame table (its header is cut short)")
+    covered = HEADER_V4_SIZE - HEADER_CHECK.size
+    check_sum(path, head, covered)
+    variant = variant_field(path, head)
+    plain, codec, values = BLOCK_FIELDS.unpack(head[covered - BLOCK_FIELDS.size : covered])
+    if plain not in PLAIN_VERSIONS or (plain == FORMAT_VERSION and variant != CUBE):
+        raise TableError(f"{path}: impossible header (the values of a version-{plain} file)")
+    if codec not in CODECS:
+        known = ", ".join(f"{number} ({name})" for number, name in CODECS.items())
+        raise TableError(f"{path}: compressed by codec {codec}; this engine reads {known}")
+    fault = check_block_values(values)
+    if fault is not None:
+        raise TableError(f"{path}: impossible header ({fault})")
+    header = check_fields(path, head, HEADER_V4_SIZE, variant, plain)
+    return Header(
+        header.size,
+        header.name,
+        header.entries,
+        header.positions,
+        header.longest,
+        header.checksum,
+        BLOCKS_VERSION,
+        variant,
+        plain,
+        codec,
+        values,
+    )
 
 
 def check_sum(path: Path, head: bytes, covered: int) -> None:
@@ -440,14 +549,18 @@ def check_sum(path: Path, head: bytes, covered: int) -> None:
         raise TableError(f"{path}: damaged header (its checksum does not match)")
 
 
-def check_fields(path: Path, head: bytes, length: int, variant: str) -> Header:
-    """Check the fields every version has, at version 1's offsets, against each other."""
+def check_fields(
+    path: Path, head: bytes, length: int, variant: str, numbering: int | None = None
+) -> Header:
+    """Check the fields every version has, at version 1's offsets, against each other (E by
+    the index of `numbering`, the header's own version when None)."""
     if len(head) < length:
         raise TableError(f"{path}: not an endgame table (its header is cut short)")
     _, version, size, pieces, raw_name, entries, positions, longest, checksum = HEADER.unpack(
         head[: HEADER.size]
     )
     check_sum(path, head, length - HEADER_CHECK.size)
+    numbered = version if numbering is None else numbering
     name = raw_name.rstrip(b"\0").decode("ascii", "replace")
     try:
         material_of(name, variant)
@@ -461,10 +574,10 @@ def check_fields(path: Path, head: bytes, length: int, variant: str) -> Header:
             f"{path}: impossible header (size {size}; tables are built for "
             f"{SMALLEST_SIZE} ... {LARGEST_SIZE})"
         )
-    if entries != entries_of(name, size, version):
+    if entries != entries_of(name, size, numbered):
         raise TableError(
             f"{path}: {entries:,} entries, where {name} on the {size}-cube has "
-            f"{entries_of(name, size, version):,}"
+            f"{entries_of(name, size, numbered):,}"
         )
     if positions > entries:
         raise TableError(f"{path}: impossible header ({positions:,} positions of {entries:,})")
@@ -481,6 +594,7 @@ HEADER_READERS = {
     FORMAT_VERSION: check_header_v1,
     VARIANT_VERSION: check_header_v2,
     COMPACT_VERSION: check_header_v2,  # version 2's header; the index is another
+    BLOCKS_VERSION: check_header_v4,
 }
 #: Enough bytes for the longest header of any version.
 MOST_HEADER_BYTES = 4096
@@ -497,6 +611,13 @@ def check_header(path: Path, head: bytes, length: int | None = None) -> Header:
         known = ", ".join(str(known) for known in HEADER_READERS)
         raise TableError(f"{path}: format version {version}, this engine reads {known}")
     header = reader(path, head)
+    if header.compressed:
+        if length is not None and length < header.length:
+            raise TableError(
+                f"{path}: {length:,} bytes long, too short for its header and the block "
+                f"index of {header.blocks:,} blocks ({header.length:,} bytes; cut short)"
+            )
+        return header  # the rest of its length is checked against its block index
     if length is not None and length != header.length:
         raise TableError(
             f"{path}: {length:,} bytes long where its header says {header.length:,} "
@@ -601,7 +722,9 @@ class ValueCheck:
 class TableFile:
     """One table file, open and checked, read a value at a time (pread): never mapped, so
     that a file cut short under the engine is a short read, not a SIGBUS, and every value
-    read is checked to come from the file that was checked (see `value`)."""
+    read is checked to come from the file that was checked (see `value`). A compressed file
+    (version 4) is read a block at a time, each block checked by its checksum when it is
+    decompressed and kept in a cache of blocks shared by every open file (`cache`)."""
 
     def __init__(
         self,
@@ -610,11 +733,16 @@ class TableFile:
         size: int | None = None,
         variant: str = CUBE,
         version: int | None = None,
+        cache: BlockCache = SHARED_CACHE,
     ) -> None:
         """Open a file and check its header (with `name` and `size`: that it is that
         ending's, of that variant; with `version`, that it is numbered by that version's
-        index); raise FileNotFoundError when there is none, TableError otherwise."""
+        index), and a compressed file's block index; raise FileNotFoundError when there is
+        none, TableError otherwise."""
         self.path = path
+        self.cache = cache
+        self.owner = cache.owner()
+        self.blocks: BlockIndex | None = None
         self.descriptor, status = open_regular(path)
         try:
             head = os.pread(self.descriptor, MOST_HEADER_BYTES, 0)
@@ -627,13 +755,13 @@ class TableFile:
                 )
             if name is not None and header.variant != variant:
                 raise TableError(f"{path}: holds {header.variant}'s {header.name}, not {variant}'s")
-            if version is not None and (header.version == COMPACT_VERSION) != (
-                version == COMPACT_VERSION
-            ):
+            if version is not None and header.compact != (version == COMPACT_VERSION):
                 raise TableError(
-                    f"{path}: numbered by format version {header.version}'s index, not "
+                    f"{path}: numbered by format version {header.numbering}'s index, not "
                     f"version {version}'s"
                 )
+            if header.compressed:
+                self.blocks = self.read_block_index(status.st_size)
         except OSError as error:
             self.close()
             raise TableError(f"{path}: cannot read: {error.strerror}") from None
@@ -644,13 +772,64 @@ class TableFile:
         self.offset = values_offset(self.header)
         self.looked = time.monotonic()
 
+    def read_block_index(self, length: int) -> BlockIndex:
+        """Read and check a compressed file's block index (its length checked against the
+        file's by check_header before it is read)."""
+        header = self.header
+        start = HEADER_V4_SIZE
+        size = index_length(header.blocks)
+        raw = os.pread(self.descriptor, size, start)
+        try:
+            return BlockIndex(raw, header.entries, header.block_values, start + size, length)
+        except BlockFault as fault:
+            raise TableError(f"{self.path}: {fault}") from None
+
     def close(self) -> None:
         if self.descriptor >= 0:
             os.close(self.descriptor)
             self.descriptor = -1
+        self.cache.forget(self.owner)
+
+    def read_block(self, block: int) -> bytes:
+        """Read, decompress and check one block of a compressed file (not cached); raise
+        TableError naming the file and the block, OSError when it cannot be read."""
+        blocks = self.blocks
+        assert blocks is not None
+        offset, length = blocks.span(block)
+        data = os.pread(self.descriptor, length, offset)
+        if len(data) < length:
+            raise TableError(f"{self.path}: cut short while it was read")
+        try:
+            return unpack_block(data, blocks.values_in(block), blocks.checksums[block])
+        except BlockFault as fault:
+            raise TableError(
+                f"{self.path}: block {block:,} of {blocks.blocks:,}: {fault}"
+            ) from None
+
+    def spans(self) -> Iterator[bytes]:
+        """Every value, in order, a stretch at a time (a block of a compressed file); raise
+        TableError naming the fault."""
+        entries = self.header.entries
+        try:
+            if self.blocks is not None:
+                for block in range(self.blocks.blocks):
+                    yield self.read_block(block)
+                return
+            for start in range(0, entries, BLOCK):
+                want = min(BLOCK, entries - start)
+                stretch = os.pread(self.descriptor, want, self.offset + start)
+                if len(stretch) < want:
+                    raise TableError(f"{self.path}: cut short while it was read")
+                yield stretch
+        except OSError as error:
+            raise TableError(f"{self.path}: cannot read: {error.strerror}") from None
 
     def read_values(self) -> bytes:
         """Read every value, checked; raise TableError naming the fault."""
+        if self.blocks is not None:
+            values = b"".join(self.spans())
+            self.check(values)
+            return values
         entries = self.header.entries
         try:
             parts = [os.pread(self.descriptor, entries, self.offset)]
@@ -665,18 +844,19 @@ class TableFile:
         return values
 
     def check_values(self) -> None:
-        """Check every value a block at a time, keeping none (the engine's open)."""
+        """Check every value a stretch at a time, keeping none (`info`, the engine's open of
+        a plain file)."""
         check = ValueCheck(self.header)
-        entries = self.header.entries
-        for start in range(0, entries, BLOCK):
-            try:
-                block = os.pread(self.descriptor, min(BLOCK, entries - start), self.offset + start)
-            except OSError as error:
-                raise TableError(f"{self.path}: cannot read: {error.strerror}") from None
-            if len(block) < min(BLOCK, entries - start):
-                raise TableError(f"{self.path}: cut short while it was read")
-            check.feed(block)
+        for stretch in self.spans():
+            check.feed(stretch)
         self.finish(check)
+
+    def check_to_probe(self) -> None:
+        """What the engine checks when it opens a table, beyond its header (and a compressed
+        file's block index, checked by the open): a plain file's every value; a compressed
+        file's values are checked a block at a time, as they are first read."""
+        if self.blocks is None:
+            self.check_values()
 
     def check(self, values: bytes) -> None:
         """Check values read whole; raise TableError naming the fault."""
@@ -697,9 +877,19 @@ class TableFile:
         """Read one value; None when the file is no longer the one checked: cut short or
         written (its size or change time moved: fstat after the read, so a value is kept
         only if nothing changed before it was read), or, looked at once a second, another
-        file put at its name (until then the values read are still the checked file's)."""
+        file put at its name (until then the values read are still the checked file's). A
+        compressed file's block is read from the cache, or read, checked (TableError when it
+        is damaged) and cached."""
         try:
-            byte = os.pread(self.descriptor, 1, self.offset + index)
+            if self.blocks is None:
+                byte = os.pread(self.descriptor, 1, self.offset + index)
+            else:
+                block, place = divmod(index, self.header.block_values)
+                values = self.cache.get(self.owner, block)
+                if values is None:
+                    values = self.read_block(block)
+                    self.cache.put(self.owner, block, values)
+                byte = values[place : place + 1]
             unchanged = identity_of(os.fstat(self.descriptor)) == self.identity
             now = time.monotonic()
             if unchanged and now - self.looked >= PATH_LOOK_SECONDS:
@@ -707,6 +897,14 @@ class TableFile:
                 unchanged = identity_of(os.stat(self.path)) == self.identity
         except OSError:
             return None
+        except TableError:
+            # A damaged block, or one cut short: refused only if the file is the one checked
+            # (changed since, it is checked again before anything is said of it).
+            if identity_of(os.fstat(self.descriptor)) == self.identity:
+                raise
+            return None
+        if not unchanged:
+            self.cache.forget(self.owner)
         return byte[0] if unchanged and len(byte) == 1 else None
 
 
@@ -779,7 +977,7 @@ class Tablebases:
             raise TableError(refused[1])
         try:
             table = TableFile(path, name, size, variant)
-            table.check_values()
+            table.check_to_probe()
         except FileNotFoundError:
             raise missing from None
         except TableError as error:
@@ -831,14 +1029,14 @@ class Tablebases:
             raise NoTable(f"no table for {name}: tables hold at most {LARGEST_PIECES} pieces")
         table = self.table(name, position.size, variant)  # checked before its geometry is built
         side, cells = table_cells(position, name, swapped)
-        index = Table(name, position.size, variant, table.header.version).index(side, cells)
+        index = Table(name, position.size, variant, table.header.numbering).index(side, cells)
         found = table.value(index)
         if found is not None:
             return found
         # Changed under the engine: checked again, and the index taken again by its version.
         self.forget(name, position.size, variant)
         table = self.table(name, position.size, variant)
-        index = Table(name, position.size, variant, table.header.version).index(side, cells)
+        index = Table(name, position.size, variant, table.header.numbering).index(side, cells)
         return self.value(name, position.size, index, variant)
 
 

@@ -5,11 +5,12 @@
     python -m tablebase stats DIR
     python -m tablebase verify FILE... [--python]
     python -m tablebase info FILE... [--json]
+    python -m tablebase compress FOLDER --out FOLDER [--block VALUES]
 
 Exit status 0 on success; 1 when verify finds a fault or info a damaged file; 2 on a usage
-error, an unusable file (stats, verify: each named on stderr, the others still done) or a
-build that cannot go on; 141 when the output is closed early (`stats DIR | head -1`), quietly,
-as a Unix tool killed by SIGPIPE.
+error, an unusable file (stats, verify, compress: each named on stderr, the others still
+done) or a build that cannot go on; 141 when the output is closed early (`stats DIR | head
+-1`), quietly, as a Unix tool killed by SIGPIPE.
 """
 
 from __future__ import annotations
@@ -71,6 +72,18 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     info = commands.add_parser("info", help="what table files say of themselves, checked")
     info.add_argument("files", type=Path, nargs="+")
     info.add_argument("--json", action="store_true", help="a JSON list, an object a file")
+    compress = commands.add_parser(
+        "compress", help="write a folder's tables compressed (format version 4) into another"
+    )
+    compress.add_argument("folder", type=Path, help="the folder of the tables to compress")
+    compress.add_argument("--out", type=Path, required=True, help="the folder to write into")
+    compress.add_argument(
+        "--block",
+        type=int,
+        default=None,
+        metavar="VALUES",
+        help="values a block: a power of two, 4096 ... 1048576 (default 8192)",
+    )
     return parser.parse_args(argv)
 
 
@@ -160,6 +173,27 @@ def run_info(files: list[Path], as_json: bool) -> int:
     return 1 if any(info.fault is not None for info in found) else 0
 
 
+def run_compress(folder: Path, out: Path, block: int | None) -> int:
+    from kernel.tablebase_blocks import DEFAULT_VALUES
+    from tablebase.compress import CompressError, compress_folder
+
+    start = time.perf_counter()
+    try:
+        done, faults = compress_folder(folder, out, block or DEFAULT_VALUES, progress)
+    except CompressError as error:
+        progress(str(error))
+        return 2
+    plain = sum(result.plain_bytes for result in done)
+    packed = sum(result.packed_bytes for result in done)
+    ratio = f" ({plain / packed:.2f}×)" if packed else ""
+    written = sum(1 for result in done if not result.kept)
+    progress(
+        f"{written} tables compressed, {len(done) - written} kept, {len(faults)} left out: "
+        f"{plain:,} → {packed:,} bytes{ratio}, {time.perf_counter() - start:.1f} s"
+    )
+    return 2 if faults else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = parse(argv)
     try:
@@ -169,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_stats(arguments.folder)
         if arguments.command == "info":
             return run_info(arguments.files, arguments.json)
+        if arguments.command == "compress":
+            return run_compress(arguments.folder, arguments.out, arguments.block)
         return run_verify(arguments.files, arguments.python)
     except BrokenPipeError:
         # The reader is gone (`| head -1`): stop as a Unix tool does, saying nothing, and keep

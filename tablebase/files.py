@@ -12,7 +12,9 @@ import contextlib
 import os
 import stat
 import zlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from kernel.tablebase import NO_VALUE, Header, Table, file_name, version_for
 
@@ -57,6 +59,19 @@ def write_table(folder: Path, table: Table, values: bytes) -> Path:
     """Write a table's file into `folder` and return its path; raise WriteError, leaving
     nothing behind, when it cannot be written whole (a full disk, a file put at its name)."""
     path = folder / file_name(table.name, table.size, table.variant)
+
+    def write(file: BinaryIO) -> None:
+        file.write(header_of(table, values).pack())
+        file.write(values)
+
+    return write_whole(path, write)
+
+
+def write_whole(path: Path, write: Callable[[BinaryIO], None]) -> Path:
+    """Write a file through `write` under a temporary name beside `path` (`.part`), then,
+    once on disk, give it its name; raise WriteError, leaving nothing behind, when it cannot
+    be written whole or something is at `path` by then. The caller holds the folder's lock,
+    so a `.part` found is a stopped writer's, removed."""
     temporary = path.with_name(path.name + ".part")
     remove_leftover(temporary)
     created = False
@@ -66,8 +81,7 @@ def write_table(folder: Path, table: Table, values: bytes) -> Path:
         )
         created = True
         with os.fdopen(descriptor, "wb") as file:
-            file.write(header_of(table, values).pack())
-            file.write(values)
+            write(file)
             file.flush()
             os.fsync(file.fileno())
         put_in_place(temporary, path)

@@ -6,6 +6,7 @@ count of positions and longest mate, and that the file's name is the ending it h
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ class Info:
     path: Path
     header: Header | None
     fault: str | None
+    #: The file's length in bytes, where it could be opened.
+    length: int | None = None
 
     def line(self) -> str:
         """One line: the header's fields, then `checksums ok` or the fault."""
@@ -31,7 +34,7 @@ class Info:
         whose = "" if header.variant == "cube" else f" ({header.variant})"
         return (
             f"{self.path}: {header.name} on the {header.size}-cube{whose}, "
-            f"version {header.version}, "
+            f"version {header.version}{compression_text(header, self.length)}, "
             f"{header.entries:,} entries, {header.positions:,} positions, longest mate "
             f"{header.longest} plies, {verdict}"
         )
@@ -48,9 +51,26 @@ class Info:
             "entries": header.entries if header else None,
             "positions": header.positions if header else None,
             "longest_plies": header.longest if header else None,
+            "compressed": header.compressed if header else None,
+            "values_version": header.numbering if header else None,
+            "block_values": header.block_values if header and header.compressed else None,
+            "bytes": self.length,
             "ok": self.fault is None,
             "fault": self.fault,
         }
+
+
+def compression_text(header: Header, length: int | None) -> str:
+    """What a compressed file's header says of its compression, and its ratio; nothing for a
+    plain file."""
+    if not header.compressed:
+        return ""
+    plain = header.plain_header().length
+    ratio = f", {plain / length:.2f}× smaller" if length else ""
+    return (
+        f" (version {header.plain}'s values in {header.blocks:,} deflate blocks of "
+        f"{header.block_values:,}{ratio})"
+    )
 
 
 def fault_of(path: Path, error: TableError) -> str:
@@ -67,17 +87,21 @@ def info_of(path: Path) -> Info:
     except TableError as error:
         return Info(path, None, fault_of(path, error))
     header = table.header
+    length = os.fstat(table.descriptor).st_size
     try:
         named = table_file_name(path)
         if named is not None and named != (header.name, header.size, header.variant):
             name, size, variant = named
             whose = "" if variant == "cube" else f" ({variant})"
             return Info(
-                path, header, f"named {name} on the {size}-cube{whose}, holds another ending"
+                path,
+                header,
+                f"named {name} on the {size}-cube{whose}, holds another ending",
+                length,
             )
         table.check_values()
     except TableError as error:
-        return Info(path, header, fault_of(path, error))
+        return Info(path, header, fault_of(path, error), length)
     finally:
         table.close()
-    return Info(path, header, None)
+    return Info(path, header, None, length)

@@ -92,7 +92,7 @@ def stats_of(path: Path) -> Stats:
     longest = max(wins, default=0)
     example = ""
     if longest:
-        table = Table(header.name, header.size, header.variant, header.version)
+        table = Table(header.name, header.size, header.variant, header.numbering)
         example = position_text(table, values.index(longest))
     return Stats(
         header.name,

@@ -56,14 +56,14 @@ def verify(
     captures = captures_of(
         name,
         lambda smaller: read_table(
-            folder / file_name(smaller, size, variant), smaller, size, variant, header.version
+            folder / file_name(smaller, size, variant), smaller, size, variant, header.numbering
         ),
     )
     checker = compiled_verifier() if compiled else None
     if checker is not None:
-        found = checker(size, name, captures, values, MOST_FAULTS, variant, header.version)
+        found = checker(size, name, captures, values, MOST_FAULTS, variant, header.numbering)
     else:
-        found = python_faults(size, name, captures, values, report, variant, header.version)
+        found = python_faults(size, name, captures, values, report, variant, header.numbering)
     faults = [fault_text(index, held, want) for index, held, want in found]
     if len(faults) >= MOST_FAULTS:
         faults.append("(no more listed)")

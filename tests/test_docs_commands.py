@@ -179,6 +179,8 @@ NOT_RUN: dict[str, str] = {
     "after each move": SYNOPSIS,
     ".venv/bin/python -m tablebase info FILE... [--json]       # what each file says of itself, "
     "checked": SYNOPSIS,
+    ".venv/bin/python -m tablebase compress DIR --out DIR2 [--block V]   # DIR's tables "
+    "compressed into DIR2": SYNOPSIS,
 }
 
 

@@ -230,6 +230,41 @@ def test_the_docs_reader_reads_version_3_as_tb_probe_does_and_as_version_1_says(
     assert set(kinds) == {"win", "loss", "draw", "no"}, kinds
 
 
+def test_the_docs_reader_reads_version_4_as_tb_probe_does_from_the_plain_files(
+    reader: ModuleType, tables: Path, compact_tables: Path, tmp_path: Path
+) -> None:
+    """Compressed files (`python -m tablebase compress`) of versions 1, 2 and 3 in blocks of
+    the fewest values (many blocks a file): the engine reading them answers what it answers
+    from the plain files, and the reader reads the same from them, each as its plain version."""
+    for source, chosen, variant in (
+        (tables, ENDINGS, "cube"),
+        (tables, RAUMSCHACH_ENDINGS[:2], "raumschach"),
+        (compact_tables, [ending for ending in ENDINGS if ending[2] == 3][:4], "cube"),
+    ):
+        packed = tmp_path / f"{source.name}-{variant}"
+        process = tablebase("compress", str(source), "--out", str(packed), "--block", "4096")
+        assert process.returncode == 0, process.stderr
+        positions = random_positions(random.Random(SEED + 4), chosen, variant)[::3]
+        boards = [board for _, _, board in positions]
+        answers = engine_answers(packed, boards, tmp_path, variant)
+        assert answers == engine_answers(source, boards, tmp_path, variant)
+        opened = {}
+        kinds: Counter[str] = Counter()
+        for (key, _, board), answer in zip(positions, answers, strict=True):
+            if key not in opened:
+                assert (packed / key).read_bytes()[8] == 4  # the version, low byte
+                opened[key] = reader.open_table(str(packed / key))
+                assert opened[key][2] == reader.open_table(str(source / key))[2]
+            expected = (
+                "no value"
+                if answer in ("? the side not to move is in check", "no value")
+                else answer.removeprefix("= ")
+            )
+            assert reader.probe(opened[key], board) == expected, (board, answer)
+            kinds[expected.split()[0]] += 1
+        assert {"win", "draw", "no"} <= set(kinds), kinds
+
+
 def test_the_docs_reader_runs_pasted_alone_and_refuses_a_damaged_file(
     tables: Path, tmp_path: Path
 ) -> None:
