@@ -10,9 +10,15 @@ temporary folder by the compiled solver (`python -m tablebase build`), then:
   time (a reply read before the next line is sent: a GUI's wait) and piped in a stream (a
   script's rate); medians of a few rounds. Goal: `tb_probe` as fast as `status`, read as a
   round trip within 25 % of status's.
+- compressed files (format version 4, issue 52): the same tables compressed (`python -m
+  tablebase compress`), a probe in process with its block not yet read (the cache of blocks
+  emptied before each, the file's bytes in the page cache) and already read, beside the
+  plain file's. Goals of issue 52: at most 50 µs and 10 µs.
 
 `python -m bench.tablebase [--quick]` prints the section; `section(quick)` returns it for
-bench/__main__.
+bench/__main__. `python -m bench.tablebase --plain DIR --compressed DIR [--endings KRRRK,...]`
+measures the compressed probe alone on tables built and compressed by hand (the five-piece
+endings of 5³).
 """
 
 from __future__ import annotations
@@ -24,20 +30,26 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench.peer import ROOT, Peer
 from bench.report import Goal, goals_table, table
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
+from kernel.position import Position
 from kernel.rules import is_game_position
-from kernel.tablebase import Tablebases, endings, letters_of
+from kernel.tablebase import Tablebases, endings, letters_of, read_header
+from kernel.tablebase_blocks import SHARED_CACHE
+from tablebase.stats import table_file_name
 
 SEED = 37
 #: Goal of issue 37: one probe in process, in seconds.
 PROBE_GOAL = 20e-6
 #: tb_probe's round trip against status's (1.25: within a quarter).
 ROUND_TRIP_GOAL = 1.25
+#: Goals of issue 52: a probe of a compressed table with its block not yet read, and read.
+COLD_GOAL, WARM_GOAL = 50e-6, 10e-6
 #: A KQK position of the 3-cube, white to move (win 1).
 KQK = "[K##,###,###],[###,###,Q##],[###,###,##k] w"
 
@@ -105,6 +117,115 @@ def probe_times(folder: Path, size: int, per_ending: int) -> list[tuple[str, flo
     return results
 
 
+def game_positions(size: int, name: str, count: int, rng: random.Random) -> list[Position]:
+    """Seeded random game positions of an ending, as positions."""
+    kernel = Kernel(EngineConfig())
+    found = []
+    for text in ending_positions(size, name, count, rng):
+        kernel.execute("set_board", text.split())
+        found.append(kernel.position)  # set_board makes a new position each time
+    return found
+
+
+@dataclass(frozen=True)
+class CompressedTimes:
+    """Median seconds a probe of one ending: plain, compressed with its block not yet read,
+    compressed with it read."""
+
+    name: str
+    plain: float
+    cold: float
+    warm: float
+
+
+def compressed_probe_times(
+    plain: Path, packed: Path, names: list[tuple[str, int]], count: int
+) -> list[CompressedTimes]:
+    """For each (ending, size), `count` seeded random positions probed from the plain file
+    and from the compressed one: cold, the cache of blocks emptied before the probe (the
+    compressed bytes in the page cache: each file's are read through once first), then warm,
+    the same probe again; each ending's medians."""
+    rng = random.Random(SEED + 52)
+    plain_tables, packed_tables = Tablebases(plain), Tablebases(packed)
+    found = []
+    for name, size in names:
+        positions = game_positions(size, name, count, rng)
+        packed_tables.table(name, size).check_values()  # its bytes into the page cache
+        plain_times, cold, warm = [], [], []
+        for position in positions:
+            expected = plain_tables.probe(position)  # opened and checked once, as in the engine
+            began = time.perf_counter()
+            plain_tables.probe(position)
+            plain_times.append(time.perf_counter() - began)
+            SHARED_CACHE.blocks.clear()
+            SHARED_CACHE.held = 0
+            began = time.perf_counter()
+            value = packed_tables.probe(position)
+            cold.append(time.perf_counter() - began)
+            began = time.perf_counter()
+            packed_tables.probe(position)
+            warm.append(time.perf_counter() - began)
+            assert value == expected, (name, value, expected)
+        found.append(
+            CompressedTimes(
+                f"{name} n={size}",
+                statistics.median(plain_times),
+                statistics.median(cold),
+                statistics.median(warm),
+            )
+        )
+    return found
+
+
+def compressed_section(
+    plain: Path, packed: Path, names: list[tuple[str, int]], count: int
+) -> tuple[str, list[Goal]]:
+    """The compressed probe's table and its goals (the slowest ending's medians)."""
+    rows = compressed_probe_times(plain, packed, names, count)
+    blocks = {read_header(packed / path.name).block_values for path in packed.glob("*.cubetb")}
+    text = table(
+        ["ending", "plain", "compressed, block not read", "compressed, block read"],
+        [
+            [row.name, f"{row.plain * 1e6:.1f} µs", f"{row.cold * 1e6:.1f} µs",
+             f"{row.warm * 1e6:.1f} µs"]
+            for row in rows
+        ],
+    )  # fmt: skip
+    cold = max(rows, key=lambda row: row.cold)
+    warm = max(rows, key=lambda row: row.warm)
+    heading = (
+        f"Compressed tables (blocks of {', '.join(f'{b:,}' for b in sorted(blocks))} values): "
+        f"a probe in process, median of {count} positions an ending"
+    )
+    goals = [
+        Goal(
+            "compressed probe, block not yet read: slowest ending's median",
+            f"{cold.cold * 1e6:.1f} µs",
+            f"≤ {COLD_GOAL * 1e6:.0f} µs",
+            cold.cold <= COLD_GOAL,
+        ),
+        Goal(
+            "compressed probe, block read: slowest ending's median",
+            f"{warm.warm * 1e6:.1f} µs",
+            f"≤ {WARM_GOAL * 1e6:.0f} µs",
+            warm.warm <= WARM_GOAL,
+        ),
+    ]
+    return f"{heading}\n\n{text}", goals
+
+
+def folder_endings(plain: Path, packed: Path, only: list[str] | None) -> list[tuple[str, int]]:
+    """The endings both folders hold (of the cube), or those named: (name, size)."""
+    found = []
+    for path in sorted(packed.glob("*.cubetb")):
+        named = table_file_name(path)
+        if named is None or named[2] != "cube" or not (plain / path.name).exists():
+            continue
+        if only is None or named[0] in only:
+            found.append((named[0], named[1]))
+    return found
+
+
 def process_times(folder: Path, rounds: int, count: int) -> dict[str, tuple[float, float]]:
     """Median seconds of `status` and `tb_probe` through the engine: one at a time (round
     trip) and piped (a stream of `count`), each the median of `rounds` rounds."""
@@ -143,6 +264,13 @@ def section(quick: bool = False) -> tuple[str, list[Goal]]:
         built = {size: build(folder, size) for size in sizes}
         probes = [row for size in sizes for row in probe_times(folder, size, per_ending)]
         through = process_times(folder, rounds, count)
+        packed = folder / "compressed"
+        subprocess.run(
+            [sys.executable, "-m", "tablebase", "compress", str(folder), "--out", str(packed)],
+            cwd=ROOT, check=True, capture_output=True,
+        )  # fmt: skip
+        largest = [(name, size) for size in sizes for name in endings(4)]
+        compressed_text, compressed_goals = compressed_section(folder, packed, largest, per_ending)
     medians = [seconds for _, seconds in probes]
     slowest_name, slowest = max(probes, key=lambda row: row[1])
     lines = [
@@ -160,6 +288,8 @@ def section(quick: bool = False) -> tuple[str, list[Goal]]:
                 for command, (trip, stream) in through.items()
             ],
         ),
+        "",
+        compressed_text,
     ]
     ratio = through["tb_probe"][0] / through["status"][0]
     goals = [
@@ -175,6 +305,7 @@ def section(quick: bool = False) -> tuple[str, list[Goal]]:
             f"≤ {ROUND_TRIP_GOAL:.2f}",
             ratio <= ROUND_TRIP_GOAL,
         ),
+        *compressed_goals,
     ]
     return "\n".join(lines), goals
 
@@ -182,7 +313,24 @@ def section(quick: bool = False) -> tuple[str, list[Goal]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.tablebase", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small counts, for a smoke test")
+    parser.add_argument("--plain", type=Path, help="a folder of plain tables")
+    parser.add_argument("--compressed", type=Path, help="the same tables compressed")
+    parser.add_argument("--endings", help="only these endings, by commas: KRRRK,KQQKQ")
+    parser.add_argument("--positions", type=int, default=300, help="positions an ending")
     arguments = parser.parse_args(argv)
+    if (arguments.plain is None) != (arguments.compressed is None):
+        parser.error("--plain and --compressed go together")
+    if arguments.plain is not None:
+        only = arguments.endings.split(",") if arguments.endings else None
+        names = folder_endings(arguments.plain, arguments.compressed, only)
+        if not names:
+            parser.error("no ending in both folders")
+        text, goals = compressed_section(
+            arguments.plain, arguments.compressed, names, arguments.positions
+        )
+        print(text, end="\n\n")
+        print(goals_table(goals))
+        return 0
     text, goals = section(arguments.quick)
     print(text, end="\n\n")
     print(goals_table(goals))
