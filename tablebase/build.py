@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from kernel.tablebase import (
     COMPACT_VERSION,
@@ -34,7 +35,8 @@ from kernel.tablebase import (
 )
 from kernel.variants import VARIANTS
 from tablebase.files import WriteError, write_table
-from tablebase.retrograde import Capture, captures_of, core_captures, solve
+from tablebase.lean import solve_lean
+from tablebase.retrograde import Capture, captures_of, core_captures
 
 Report = Callable[[str], None]
 
@@ -57,9 +59,10 @@ Solver = Callable[[int, str, list[Capture], str, int], bytearray]
 
 
 def compiled_solver() -> Solver | None:
-    """Return the compiled solver (kernel/core/retrograde.c) where it was built, else None."""
+    """Return the compiled lean solver (kernel/core/retrograde.c's retrograde_lean) where it
+    was built, else None."""
     try:
-        from kernel._core import retrograde
+        from kernel._core import retrograde_lean
     except ImportError:
         return None
 
@@ -67,7 +70,7 @@ def compiled_solver() -> Solver | None:
         size: int, name: str, captures: list[Capture], variant: str, version: int
     ) -> bytearray:
         compact = int(version == COMPACT_VERSION)
-        return retrograde(size, letters_of(name), core_captures(captures), variant, compact)
+        return retrograde_lean(size, letters_of(name), core_captures(captures), variant, compact)
 
     return solve_compiled
 
@@ -79,13 +82,45 @@ def solve_table(
     compiled: bool = True,
     variant: str = CUBE,
     version: int = 1,
-) -> bytes:
-    """Solve one ending: in the compiled core where it was built (and `compiled`), else in
-    Python. A task of its own, so that a Dask worker can run it."""
+    report: Report | None = None,
+) -> bytearray:
+    """Solve one ending by the lean solve (tablebase/lean.py: the values and a bit an entry):
+    in the compiled core where it was built (and `compiled`), else in Python. The values are
+    the solver's own buffer, not a copy. A task of its own, so that a Dask worker can run it."""
     solver = compiled_solver() if compiled else None
     if solver is not None:
-        return bytes(solver(size, name, captures, variant, version))
-    return bytes(solve(size, name, captures, variant=variant, version=version))
+        return solver(size, name, captures, variant, version)
+    return solve_lean(size, name, captures, report, variant, version)
+
+
+def capture_names(name: str) -> set[str]:
+    """The smaller endings an ending's captures lead into (bare kings, which have no table,
+    left out)."""
+    return {capture.name for capture in captures_of(name, lambda _: b"")} - {"KK"}
+
+
+class SmallerTables:
+    """The smaller tables a build reads for captures, each read once, and held only while an
+    ending whose captures lead into it is solved: a five-piece ending of 5³ reads a few of
+    the 4-piece tables, not all 208 MB of them."""
+
+    def __init__(self, folder: Path, size: int, variant: str, version: int) -> None:
+        self.folder, self.size, self.variant, self.version = folder, size, variant, version
+        self.loaded: dict[str, bytes] = {}
+
+    def load(self, name: str) -> bytes:
+        if name not in self.loaded:
+            path = self.folder / file_name(name, self.size, self.variant)
+            self.loaded[name] = read_table(path, name, self.size, self.variant, self.version)
+        return self.loaded[name]
+
+    def captures(self, name: str) -> list[Capture]:
+        """Where capturing each piece of an ending leads, the tables it needs read; the tables
+        of the ending before it that this one does not need let go."""
+        needed = capture_names(name)
+        for other in [other for other in self.loaded if other not in needed]:
+            del self.loaded[other]
+        return captures_of(name, self.load)
 
 
 class Cluster:
@@ -110,8 +145,9 @@ class Cluster:
         compiled: bool,
         variant: str,
         version: int,
-    ) -> Iterator[tuple[str, bytes]]:
-        """Solve every ending given at once; yield each's values, in the order given."""
+    ) -> Iterator[tuple[str, bytearray]]:
+        """Solve every ending given at once; yield each's values, in the order given, each
+        let go on the cluster once fetched (a worker holds a task's values until then)."""
         futures = [
             (
                 name,
@@ -121,8 +157,13 @@ class Cluster:
             )
             for name, captures in tasks
         ]
-        for name, future in futures:
-            yield name, future.result()
+        tasks.clear()  # the smaller tables are the cluster's now
+        while futures:
+            name, future = futures.pop(0)
+            values = future.result()
+            future.release()
+            yield name, values
+            del values  # written: not held while the next is fetched
 
     def close(self) -> None:
         self.client.close()
@@ -195,15 +236,9 @@ def build_locked(
 ) -> list[Built]:
     """Build, the folder's lock held: every table of one variant, numbered by one version's
     index (a table kept must be too: captures read the smaller tables by it)."""
-    loaded: dict[str, bytes] = {}
+    smaller = SmallerTables(folder, size, variant, version)
     # How a build's lines name an ending: KQK on the 5-cube, or of Raumschach's KBUK.
     whose = "" if variant == CUBE else f" ({variant})"
-
-    def load(name: str) -> bytes:
-        if name not in loaded:
-            path = folder / file_name(name, size, variant)
-            loaded[name] = read_table(path, name, size, variant, version)
-        return loaded[name]
 
     cluster = Cluster(dask) if dask is not None else None
     done: list[Built] = []
@@ -226,13 +261,15 @@ def build_locked(
             if cluster is not None:
                 if report and todo:
                     report(f"{len(todo)} endings of {count} pieces on the cluster ...")
-                tasks = [(name, captures_of(name, load)) for name in todo]
+                tasks = [(name, smaller.captures(name)) for name in todo]
                 solved = cluster.solve(size, tasks, compiled, variant, version)
             else:
-                solved = solve_here(size, todo, load, compiled, report, variant, version)
+                solved = solve_here(size, todo, smaller, compiled, report, variant, version)
             for name, values in solved:
                 try:
-                    path = write_table(folder, Table(name, size, variant, version), values)
+                    # The solver's own buffer, not a copy: write_table reads it as bytes.
+                    table = Table(name, size, variant, version)
+                    path = write_table(folder, table, cast(bytes, values))
                 except WriteError as error:
                     raise BuildError(f"{error} (the tables written before it are whole)") from None
                 seconds = time.perf_counter() - start
@@ -242,6 +279,7 @@ def build_locked(
                         f"{name} on the {size}-cube{whose}: {len(values):,} entries in "
                         f"{seconds:.1f} s"
                     )
+                del values  # written: not held while the next ending is solved
                 start = time.perf_counter()
     finally:
         if cluster is not None:
@@ -249,10 +287,10 @@ def build_locked(
     return done
 
 
-#: Bytes of memory a solve takes for each entry of its ending: the value, a 16-bit count and
-#: the ply a capture holds a loss back to (kernel/core/retrograde.c); in Python, the lists of
-#: each ply's positions besides (measured: about 5 on 3³; 8 is the margin).
-BYTES_AN_ENTRY = {True: 4, False: 8}
+#: Bytes of memory a solve takes for each entry of its ending: the value and a bit an entry
+#: (the lean solve, tablebase/lean.py; compiled or in Python alike, the frontier found by
+#: scanning the values, no lists). Today's solver (retrograde.py) took 4, 8 in Python.
+BYTES_AN_ENTRY = 1.125
 #: What the process holds besides: the interpreter, the engine's modules, the rules' tables.
 BASE_MEMORY = 200 << 20
 #: The name of a folder's lock file (see FolderLock).
@@ -288,16 +326,12 @@ def memory_needed(
     size: int, names: list[str], compiled: bool, variant: str = CUBE, version: int = 1
 ) -> tuple[int, str]:
     """Estimate the most memory a build of these endings takes, and the ending that takes
-    it: one ending's solve, and the smaller tables the build keeps once read (every ending
-    of fewer pieces, at most: see build's `load`)."""
+    it: one ending's solve and the smaller tables its captures lead into (the build holds
+    no others: SmallerTables). The same compiled or not (`compiled` kept for the callers)."""
     most, largest = 0, ""
     for name in names:
-        kept = sum(
-            entries_of(smaller, size, version)
-            for count in range(SMALLEST_PIECES, len(name))
-            for smaller in endings(count, variant)
-        )
-        need = BYTES_AN_ENTRY[compiled] * entries_of(name, size, version) + kept
+        kept = sum(entries_of(other, size, version) for other in capture_names(name))
+        need = int(BYTES_AN_ENTRY * entries_of(name, size, version)) + kept
         if need > most:
             most, largest = need, name
     return BASE_MEMORY + most, largest
@@ -315,7 +349,7 @@ def check_memory(
     if have is not None and need > have:
         raise BuildError(
             f"{largest} on the {size}-cube needs about {size_text(need)} of memory to solve "
-            f"({BYTES_AN_ENTRY[compiled]} bytes for each of its "
+            f"({BYTES_AN_ENTRY} bytes for each of its "
             f"{entries_of(largest, size, version):,} "
             f"entries, with the smaller tables it reads); this machine has {size_text(have)} "
             f"free: build fewer pieces or a smaller size"
@@ -364,20 +398,19 @@ class FolderLock:
 def solve_here(
     size: int,
     names: list[str],
-    load: Callable[[str], bytes],
+    smaller: SmallerTables,
     compiled: bool,
     report: Report | None,
     variant: str = CUBE,
     version: int = 1,
-) -> Iterator[tuple[str, bytes]]:
+) -> Iterator[tuple[str, bytearray]]:
     """Solve endings one after the other in this process."""
-    solver = compiled_solver() if compiled else None
     whose = "" if variant == CUBE else f" ({variant})"
     for name in names:
         if report:
             report(f"{name} on the {size}-cube{whose}: solving ...")
-        captures = captures_of(name, load)
-        if solver is not None:
-            yield name, bytes(solver(size, name, captures, variant, version))
-        else:
-            yield name, bytes(solve(size, name, captures, report, variant, version))
+        captures = smaller.captures(name)
+        values = solve_table(size, name, captures, compiled, variant, version, report)
+        del captures  # let the next ending's captures read theirs without these
+        yield name, values
+        del values  # written: not held while the next ending is solved

@@ -5,10 +5,13 @@ to: in Python and compiled, under both variants' rules, numbered by versions 1 a
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kernel.compiled import COMPILED
-from kernel.tablebase import COMPACT_VERSION, FORMAT_VERSION, endings, letters_of
+from kernel.tablebase import COMPACT_VERSION, FORMAT_VERSION, endings, file_name, letters_of
+from tablebase.build import build, memory_needed
 from tablebase.lean import solve_lean
 from tablebase.retrograde import captures_of, core_captures, solve
 from tests.sweep import SWEEP
@@ -107,3 +110,26 @@ def test_the_python_lean_solve_gives_the_python_solvers_bytes() -> None:
         values = solve(3, name, captures, version=COMPACT_VERSION)
         assert solve_lean(3, name, captures, version=COMPACT_VERSION) == values, name
         tables[name] = bytes(values)
+
+
+@needs_core
+def test_a_compiled_build_writes_the_files_of_a_python_build(tmp_path: Path) -> None:
+    """The build solves by the lean solve, compiled or (`--python`) not: the same files."""
+    compiled, python = tmp_path / "compiled", tmp_path / "python"
+    build(compiled, 3, 4, compact=True, only=["KRNK"])
+    build(python, 3, 4, compiled=False, compact=True, only=["KRNK"])
+    names = [*endings(3), "KRNK"]
+    for name in names:
+        path = file_name(name, 3)
+        assert (compiled / path).read_bytes() == (python / path).read_bytes(), name
+    assert sorted(path.name for path in compiled.glob("*.cubetb")) == sorted(
+        file_name(name, 3) for name in names
+    )
+
+
+def test_the_memory_estimate_is_the_lean_solves_and_the_tables_its_captures_read() -> None:
+    """KRRRK on 5³ (version 3): 1.125 bytes for each of its 235,770,500 entries, KRRK's
+    5,750,500 (its captures' one table) and the process's 200 MB; not every 4-piece table."""
+    need, largest = memory_needed(5, ["KRRRK"], True, "cube", COMPACT_VERSION)
+    assert largest == "KRRRK"
+    assert need == (200 << 20) + 265_241_812 + 5_750_500

@@ -253,7 +253,7 @@ def test_a_build_that_cannot_fit_in_memory_is_refused_with_its_estimate(tmp_path
     assert time.monotonic() - began < PROMPT / 2
     assert process.returncode == 2
     line = one_line(process.stderr)
-    assert line.startswith("tablebase: KQK on the 31-cube needs about 5.79 TB of memory")
+    assert line.startswith("tablebase: KQK on the 31-cube needs about 1.63 TB of memory")
     assert "1,448,406,007,392 entries" in line and "free: build fewer pieces" in line
     assert not folder.exists()
 
