@@ -132,6 +132,8 @@ def sample_folder(folder: Path, most: int) -> dict[int, Group]:
     piece count: every value, or with `most` bytes a group, evenly spaced stretches of each
     table, as many as its share of the group's entries (one at least)."""
     files = [path for path in table_files(folder) if table_file_name(path) is not None]
+    # Plain tables only: a compressed one's values would be measured compressed twice.
+    files = [path for path in files if not read_header(path).compressed]
     groups: dict[int, Group] = {}
     for path in files:
         header = read_header(path)

@@ -900,7 +900,11 @@ class TableFile:
         except TableError:
             # A damaged block, or one cut short: refused only if the file is the one checked
             # (changed since, it is checked again before anything is said of it).
-            if identity_of(os.fstat(self.descriptor)) == self.identity:
+            try:
+                unchanged = identity_of(os.fstat(self.descriptor)) == self.identity
+            except OSError:
+                return None
+            if unchanged:
                 raise
             return None
         if not unchanged:
