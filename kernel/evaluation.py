@@ -16,11 +16,14 @@ bishop (8 triagonals, a quarter of the cells) 346 and a queen 1630.
 **Other variants.** Raumschach's pieces are valued the same way from their own moves (its
 bishop's 12 flat diagonals, the unicorn's 8 triagonals: the cube's bishop), and so is its
 pawn, from the cells it takes on (a leaper's reach): on 5³ a pawn is worth 198, a bishop 732
-and a unicorn 346, against a knight's 714. A pawn also gains `PAWN_ADVANCE` centipawns for
-each step it has made towards its promotion cell, and `PAWN_NEAR` more on the step before
-it (config `evaluation.pawn_advance`, `evaluation.pawn_near`). These terms are first
-estimates, kept by an SPRT against none (+245 Elo) and against twice the bonus a step (H0):
-docs/arena.md, "Raumschach's evaluation".
+and a unicorn 346, against a knight's 714. These values were kept by SPRTs at 20,000
+positions a move (the factors `evaluation.unicorn`, `.bishop`, `.pawn`): the unicorn valued
+as a knight lost 129 Elo, the bishop valued as the unicorn 175, and the pawn at 1.5 was no
+better (H0). A pawn also gains `PAWN_ADVANCE` centipawns for each step it has made towards
+its promotion cell, and `PAWN_NEAR` more on the step before it (config
+`evaluation.pawn_advance`, `evaluation.pawn_near`). These terms are first estimates, kept by
+an SPRT against none (+245 Elo) and against twice the bonus a step (H0): docs/arena.md,
+"Raumschach's evaluation".
 
 **Placement.** A piece on a cell from which it reaches more than its average gains
 `PLACEMENT_WEIGHT` centipawns per cell above the average (and loses them below): the centre
