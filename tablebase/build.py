@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
 from kernel.tablebase import (
     COMPACT_VERSION,
@@ -267,9 +266,9 @@ def build_locked(
                 solved = solve_here(size, todo, smaller, compiled, report, variant, version)
             for name, values in solved:
                 try:
-                    # The solver's own buffer, not a copy: write_table reads it as bytes.
+                    # The solver's own buffer, not a copy.
                     table = Table(name, size, variant, version)
-                    path = write_table(folder, table, cast(bytes, values))
+                    path = write_table(folder, table, values)
                 except WriteError as error:
                     raise BuildError(f"{error} (the tables written before it are whole)") from None
                 seconds = time.perf_counter() - start

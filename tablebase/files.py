@@ -25,12 +25,12 @@ class WriteError(Exception):
     """A table could not be written: the message names the file and why; nothing is left."""
 
 
-def longest_plies(values: bytes) -> int:
+def longest_plies(values: bytes | bytearray) -> int:
     """The longest distance to mate of a table, in plies (0 when nothing is decided)."""
     return max((value - 1 for value in set(values) if 0 < value < NO_VALUE), default=0)
 
 
-def header_of(table: Table, values: bytes) -> Header:
+def header_of(table: Table, values: bytes | bytearray) -> Header:
     """The header of a table's values."""
     return Header(
         table.size,
@@ -55,7 +55,7 @@ def remove_leftover(temporary: Path) -> None:
     temporary.unlink()
 
 
-def write_table(folder: Path, table: Table, values: bytes) -> Path:
+def write_table(folder: Path, table: Table, values: bytes | bytearray) -> Path:
     """Write a table's file into `folder` and return its path; raise WriteError, leaving
     nothing behind, when it cannot be written whole (a full disk, a file put at its name)."""
     path = folder / file_name(table.name, table.size, table.variant)
