@@ -145,20 +145,21 @@ class Cluster:
         variant: str,
         version: int,
     ) -> Iterator[tuple[str, bytearray]]:
-        """Solve every ending given at once; yield each's values, in the order given, each
-        let go on the cluster once fetched (a worker holds a task's values until then)."""
-        futures = [
-            (
-                name,
-                self.client.submit(
-                    solve_table, size, name, captures, compiled, variant, version, pure=False
-                ),
-            )
+        """Solve every ending given at once; yield each's values as its task finishes, each
+        let go on the cluster once fetched. In the order they finish rather than the order
+        given: a worker holds a task's values until they are fetched, so waiting on a slow
+        ending would leave every faster one's (up to 1.45 GB on 5³) piled on the workers."""
+        from distributed import as_completed
+
+        names = {
+            self.client.submit(
+                solve_table, size, name, captures, compiled, variant, version, pure=False
+            ): name
             for name, captures in tasks
-        ]
+        }
         tasks.clear()  # the smaller tables are the cluster's now
-        while futures:
-            name, future = futures.pop(0)
+        for future in as_completed(list(names), loop=self.client.loop):
+            name = names.pop(future)
             values = future.result()
             future.release()
             yield name, values
