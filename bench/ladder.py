@@ -111,8 +111,8 @@ LADDERS: dict[int, tuple[Level, ...]] = {
 }
 #: Raumschach's ladder (issue 48), on its 5³ board from random openings: the 5³ ladder's
 #: rungs, in the order the matches found them (0.1 s a move searches deeper than depth 2
-#: there, and won every game against it). 0.3 s over 0.1 s was played as a pending rung
-#: until its SPRT decided; 1 s over 0.3 s is begun (RAUMSCHACH_PENDING), 3 s is to come.
+#: there, and won every game against it). 0.3 s over 0.1 s and 1 s over 0.3 s were played as
+#: pending rungs, over two sessions each, until their SPRT decided; 3 s is to come.
 RAUMSCHACH = "raumschach"
 RAUMSCHACH_LADDER: tuple[Level, ...] = (
     RANDOM,
@@ -121,10 +121,11 @@ RAUMSCHACH_LADDER: tuple[Level, ...] = (
     DEPTH[2],
     TIME["0.1"],
     TIME["0.3"],
+    TIME["1"],
 )
 #: Raumschach's rungs begun and not yet decided, played with the part `pending` (on 5³) until
-#: their SPRT decides, then moved into RAUMSCHACH_LADDER.
-RAUMSCHACH_PENDING: tuple[tuple[Level, Level], ...] = ((TIME["1"], TIME["0.3"]),)
+#: their SPRT decides, then moved into RAUMSCHACH_LADDER. None now.
+RAUMSCHACH_PENDING: tuple[tuple[Level, Level], ...] = ()
 #: Raumschach's matches beyond its rungs, played in the 5³ ladder's order first: 0.1 s a move
 #: over depth 1, and depth 2 over 0.1 s a move, which the match refused.
 RAUMSCHACH_ORDERING: tuple[tuple[Level, Level], ...] = (

@@ -109,6 +109,7 @@ def test_raumschach_rungs_are_played_under_its_rules(tmp_path: Path) -> None:
         "raumschach-depth2-vs-depth1",
         "raumschach-time0.1-vs-depth2",
         "raumschach-time0.3-vs-time0.1",
+        "raumschach-time1-vs-time0.3",
         "raumschach-time0.1-vs-depth1",
         "raumschach-depth2-vs-time0.1",
     ]
