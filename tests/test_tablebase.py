@@ -4,8 +4,6 @@ files refused when damaged or foreign, a build resumed, and the verifier."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import zlib
 from pathlib import Path
 
@@ -31,20 +29,9 @@ from tablebase.retrograde import captures_of, solve
 from tablebase.verify import verify
 from tests.retrograde_reference import solve as reference_solve
 from tests.retrograde_reference import text_of
+from tests.tablebase_cli import tablebase_cli
 
-ROOT = Path(__file__).resolve().parent.parent
 needs_core = pytest.mark.skipif(not COMPILED, reason="the compiled core was not built")
-
-
-def tablebase_cli(*arguments: str) -> subprocess.CompletedProcess[str]:
-    """Run `python -m tablebase` as a user would."""
-    return subprocess.run(
-        [sys.executable, "-m", "tablebase", *arguments],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 @pytest.fixture(scope="module")

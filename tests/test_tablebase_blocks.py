@@ -7,8 +7,6 @@ folder mixing compressed and plain tables, and nothing not the command's own is 
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -34,24 +32,13 @@ from tablebase.build import build
 from tablebase.compress import CompressError, compress_folder
 from tablebase.stats import position_text
 from tests.conftest import Engine
+from tests.tablebase_cli import tablebase_cli
 
-ROOT = Path(__file__).resolve().parent.parent
 #: The fewest values a block may hold: the small tables of 3³ then make many blocks.
 SMALL_BLOCKS = 4096
 #: The longest win in KQKR on 3³: white mates in 4.
 KQKR_WIN_4 = "3 [###,###,###],[##Q,###,###],[###,r##,K#k] w"
 PIECES = 4 if COMPILED else 3
-
-
-def tablebase_cli(*arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tablebase", *arguments],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")

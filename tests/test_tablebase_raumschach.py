@@ -7,8 +7,6 @@ position from Raumschach's tables only, through the real process."""
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 import zlib
 from functools import cache
 from pathlib import Path
@@ -36,22 +34,10 @@ from tablebase.stats import position_text, stats_of
 from tablebase.verify import verify
 from tests.conftest import Engine
 from tests.sweep import SWEEP
+from tests.tablebase_cli import tablebase_cli
 
-ROOT = Path(__file__).resolve().parent.parent
 RS = "raumschach"
 needs_core = pytest.mark.skipif(not COMPILED, reason="the compiled core was not built")
-
-
-def tablebase_cli(*arguments: str) -> subprocess.CompletedProcess[str]:
-    """Run `python -m tablebase` as a user would."""
-    return subprocess.run(
-        [sys.executable, "-m", "tablebase", *arguments],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")
