@@ -22,6 +22,7 @@ import pytest
 from kernel.compiled import COMPILED
 from kernel.tablebase import FORMAT_VERSION, HEADER_SIZE, ending_name, file_name
 from tests.conftest import run_engine
+from tests.tablebase_cli import tablebase_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "tablebases.md"
@@ -68,15 +69,12 @@ def reader(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     return module
 
 
-def tablebase(*arguments: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tablebase", *arguments],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def reader_answer(answer: str) -> str:
+    """What the docs' reader gives for a position the engine answered `answer` to: the
+    value, or `no value` where the engine refuses the position or the table holds none."""
+    if answer in ("? the side not to move is in check", "no value"):
+        return "no value"
+    return answer.removeprefix("= ")
 
 
 @pytest.fixture(scope="module")
@@ -85,11 +83,11 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
     and Raumschach's of three on 5³."""
     folder = tmp_path_factory.mktemp("tables")
     for size, pieces in ((3, 4 if COMPILED else 3), (4, 3), (5, 3)):
-        process = tablebase(
+        process = tablebase_cli(
             "build", "--size", str(size), "--pieces", str(pieces), "--out", str(folder)
         )
         assert process.returncode == 0, process.stderr
-    process = tablebase(
+    process = tablebase_cli(
         "build", "--variant", "raumschach", "--size", "5", "--pieces", "3", "--out", str(folder)
     )
     assert process.returncode == 0, process.stderr
@@ -152,11 +150,7 @@ def test_the_docs_reader_reads_what_tb_probe_answers(
         if key not in opened:
             opened[key] = reader.open_table(str(tables / key))
         read = reader.probe(opened[key], board)
-        expected = (
-            "no value"
-            if answer in ("? the side not to move is in check", "no value")
-            else answer.removeprefix("= ")
-        )
+        expected = reader_answer(answer)
         assert read == expected, (board, answer)
         kinds[read.split()[0]] += 1
         kinds["exchanged"] += swapped
@@ -181,11 +175,7 @@ def test_the_docs_reader_reads_raumschachs_tables_as_tb_probe_does(
         if key not in opened:
             opened[key] = reader.open_table(str(tables / key))
             assert opened[key][3] == "raumschach" and key.endswith(".n5.raumschach.cubetb")
-        expected = (
-            "no value"
-            if answer in ("? the side not to move is in check", "no value")
-            else answer.removeprefix("= ")
-        )
+        expected = reader_answer(answer)
         assert reader.probe(opened[key], board) == expected, (board, answer)
         kinds[expected.split()[0]] += 1
     assert set(kinds) == {"win", "loss", "draw", "no"} and min(kinds.values()) >= 20, kinds
@@ -197,7 +187,7 @@ def compact_tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The same tables of 3³ numbered by version 3's compact index (`build --compact`)."""
     folder = tmp_path_factory.mktemp("compact")
     pieces = "4" if COMPILED else "3"
-    process = tablebase(
+    process = tablebase_cli(
         "build", "--compact", "--size", "3", "--pieces", pieces, "--out", str(folder)
     )
     assert process.returncode == 0, process.stderr
@@ -220,11 +210,7 @@ def test_the_docs_reader_reads_version_3_as_tb_probe_does_and_as_version_1_says(
         if key not in opened:
             opened[key] = reader.open_table(str(compact_tables / key))
             assert opened[key][5] is not None  # the pairs of kings: version 3
-        expected = (
-            "no value"
-            if answer in ("? the side not to move is in check", "no value")
-            else answer.removeprefix("= ")
-        )
+        expected = reader_answer(answer)
         assert reader.probe(opened[key], board) == expected, (board, answer)
         kinds[expected.split()[0]] += 1
     assert set(kinds) == {"win", "loss", "draw", "no"}, kinds
@@ -242,7 +228,7 @@ def test_the_docs_reader_reads_version_4_as_tb_probe_does_from_the_plain_files(
         (compact_tables, [ending for ending in ENDINGS if ending[2] == 3][:4], "cube"),
     ):
         packed = tmp_path / f"{source.name}-{variant}"
-        process = tablebase("compress", str(source), "--out", str(packed), "--block", "4096")
+        process = tablebase_cli("compress", str(source), "--out", str(packed), "--block", "4096")
         assert process.returncode == 0, process.stderr
         positions = random_positions(random.Random(SEED + 4), chosen, variant)[::3]
         boards = [board for _, _, board in positions]
@@ -255,11 +241,7 @@ def test_the_docs_reader_reads_version_4_as_tb_probe_does_from_the_plain_files(
                 assert (packed / key).read_bytes()[8] == 4  # the version, low byte
                 opened[key] = reader.open_table(str(packed / key))
                 assert opened[key][2] == reader.open_table(str(source / key))[2]
-            expected = (
-                "no value"
-                if answer in ("? the side not to move is in check", "no value")
-                else answer.removeprefix("= ")
-            )
+            expected = reader_answer(answer)
             assert reader.probe(opened[key], board) == expected, (board, answer)
             kinds[expected.split()[0]] += 1
         assert {"win", "draw", "no"} <= set(kinds), kinds
@@ -311,7 +293,7 @@ def test_the_docs_reader_runs_pasted_alone_and_refuses_a_damaged_file(
 
 def test_info_describes_every_file_and_names_a_damaged_one(tables: Path, tmp_path: Path) -> None:
     files = sorted(tables.glob("*.cubetb"))
-    process = tablebase("info", *map(str, files))
+    process = tablebase_cli("info", *map(str, files))
     assert process.returncode == 0, process.stderr
     lines = process.stdout.splitlines()
     assert len(lines) == len(files)
@@ -324,7 +306,7 @@ def test_info_describes_every_file_and_names_a_damaged_one(tables: Path, tmp_pat
     data = bytearray((tables / damaged.name).read_bytes())
     data[-1] ^= 1
     damaged.write_bytes(bytes(data))
-    process = tablebase("info", "--json", str(tables / file_name("KQK", 5)), str(damaged))
+    process = tablebase_cli("info", "--json", str(tables / file_name("KQK", 5)), str(damaged))
     assert process.returncode == 1
     good, bad = json.loads(process.stdout)
     assert good["ok"] and good["ending"] == "KQK" and good["size"] == 5
