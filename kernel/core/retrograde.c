@@ -615,10 +615,26 @@ static int pending(const Solver *s, int from) {
 }
 
 /* Ply by ply backwards (retrograde.py's settle). */
-static int settle(Solver *s) {
+/* Un-move the position at `index`: the stored indices of its predecessors into s->before,
+   sorted, so that repeats stand together and kings side by side (UINT64_MAX) last; returns
+   how many. Both settles walk them so. */
+static int predecessors(Solver *s, uint64_t index) {
     const Cube *cube = &s->cube;
     const Material *material = &s->material;
-    int cells[MOST_PIECES], ply = 0;
+    int cells[MOST_PIECES], earlier[MOST_PIECES];
+    int side = decode(cube, material, index, cells);
+    int many = steps_of(cube, material, cells, 1 - side, UNMOVES, s->steps);
+    for (int m = 0; m < many; m++) {
+        memcpy(earlier, cells, sizeof earlier);
+        earlier[s->steps[m].slot] = s->steps[m].target;
+        s->before[m] = position_index(cube, material, 1 - side, earlier);
+    }
+    sort_indices(s->before, many);
+    return many;
+}
+
+static int settle(Solver *s) {
+    int ply = 0;
     while (s->frontier.count || pending(s, ply + 1)) {
         if (PyErr_CheckSignals() < 0) return -1;
         if (ply >= MOST_PLIES) {
@@ -627,15 +643,7 @@ static int settle(Solver *s) {
         }
         s->decided.count = 0;
         for (size_t f = 0; f < s->frontier.count; f++) {
-            int side = decode(cube, material, s->frontier.items[f], cells);
-            int many = steps_of(cube, material, cells, 1 - side, UNMOVES, s->steps);
-            for (int m = 0; m < many; m++) {
-                int earlier[MOST_PIECES];
-                memcpy(earlier, cells, sizeof earlier);
-                earlier[s->steps[m].slot] = s->steps[m].target;
-                s->before[m] = position_index(cube, material, 1 - side, earlier);
-            }
-            sort_indices(s->before, many);
+            int many = predecessors(s, s->frontier.items[f]);
             for (int m = 0; m < many; m++) {
                 uint64_t previous = s->before[m];
                 if (previous == UINT64_MAX) break; /* sorted last: kings side by side */
@@ -862,10 +870,7 @@ static int lean_loss(Solver *s, uint64_t index, int ply) {
 
 /* Ply by ply backwards, the frontier of ply p the values p + 1 (lean.py's settle_lean). */
 static int settle_lean(Solver *s, int highest) {
-    const Cube *cube = &s->cube;
-    const Material *material = &s->material;
-    size_t entries = (size_t)material->entries, bits = (entries + 7) / 8;
-    int cells[MOST_PIECES];
+    size_t entries = (size_t)s->material.entries, bits = (entries + 7) / 8;
     for (int ply = 0; ply + 1 <= highest; ply++) {
         if (PyErr_CheckSignals() < 0) return -1;
         if (ply % 2) memset(s->looked, 0, bits);
@@ -876,15 +881,7 @@ static int settle_lean(Solver *s, int highest) {
         }
         for (size_t seen = 1; at; at = memchr(at + 1, ply + 1, (size_t)(end - at - 1)), seen++) {
             if ((seen & 0xFFFF) == 0 && PyErr_CheckSignals() < 0) return -1;
-            int side = decode(cube, material, (uint64_t)(at - s->values), cells);
-            int many = steps_of(cube, material, cells, 1 - side, UNMOVES, s->steps);
-            for (int m = 0; m < many; m++) {
-                int earlier[MOST_PIECES];
-                memcpy(earlier, cells, sizeof earlier);
-                earlier[s->steps[m].slot] = s->steps[m].target;
-                s->before[m] = position_index(cube, material, 1 - side, earlier);
-            }
-            sort_indices(s->before, many);
+            int many = predecessors(s, (uint64_t)(at - s->values));
             for (int m = 0; m < many; m++) {
                 uint64_t previous = s->before[m];
                 if (previous == UINT64_MAX) break; /* sorted last: kings side by side */
