@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kernel.tablebase import CUBE, DRAW, FORMAT_VERSION, MOST_PLIES, NO_VALUE, Table
-from tablebase.retrograde import Capture, Rules, capture_value, rules_for
+from tablebase.retrograde import Capture, Rules, capture_value, is_stored, rules_for
 
 
 class Looked:
@@ -83,13 +83,9 @@ def first_value(
     (a capture into a lost position), a loss with every move a capture into the opponent's
     win, or DRAW for the rest (undecided, stalemates among them)."""
     side, cells = table.decode(index)
-    letters = table.letters
-    if (
-        len(set(cells)) < len(cells)
-        or table.index(side, cells) != index
-        or rules.in_check(letters, cells, 1 - side)
-    ):
+    if not is_stored(table, rules, index, side, cells):
         return NO_VALUE
+    letters = table.letters
     moves = quiet = best = floor = 0
     escape = False
     for slot, target, taken in rules.moves(letters, cells, side):

@@ -169,6 +169,16 @@ class Rules:
                     yield before
 
 
+def is_stored(table: Table, rules: Rules, index: int, side: int, cells: list[int]) -> bool:
+    """Whether an index holds a position: no two pieces on one cell, the stored form of its
+    class, and the side not to move not in check."""
+    return (
+        len(set(cells)) == len(cells)
+        and table.index(side, cells) == index
+        and not rules.in_check(table.letters, cells, 1 - side)
+    )
+
+
 @cache
 def rules_for(size: int, variant: str = CUBE) -> Rules:
     """Return the rules of a board size and variant, built once."""
@@ -255,11 +265,7 @@ def solve(
     frontier: list[int] = []
     for index in range(entries):
         side, cells = table.decode(index)
-        if (
-            len(set(cells)) < len(cells)
-            or table.index(side, cells) != index
-            or rules.in_check(letters, cells, 1 - side)
-        ):
+        if not is_stored(table, rules, index, side, cells):
             values[index] = NO_VALUE
             continue
         successors: set[int] = set()
