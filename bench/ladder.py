@@ -239,10 +239,11 @@ VARIANTS = ("knight-0.8", "exposure-0", "exposure-24", "placement-16")
 #: rule with a winning army against a bare king (docs/arena.md).
 VARIANTS_5 = ("cornering-30", "king-reach-12", "drawish-8", "queenless-8")
 #: Raumschach's experiments (issue 48), played from its book (RAUMSCHACH_BOOK) at the 5³
-#: node count: the configs the defaults were tried against (the pawns' terms left out), and
-#: those tried against the defaults: twice the pawns' bonus a step, then the pieces' values
-#: (the unicorn valued as a knight, the bishop as the unicorn, the pawn at 1.5).
-RAUMSCHACH_WITHOUT = ("pawns-0",)
+#: node count: the configs the defaults were tried against (the pawns' terms left out, then
+#: the passed-pawn term alone), and those tried against the defaults: twice the pawns' bonus
+#: a step, then the pieces' values (the unicorn valued as a knight, the bishop as the
+#: unicorn, the pawn at 1.5).
+RAUMSCHACH_WITHOUT = ("pawns-0", "passed-0")
 RAUMSCHACH_VARIANTS = ("pawns-40", "unicorn-2", "bishop-0.5", "pawn-1.5")
 #: The variants whose SPRT accepted H1 and that became the defaults (their files now say
 #: what engine_config.toml says; the records keep the match against the old default).

@@ -87,6 +87,7 @@ class PlayerCore:
         poll: Callable[[], object],
         rules: CoreRules | None = None,
         advance: Sequence[int] = (),
+        passed: Sequence[int] = (),
     ) -> None: ...
     def root(
         self, depth: int, moves: list[tuple[int, int, int, int, int]], /
@@ -128,3 +129,7 @@ def verify(
     /,
 ) -> list[tuple[int, int, int]]:
     """The first `most` faults of a table: (index, held, expected) (tablebase/verify.py)."""
+
+def widen(size: int, letters: str, values: bytes, variant: str = "cube", /) -> bytearray:
+    """A version-3 table's values laid out by version 1's index (kernel/tablebase.py's
+    widen)."""

@@ -17,6 +17,8 @@ request every few milliseconds (kernel/core/player.c says how).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kernel.alphabeta import (
     Limits,
     OnIteration,
@@ -40,6 +42,7 @@ from kernel.evaluation import (
     RAY_LIMIT,
     Weights,
     average_reach,
+    passed_bonus,
     pawn_advance,
     variant_moves,
 )
@@ -51,6 +54,8 @@ from kernel.variants import Variant
 #: What one entry of the core's table takes (kernel/core/player.c, `Entry`).
 CORE_ENTRY_BYTES = 32
 CoreMove = tuple[int, int, int, int, int]
+#: A white pawn's bonus on a cell, by kernel/evaluation.py's rules.
+PawnBonus = Callable[[Variant, int, tuple[int, int, int], Weights], int]
 
 
 #: Positions a second the core searches, about (bench/play.py), and the share of them
@@ -173,7 +178,8 @@ class CompiledSearcher(Searcher):
             ],
             poll=stop_requested,
             rules=core_rules(variant),
-            advance=advances(variant, size, tables.weights),
+            advance=by_cell(pawn_advance, variant, size, weights) if variant.has_pawns else [],
+            passed=by_cell(passed_bonus, variant, size, weights) if tables.passed else [],
         )
 
     def root(self, depth: int, moves: list[SearchMove], in_check: bool) -> int:
@@ -188,13 +194,11 @@ class CompiledSearcher(Searcher):
         return int(score)
 
 
-def advances(variant: Variant, size: int, weights: Weights) -> list[int]:
-    """A white pawn's bonus for its steps towards promotion on each cell (x, y, z), at
-    x + n (y + n z) (kernel/evaluation.py's pawn_advance); none in a variant without pawns."""
-    if not variant.has_pawns:
-        return []
+def by_cell(bonus: PawnBonus, variant: Variant, size: int, weights: Weights) -> list[int]:
+    """A white pawn's bonus (kernel/evaluation.py's pawn_advance or passed_bonus) on each cell
+    (x, y, z), at x + n (y + n z), as the core takes it."""
     return [
-        pawn_advance(variant, size, (x, y, z), weights)
+        bonus(variant, size, (x, y, z), weights)
         for z in range(size)
         for y in range(size)
         for x in range(size)

@@ -78,6 +78,7 @@ class EngineConfig:
     eval_contempt: int = 300
     eval_pawn_advance: int = 20
     eval_pawn_near: int = 150
+    eval_pawn_passed: int = 200
     #: The folder of the endgame tables (docs/tablebases.md); empty: none.
     tablebase_path: str = ""
     #: The rules played at start (kernel.variants): "cube" or "raumschach".
@@ -141,6 +142,7 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "contempt": "eval_contempt",
         "pawn_advance": "eval_pawn_advance",
         "pawn_near": "eval_pawn_near",
+        "pawn_passed": "eval_pawn_passed",
     },
     "tablebase": {"path": "tablebase_path"},
 }
@@ -264,6 +266,7 @@ def check_play(config: EngineConfig) -> None:
         "contempt",
         "pawn_advance",
         "pawn_near",
+        "pawn_passed",
     ):
         weight = getattr(config, f"eval_{name}")
         if not 0 <= weight <= MAX_EVAL_WEIGHT:

@@ -25,6 +25,11 @@ its promotion cell, and `PAWN_NEAR` more on the step before it (config
 an SPRT against none (+245 Elo) and against twice the bonus a step (H0): docs/arena.md,
 "Raumschach's evaluation".
 
+**Passed pawns.** A pawn that no enemy pawn can ever stop or take on its way (none stands
+ahead of it along every axis pawns advance on and beside it by at most one cell on the
+others: `opposes`) gains up to `PAWN_PASSED` more, growing as the square of the steps it has
+made, so that the last steps are worth most (config `evaluation.pawn_passed`).
+
 **Placement.** A piece on a cell from which it reaches more than its average gains
 `PLACEMENT_WEIGHT` centipawns per cell above the average (and loses them below): the centre
 is worth more than the edge, the corner least.
@@ -110,6 +115,9 @@ MOVES: dict[str, tuple[tuple[Step, ...], bool]] = {
 PAWN_ADVANCE = 20
 #: Centipawns more for a pawn one step from its promotion cell.
 PAWN_NEAR = 150
+#: Centipawns a passed pawn would gain on its promotion cell; it gains (made / all)² of them,
+#: where made is the steps it has made and all those from its first row's corner.
+PAWN_PASSED = 200
 
 
 @cache
@@ -185,7 +193,8 @@ class Weights:
     """The evaluation's tunable numbers (config `[evaluation]`): a factor on each derived
     piece value (Raumschach's unicorn and pawn too), the centipawns of placement, exposure,
     king reach and cornering, the divisor of a score whose side cannot mate, the pieces
-    without a queen that can, and the contempt for a draw."""
+    without a queen that can, the contempt for a draw, and a pawn's advance, near and passed
+    bonuses."""
 
     queen: float = 1.0
     rook: float = 1.0
@@ -202,6 +211,7 @@ class Weights:
     contempt: int = CONTEMPT
     pawn_advance: int = PAWN_ADVANCE
     pawn_near: int = PAWN_NEAR
+    pawn_passed: int = PAWN_PASSED
 
     def values(self, size: int, variant: Variant = CUBE) -> dict[str, int]:
         """Return each letter's value on this size with the factors applied, signed."""
@@ -232,9 +242,11 @@ class Tables:
     """
 
     __slots__ = (
+        "_fronts",
         "_neighbours",
         "geometry",
         "offsets",
+        "passed",
         "placement",
         "size",
         "start_material",
@@ -250,6 +262,10 @@ class Tables:
         self.weights = weights
         self.variant = position.variant
         self._neighbours: dict[int, tuple[int, ...]] = {}
+        #: Whether the passed-pawn term counts (a variant with pawns, a weight above 0).
+        self.passed = self.variant.has_pawns and weights.pawn_passed > 0
+        #: (letter, point) -> the enemy pawns' points that oppose a pawn there, and its bonus.
+        self._fronts: dict[tuple[str, int], tuple[frozenset[int], int]] = {}
         self.values = weights.values(self.size, self.variant)
         #: letter -> memory point -> signed centipawns of material and placement together.
         self.placement: dict[str, dict[int, int]] = {letter: {} for letter in self.values}
@@ -292,6 +308,30 @@ class Tables:
             self._neighbours[point] = known
         return known
 
+    def front(self, letter: str, point: int) -> tuple[frozenset[int], int]:
+        """Return the points from which an enemy pawn opposes a pawn (`letter`) on `point`,
+        and what the pawn gains when none stands on them (white's sign), worked out once."""
+        known = self._fronts.get((letter, point))
+        if known is None:
+            size = self.size
+            axes = pawn_axes(self.variant)
+            cell = self.geometry.get_cell_from_point(point)
+            last = size - 1
+            if letter == "p":  # a black pawn is a white one on the cell turned round
+                cell = (last - cell[0], last - cell[1], last - cell[2])
+            turned = letter == "p"
+            points = frozenset(
+                self.geometry.get_point_from_cell(
+                    *((last - x, last - y, last - z) if turned else (x, y, z))
+                )
+                for x, y, z in cells_of(size)
+                if opposes(cell, (x, y, z), axes)
+            )
+            bonus = passed_bonus(self.variant, size, cell, self.weights)
+            known = (points, bonus if letter == "P" else -bonus)
+            self._fronts[(letter, point)] = known
+        return known
+
     def material(self, position: Position) -> int:
         """Sum every piece's worth, signed: white's positive."""
         return sum(
@@ -310,6 +350,61 @@ def pawn_advance(
     left = sum(size - 1 - cell[axis] for axis in axes)
     made = len(axes) * (size - 1) - left
     return weights.pawn_advance * made + (weights.pawn_near if left == 1 else 0)
+
+
+def passed_bonus(
+    variant: Variant, size: int, cell: tuple[int, int, int], weights: Weights = DEFAULT_WEIGHTS
+) -> int:
+    """Return what a white pawn on a cell gains when it is passed: `pawn_passed` times the
+    square of the fraction of its way made (a black pawn's cell turned through the centre
+    first)."""
+    axes = pawn_axes(variant)
+    way = len(axes) * (size - 1)
+    made = sum(cell[axis] for axis in axes)
+    return weights.pawn_passed * made * made // (way * way)
+
+
+def opposes(
+    white: tuple[int, int, int], black: tuple[int, int, int], axes: tuple[int, ...]
+) -> bool:
+    """Tell whether a black pawn on `black` opposes a white one on `white`: it stands ahead
+    of it along every axis pawns advance on (further along one at least) and at most one cell
+    beside it along the others, so it can stand in its way or take it, or be taken."""
+    ahead = False
+    for axis in range(3):
+        apart = black[axis] - white[axis]
+        if axis in axes:
+            if apart < 0:
+                return False
+            ahead = ahead or apart > 0
+        elif abs(apart) > 1:
+            return False
+    return ahead
+
+
+@cache
+def cells_of(size: int) -> tuple[tuple[int, int, int], ...]:
+    """Return every cell of a board of this size."""
+    return tuple((x, y, z) for z in range(size) for y in range(size) for x in range(size))
+
+
+def passed_pawns(position: Position, tables: Tables) -> int:
+    """Return, for white, the passed pawns' bonus: each pawn no enemy pawn opposes gains
+    its `passed_bonus`."""
+    pawns = (
+        [point for point, letter in position.pieces[WHITE].items() if letter == "P"],
+        [point for point, letter in position.pieces[BLACK].items() if letter == "p"],
+    )
+    if not (pawns[WHITE] or pawns[BLACK]):
+        return 0
+    enemies = (frozenset(pawns[BLACK]), frozenset(pawns[WHITE]))
+    total = 0
+    for side, letter in ((WHITE, "P"), (BLACK, "p")):
+        for point in pawns[side]:
+            opposers, bonus = tables.front(letter, point)
+            if opposers.isdisjoint(enemies[side]):
+                total += bonus
+    return total
 
 
 def full_army(
@@ -412,6 +507,8 @@ def evaluate(
     )
     if not (army[WHITE] and army[BLACK]):
         score += cornering(position, tables, army)
+    if tables.passed:
+        score += passed_pawns(position, tables)
     weights = tables.weights
     if (score or draw) and tables.size >= DRAWISH_FROM_SIZE:
         favoured = WHITE if score >= 0 else BLACK

@@ -131,6 +131,7 @@ def weights_of(config: EngineConfig) -> Weights:
         contempt=config.eval_contempt,
         pawn_advance=config.eval_pawn_advance,
         pawn_near=config.eval_pawn_near,
+        pawn_passed=config.eval_pawn_passed,
     )
 
 

@@ -84,6 +84,7 @@ def test_every_field_is_reachable_from_the_file() -> None:
             "contempt": 40,
             "pawn_advance": 5,
             "pawn_near": 60,
+            "pawn_passed": 90,
         },
         "tablebase": {"path": "tables"},
         "rules": {"variant": "raumschach"},

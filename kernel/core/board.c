@@ -139,6 +139,7 @@ int set_rules(Board *board, PyObject *rules) {
             board->jumps[board->offset + board->capture_differences[s][i]] &= ~PAWN_JUMP(s);
     if (board->promotion_count) memset(board->promotes, 0, (size_t)board->area);
     board->push_count = board->capture_count = board->promotion_count = 0;
+    board->pawn_axes = 0;
     cube_slides(board);
     board->known_kinds = 1u << KING | 1u << QUEEN | 1u << ROOK | 1u << BISHOP | 1u << KNIGHT;
     board->rules_salt = 0;
@@ -219,6 +220,7 @@ int set_rules(Board *board, PyObject *rules) {
         mask |= 1 << axis;
     }
     Py_DECREF(fast);
+    board->pawn_axes = mask;
     board->known_kinds = 1u << KING | 1u << KNIGHT | (board->push_count ? 1u << PAWN : 0);
     uint64_t salt = 0;
     for (int kind = 0; kind < KINDS; kind++) {

@@ -87,9 +87,10 @@ typedef struct {
     /* The variant's rules (set_rules): bit d of slide_dirs[kind] when the kind slides along
        steps[d]; the pawns' pushes and captures by side, as offsets (white's as given, black's
        negated) and as compact differences; what a pawn may become, in the variant's order;
-       and by cell, bit `side` when a pawn of that side promotes there. */
+       and by cell, bit `side` when a pawn of that side promotes there; bit a of pawn_axes
+       when white's pawns advance along axis a (kernel/variants.py's pawn_axes). */
     uint32_t slide_dirs[KINDS];
-    int push_count, capture_count, promotion_count;
+    int push_count, capture_count, promotion_count, pawn_axes;
     int pushes[2][MOST_PUSHES], pawn_captures[2][MOST_PAWN_CAPTURES];
     int capture_differences[2][MOST_PAWN_CAPTURES];
     uint8_t promotions[MOST_PROMOTIONS];

@@ -29,7 +29,11 @@
      (the same number as Python's table when the two are compared);
    - each piece's worth on each cell is kept in an array by kind and cell, filled the first
      time it is asked, as Tables.worth fills its dict (a black pawn's apart: it is a white
-     pawn's on the cell turned through the centre, its advance bonus handed over by Python).
+     pawn's on the cell turned through the centre, its advance bonus handed over by Python);
+   - the passed-pawn term compares every pair of pawns, where Python looks each pawn's
+     opposers up in a set, and keeps the terms found by the pawns' own key (`pawn_term`): the
+     pawns stand still in most moves, and without it the term costs a third of the search's
+     speed (bench figures in docs/arena.md, "Raumschach's evaluation");
 
    Raumschach's pawns as Python has them: a pawn's moves are its pushes then its captures,
    each promotion in the variant's order; in check, the other pieces' evasions by the cells
@@ -57,6 +61,9 @@ enum { EXACT = 0, LOWER = 1, UPPER = 2 };
 #define CLOCK_EVERY 16
 #define POLL_EVERY 1024
 #define POLL_SECONDS 0.02
+/* The passed-pawn terms kept (a power of two): the pawns change in few of the moves searched,
+   so most evaluations find their pawns' term here. */
+#define PAWN_SLOTS 4096
 /* What a search returns up its path once it must stop (its score is then not used). */
 #define STOPPED 0
 
@@ -96,8 +103,16 @@ typedef struct {
        black pawn's, which is not a white pawn's turned round, in slot 0. */
     int32_t *worth[KINDS];
     uint8_t *worth_known[KINDS];
-    /* A white pawn's bonus for its steps towards promotion, by (x, y, z) (x + n (y + n z)). */
-    int32_t *advance;
+    /* A white pawn's bonus for its steps towards promotion, by (x, y, z) (x + n (y + n z)),
+       and what it gains there when passed (NULL: no passed-pawn term); each side's pawns'
+       (x, y, z, passed) as passed_pawns finds them. */
+    int32_t *advance, *passed;
+    int *pawns[2];
+    /* The pawns' own key (the pieces' keys of the pawns alone), and the passed-pawn terms
+       found, by it: PAWN_SLOTS of (key, term). */
+    int64_t pawn_key;
+    int64_t *pawn_keys;
+    int32_t *pawn_terms;
     /* The kinds the variant has (its codes' kinds run 1 ... kinds): the history's rows. */
     int kinds;
     int material, army[2];
@@ -266,11 +281,85 @@ static int can_mate(const Player *p, int side) {
     return 0;
 }
 
+/* evaluation.py's opposes: the black pawn on `black` stands ahead of the white one on `white`
+   along every axis pawns advance on (`axes`, a bit an axis; further along one) and at most
+   one cell beside it along the others. */
+static inline int opposes(int axes, const int *white, const int *black) {
+    int ahead = 0;
+    for (int axis = 0; axis < 3; axis++) {
+        int apart = black[axis] - white[axis];
+        if (axes >> axis & 1) {
+            if (apart < 0) return 0;
+            ahead |= apart > 0;
+        } else if (apart > 1 || apart < -1) {
+            return 0;
+        }
+    }
+    return ahead;
+}
+
+/* evaluation.py's passed_pawns: for white, the bonus of each pawn no enemy pawn opposes (a
+   black pawn's that of a white one on the cell turned through the centre). Python looks each
+   pawn's opposers up in a set kept by cell; here every pair is compared, which for the few
+   pawns of a game costs less than keeping the sets. */
+static int passed_pawns(Player *p) {
+    const Board *b = &p->board;
+    int count[2] = {0, 0};
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < b->counts[side]; i++) {
+            int cell = b->pieces[side][i];
+            if (KIND_OF(b->cells[cell]) != PAWN) continue;
+            int *pawn = p->pawns[side] + 4 * count[side]++;
+            coordinates(b, cell, pawn);
+            pawn[3] = 1; /* passed, until an enemy pawn is found opposing it */
+        }
+    for (int w = 0; w < count[0]; w++)
+        for (int k = 0; k < count[1]; k++) {
+            int *white = p->pawns[0] + 4 * w, *black = p->pawns[1] + 4 * k;
+            if (opposes(b->pawn_axes, white, black)) white[3] = black[3] = 0;
+        }
+    int n = b->size, last = n - 1, total = 0;
+    for (int side = 0; side < 2; side++)
+        for (int i = 0; i < count[side]; i++) {
+            const int *at = p->pawns[side] + 4 * i;
+            if (!at[3]) continue;
+            if (side == 0)
+                total += p->passed[at[0] + n * (at[1] + n * at[2])];
+            else
+                total -= p->passed[last - at[0] + n * (last - at[1] + n * (last - at[2]))];
+        }
+    return total;
+}
+
+/* The passed-pawn term of the pawns standing, from the terms kept by the pawns' key (which
+   is the pawns alone, so equal keys are equal pawns but for a collision of 64 bits). */
+static int pawn_term(Player *p) {
+    uint64_t slot = ((uint64_t)p->pawn_key * 0x9E3779B97F4A7C15ULL) >> 52; /* 12 bits */
+    if (p->pawn_keys[slot] != p->pawn_key) { /* an empty slot: key 0 (no pawns), term 0 */
+        p->pawn_terms[slot] = passed_pawns(p);
+        p->pawn_keys[slot] = p->pawn_key;
+    }
+    return p->pawn_terms[slot];
+}
+
+/* What a move changes in the pawns' key: a pawn leaving, arriving (not promoted) or taken. */
+static inline int64_t pawn_key_change(const Player *p, const Move *m) {
+    int64_t change = 0;
+    if (KIND_OF(m->piece) == PAWN) {
+        change ^= piece_key(p, m->origin, m->piece);
+        if (m->promotion == EMPTY) change ^= piece_key(p, m->target, m->piece);
+    }
+    if (m->captured != EMPTY && KIND_OF(m->captured) == PAWN)
+        change ^= piece_key(p, m->target, m->captured);
+    return change;
+}
+
 /* The score of the position for the side to move; a position neither side can mate in
    gains `draw` (white's sign) beyond its divided score, as evaluation.py's evaluate. */
-static int evaluate(const Player *p) {
+static int evaluate(Player *p) {
     int score = p->material + king_safety(p, 0) - king_safety(p, 1);
     if (!(p->army[0] && p->army[1])) score += cornering(p);
+    if (p->passed) score += pawn_term(p);
     if ((score || p->draw) && p->board.size >= DRAWISH_FROM_SIZE) {
         int favoured = score >= 0 ? 0 : 1;
         if (!can_mate(p, favoured)) {
@@ -297,6 +386,7 @@ static void make(Player *p, const Move *m) {
     Board *b = &p->board;
     int side = b->side, enemy = 1 - side;
     p->material += move_delta(p, m);
+    if (p->passed) p->pawn_key ^= pawn_key_change(p, m);
     int64_t key = p->key ^ p->black_to_move ^ piece_key(p, m->origin, m->piece) ^
                   piece_key(p, m->target, LANDED(m));
     if (m->captured != EMPTY) {
@@ -340,6 +430,7 @@ static void unmake(Player *p, const Move *m) {
         p->army[side] -= abs(p->values[m->promotion]) - abs(p->values[m->piece]);
     b->side = side;
     p->material -= move_delta(p, m);
+    if (p->passed) p->pawn_key ^= pawn_key_change(p, m);
 }
 
 /* How often the position now has stood: in the game before the search, and on its path. */
@@ -891,7 +982,8 @@ static int read_numbers(PyObject *sequence, int count, const char *what, double 
 static void player_dealloc(Player *self) {
     free_board(&self->board);
     for (int k = 0; k < KINDS; k++) free(self->worth[k]), free(self->worth_known[k]);
-    free(self->advance);
+    free(self->advance), free(self->passed), free(self->pawns[0]), free(self->pawns[1]);
+    free(self->pawn_keys), free(self->pawn_terms);
     free(self->table), free(self->game_keys), free(self->game_counts), free(self->history);
     for (int i = 0; i < MAX_PLY + 2; i++) free_moves(&self->lists[i]);
     free_moves(&self->captures), free_moves(&self->quiet), free_moves(&self->evasions);
@@ -901,22 +993,41 @@ static void player_dealloc(Player *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* Read n^3 numbers, one a cell at x + n (y + n z), into a new array (a pawn's bonuses). */
+static int32_t *read_cell_numbers(PyObject *sequence, int size, const char *what) {
+    size_t cells = (size_t)size * size * size;
+    int32_t *numbers = calloc(cells, sizeof(int32_t));
+    long long *read = malloc(cells * sizeof(long long));
+    if (!numbers || !read) {
+        free(numbers), free(read);
+        return PyErr_NoMemory(), NULL;
+    }
+    if (read_numbers(sequence, (int)cells, what, NULL, read) < 0) {
+        free(numbers), free(read);
+        return NULL;
+    }
+    for (size_t i = 0; i < cells; i++) numbers[i] = (int32_t)read[i];
+    free(read);
+    return numbers;
+}
+
 /* PlayerCore(size, slots, pieces, side, key, black_to_move, salts, letters, values, average,
-   weights, steps, game, quiet_plies, limits, poll, rules=None, advance=()): see
+   weights, steps, game, quiet_plies, limits, poll, rules=None, advance=(), passed=()): see
    kernel/_core.pyi. */
 static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     int size, side, quiet_plies;
     long long slots, key, black_to_move;
     PyObject *pieces, *salts, *letters, *values, *average, *weights, *steps, *game, *limits, *poll;
-    PyObject *rules = Py_None, *advance = NULL;
+    PyObject *rules = Py_None, *advance = NULL, *passed = NULL;
     static char *names[] = {"size",    "slots",   "pieces", "side",    "key",
                             "black_to_move",      "salts",  "letters", "values",
                             "average", "weights", "steps",  "game",    "quiet_plies",
-                            "limits",  "poll",    "rules",  "advance", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iLO!iLLOUOOOOO!iOO|OO", names, &size, &slots,
-                                     &PyList_Type, &pieces, &side, &key, &black_to_move, &salts,
-                                     &letters, &values, &average, &weights, &steps, &PyDict_Type,
-                                     &game, &quiet_plies, &limits, &poll, &rules, &advance))
+                            "limits",  "poll",    "rules",  "advance", "passed", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iLO!iLLOUOOOOO!iOO|OOO", names, &size,
+                                     &slots, &PyList_Type, &pieces, &side, &key, &black_to_move,
+                                     &salts, &letters, &values, &average, &weights, &steps,
+                                     &PyDict_Type, &game, &quiet_plies, &limits, &poll, &rules,
+                                     &advance, &passed))
         return -1;
     if (self->board.size) {
         PyErr_SetString(PyExc_RuntimeError, "a PlayerCore is set up once");
@@ -960,21 +1071,27 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     if (set_size(&self->board, size) < 0 || set_rules(&self->board, rules) < 0) return -1;
     Board *b = &self->board;
     self->kinds = b->push_count ? PAWN : KNIGHT;
-    /* A white pawn's advance bonus by cell, n^3 numbers (none without pawns). */
+    /* A white pawn's advance bonus by cell, n^3 numbers (none without pawns), and its passed
+       bonus (none: no passed-pawn term). */
     if (b->push_count) {
-        self->advance = calloc((size_t)size * size * size, sizeof(int32_t));
-        if (!self->advance) return PyErr_NoMemory(), -1;
-        long long *bonuses = malloc((size_t)size * size * size * sizeof(long long));
-        if (!bonuses) return PyErr_NoMemory(), -1;
-        int failed = !advance || read_numbers(advance, size * size * size, "advance", NULL,
-                                              bonuses) < 0;
-        for (int i = 0; !failed && i < size * size * size; i++)
-            self->advance[i] = (int32_t)bonuses[i];
-        free(bonuses);
-        if (failed) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "advance: a bonus per cell with pawns");
+        if (!advance) {
+            PyErr_SetString(PyExc_ValueError, "advance: a bonus per cell with pawns");
             return -1;
+        }
+        self->advance = read_cell_numbers(advance, size, "advance");
+        if (!self->advance) return -1;
+        Py_ssize_t given = passed ? PyObject_Length(passed) : 0;
+        if (given < 0) return -1;
+        if (given) {
+            size_t cells = (size_t)size * size * size;
+            self->passed = read_cell_numbers(passed, size, "passed");
+            self->pawns[0] = malloc(4 * cells * sizeof(int));
+            self->pawns[1] = malloc(4 * cells * sizeof(int));
+            self->pawn_keys = calloc(PAWN_SLOTS, sizeof(int64_t));
+            self->pawn_terms = calloc(PAWN_SLOTS, sizeof(int32_t));
+            if (!self->passed) return -1;
+            if (!self->pawns[0] || !self->pawns[1] || !self->pawn_keys || !self->pawn_terms)
+                return PyErr_NoMemory(), -1;
         }
     }
     /* steps: for each kind 1 ... 7, (slides, [(dx, dy, dz), ...]) in Python's order (a
@@ -1026,7 +1143,14 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
         return -1;
     }
     self->key = key;
-    self->path[MAX_PLY + 3] = key; /* the root's key, put back when the path is empty */
+    self->path[MAX_PLY + 3] = key;
+    self->pawn_key = 0;
+    for (int s = 0; self->passed && s < 2; s++)
+        for (int i = 0; i < b->counts[s]; i++) {
+            int cell = b->pieces[s][i];
+            if (KIND_OF(b->cells[cell]) == PAWN)
+                self->pawn_key ^= piece_key(self, cell, b->cells[cell]);
+        } /* the root's key, put back when the path is empty */
     /* The game's positions, in an open-addressed table at most half full. */
     Py_ssize_t count = PyDict_Size(game);
     uint64_t capacity = 16;
