@@ -363,6 +363,27 @@ def canonical_index(
     return best
 
 
+def widen(name: str, size: int, values: bytes, variant: str = CUBE) -> bytearray:
+    """Lay a version-3 table's values out by version 1's index: each stored entry at the
+    index of its position in version 1, NO_VALUE where none lands, so that the two indices
+    are held to each other byte for byte (kernel/core/retrograde.c's widen, compiled). Two
+    entries landing on one index are a ValueError: one would hide the other."""
+    compact = Table(name, size, variant, COMPACT_VERSION)
+    wide = Table(name, size, variant)
+    if len(values) != compact.entries:
+        raise ValueError(f"{name}: {len(values)} values, not version 3's {compact.entries}")
+    widened = bytearray([NO_VALUE]) * wide.entries
+    for index, value in enumerate(values):
+        if value == NO_VALUE:
+            continue
+        side, cells = compact.decode(index)
+        target = wide.index(side, cells)
+        if widened[target] != NO_VALUE:
+            raise ValueError(f"{name}: two entries of version 3 at version 1's index {target}")
+        widened[target] = value
+    return widened
+
+
 # --- values ----------------------------------------------------------------------------------
 
 

@@ -1,11 +1,13 @@
 """Format version 3's compact index (issue 52; kernel/tablebase_compact.py, docs/tablebases.md):
 the kings as a pair up to symmetry and apart, identical pieces as a set. Its counts against the
 cells enumerated; the same values as version 1 on every stored position (compiled, both
-variants); the Python solver held to the compiled one; files built, verified and probed through
-the engine process; a build that would mix the two indices refused."""
+variants: version 3's table widened to version 1's index, byte for byte; the compiled
+widening held to Python's); the Python solver held to the compiled one; files built, verified
+and probed through the engine process; a build that would mix the two indices refused."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from math import comb
 from pathlib import Path
 
@@ -15,7 +17,6 @@ from kernel.compiled import COMPILED
 from kernel.tablebase import (
     COMPACT_VERSION,
     NO_VALUE,
-    Table,
     endings,
     entries_of,
     file_name,
@@ -23,6 +24,7 @@ from kernel.tablebase import (
     letters_of,
     read_header,
     read_table,
+    widen,
 )
 from kernel.tablebase_compact import KingPairs, king_pairs, set_cells, set_rank
 from tablebase.retrograde import captures_of, core_captures, solve
@@ -48,48 +50,97 @@ def test_the_counts_of_the_compact_index() -> None:
     assert set_cells(set_rank([3, 9, 26]), 3) == [3, 9, 26]
 
 
+def solved_in_order(
+    size: int, variant: str, pieces: int, more: tuple[str, ...], compacts: tuple[int, ...]
+) -> Iterator[tuple[str, list[bytes]]]:
+    """Every ending of up to `pieces` pieces and those of `more`, solved compiled in each index
+    of `compacts` (0 version 1's, 1 version 3's): (name, its values in each). The largest are
+    not kept once given (five pieces on 4³: 134 MB an ending in version 1)."""
+    from kernel._core import retrograde
+
+    smaller: list[dict[str, bytes]] = [{} for _ in compacts]
+    most = max(len(name) for name in (*more, "K" * pieces))
+    for count in range(3, pieces + 1):
+        for name in endings(count, variant) + list(more if count == pieces else ()):
+            solved = []
+            for compact, tables in zip(compacts, smaller, strict=True):
+                captures = core_captures(captures_of(name, tables.__getitem__))
+                solved.append(bytes(retrograde(size, letters_of(name), captures, variant, compact)))
+                if len(name) < most:
+                    tables[name] = solved[-1]
+            yield name, solved
+
+
 def solve_compiled(
     size: int, variant: str, compact: int, pieces: int, more: tuple[str, ...] = ()
 ) -> dict[str, bytes]:
     """Every ending of up to `pieces` pieces solved in memory, and the larger ones `more`."""
-    from kernel._core import retrograde
+    return {
+        name: values for name, (values,) in solved_in_order(size, variant, pieces, more, (compact,))
+    }
 
-    tables: dict[str, bytes] = {}
-    for count in range(3, pieces + 1):
-        for name in endings(count, variant) + list(more if count == pieces else ()):
-            captures = core_captures(captures_of(name, tables.__getitem__))
-            tables[name] = bytes(retrograde(size, letters_of(name), captures, variant, compact))
-    return tables
+
+def first_difference(one: bytes | bytearray, other: bytes | bytearray) -> int | None:
+    """The first index at which two tables differ (or the shorter one's end), None if none."""
+    if one == other:
+        return None
+    shorter = min(len(one), len(other))
+    return next((at for at in range(shorter) if one[at] != other[at]), shorter)
+
+
+@needs_core
+@pytest.mark.parametrize("variant", ["cube", "raumschach"])
+def test_the_compiled_widen_is_the_python_one(variant: str) -> None:
+    """kernel/core/retrograde.c's widen gives kernel/tablebase.py's bytes on every ending of
+    up to four pieces on 3³, and of the cube's five on a set of three rooks and a set of two
+    beside two single pieces; two entries on one index, or a table of another length, are
+    refused by both alike."""
+    from kernel._core import widen as widen_compiled
+
+    more = ("KRRRK", "KRRKQ") if variant == "cube" else ()
+    tables = solve_compiled(3, variant, 1, 4, more)
+    assert len(tables) == len(more) + sum(len(endings(count, variant)) for count in (3, 4))
+    for name, values in tables.items():
+        widened = widen_compiled(3, letters_of(name), values, variant)
+        assert widened == widen(name, 3, values, variant), name
+        assert len(widened) == entries_of(name, 3) > len(values)
+        assert len(widened) - widened.count(NO_VALUE) == len(values) - values.count(NO_VALUE)
+    # Every entry a draw: the symmetric forms of one position land on one index.
+    everything = bytes(entries_of("KQK", 3, COMPACT_VERSION))
+    with pytest.raises(ValueError, match="KkQ: two entries of version 3 at version 1's index"):
+        widen_compiled(3, "KkQ", everything)
+    with pytest.raises(ValueError, match="KQK: two entries of version 3 at version 1's index"):
+        widen("KQK", 3, everything)
+    with pytest.raises(ValueError, match="KkQ: 809 values, not version 3's 810"):
+        widen_compiled(3, "KkQ", everything[1:])
+    with pytest.raises(ValueError, match="KQK: 809 values, not version 3's 810"):
+        widen("KQK", 3, everything[1:])
 
 
 @needs_core
 @pytest.mark.parametrize(
     ("size", "pieces", "more"),
     [(3, 4, ()), (4, 3, ()), (3, 4, ("KRRRK",))]  # five pieces: a set of three rooks
-    # With CUBEMATE_SWEEP above 1, every ending of five pieces on 3³ and of four on 4³ (minutes
-    # of Python reading every index).
-    + ([(3, 5, ()), (4, 4, ())] if SWEEP > 1 else []),
+    # With CUBEMATE_SWEEP above 1, every ending of five pieces on 3³ and of four on 4³; above
+    # 2, of five on 4³ (about an hour of CPU: docs/tablebases.md, "The index of version 3").
+    + ([(3, 5, ()), (4, 4, ())] if SWEEP > 1 else [])
+    + ([(4, 5, ())] if SWEEP > 2 else []),
 )
 @pytest.mark.parametrize("variant", ["cube", "raumschach"])
 def test_version_3_holds_version_1s_values_on_every_stored_position(
     size: int, pieces: int, more: tuple[str, ...], variant: str
 ) -> None:
-    if more and variant != "cube":
+    """Version 3's values widened to version 1's index are version 1's, byte for byte: the
+    same value on every stored position, and nothing stored where version 1 stores nothing."""
+    from kernel._core import widen as widen_compiled
+
+    if (more or (size, pieces) == (4, 5)) and variant != "cube":
         pytest.skip("the five pieces once")
-    wide = solve_compiled(size, variant, 0, pieces, more)
-    compact = solve_compiled(size, variant, 1, pieces, more)
-    for name, values in compact.items():
-        table = Table(name, size, variant, COMPACT_VERSION)
-        old = Table(name, size, variant)
-        assert len(values) == table.entries < len(wide[name])
-        stored = 0
-        for index, value in enumerate(values):
-            if value == NO_VALUE:
-                continue
-            side, cells = table.decode(index)
-            assert wide[name][old.index(side, cells)] == value, (name, index)
-            stored += 1
-        assert stored == len(wide[name]) - wide[name].count(NO_VALUE), name
+    for name, (wide, compact) in solved_in_order(size, variant, pieces, more, (0, 1)):
+        assert len(compact) == entries_of(name, size, COMPACT_VERSION) < len(wide)
+        widened = widen_compiled(size, letters_of(name), compact, variant)
+        differs = first_difference(widened, wide)
+        assert differs is None, (name, differs, widened[differs:][:1], wide[differs:][:1])
 
 
 @needs_core

@@ -5,6 +5,9 @@
 
 #include "core.h"
 
+/* retrograde.c's, beside its solvers declared in core.h. */
+PyObject *retrograde_widen(PyObject *self, PyObject *args);
+
 static PyMethodDef functions[] = {
     {"retrograde", retrograde, METH_VARARGS,
      "retrograde(size, letters, captures, variant='cube', compact=0) -> bytearray: "
@@ -15,6 +18,9 @@ static PyMethodDef functions[] = {
     {"verify", retrograde_verify, METH_VARARGS,
      "verify(size, letters, captures, values, most, variant='cube', compact=0) -> faults: "
      "tablebase/verify.py's verify."},
+    {"widen", retrograde_widen, METH_VARARGS,
+     "widen(size, letters, values, variant='cube') -> bytearray: kernel/tablebase.py's widen, "
+     "a version-3 table's values laid out by version 1's index."},
     {NULL, NULL, 0, NULL},
 };
 

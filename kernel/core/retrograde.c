@@ -1003,3 +1003,59 @@ done:
     PyBuffer_Release(&table);
     return faults;
 }
+
+/* widen(size, letters, values, variant="cube") -> bytearray: a version-3 table's values laid
+   out by version 1's index (kernel/tablebase.py's widen, the one to read). Where it differs:
+   the two indices are two Cubes, the compact one decoding and the other indexing, and Ctrl-C
+   is looked for every 2^16 entries. */
+PyObject *retrograde_widen(PyObject *self, PyObject *args) {
+    int size;
+    const char *letters, *variant = "cube";
+    Py_buffer table;
+    PyObject *result = NULL;
+    Cube compact, wide;
+    Material narrow_material, wide_material;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "isy*|s", &size, &letters, &table, &variant)) return NULL;
+    memset(&compact, 0, sizeof compact), memset(&wide, 0, sizeof wide);
+    int raumschach = strcmp(variant, "raumschach") == 0;
+    if (size < 2 || size > 31)
+        PyErr_Format(PyExc_ValueError, "size %d is outside 2 ... 31", size);
+    else if (!raumschach && strcmp(variant, "cube") != 0)
+        PyErr_Format(PyExc_ValueError, "no tables for the variant %s", variant);
+    if (PyErr_Occurred() || make_cube(&compact, size, 1) < 0 || make_cube(&wide, size, 0) < 0 ||
+        make_material(&narrow_material, &compact, letters, raumschach) < 0 ||
+        make_material(&wide_material, &wide, letters, raumschach) < 0)
+        goto done;
+    if ((uint64_t)table.len != narrow_material.entries) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd values, not version 3's %llu", letters, table.len,
+                     (unsigned long long)narrow_material.entries);
+        goto done;
+    }
+    result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)wide_material.entries);
+    if (!result) goto done;
+    uint8_t *widened = (uint8_t *)PyByteArray_AS_STRING(result);
+    const uint8_t *values = table.buf;
+    memset(widened, NO_VALUE, (size_t)wide_material.entries);
+    int cells[MOST_PIECES];
+    for (uint64_t index = 0; index < narrow_material.entries; index++) {
+        if ((index & 0xFFFF) == 0 && PyErr_CheckSignals() < 0) {
+            Py_CLEAR(result);
+            break;
+        }
+        if (values[index] == NO_VALUE) continue;
+        int side = decode(&compact, &narrow_material, index, cells);
+        uint64_t target = position_index(&wide, &wide_material, side, cells);
+        if (widened[target] != NO_VALUE) {
+            PyErr_Format(PyExc_ValueError, "%s: two entries of version 3 at version 1's index %llu",
+                         letters, (unsigned long long)target);
+            Py_CLEAR(result);
+            break;
+        }
+        widened[target] = values[index];
+    }
+done:
+    free_cube(&compact), free_cube(&wide);
+    PyBuffer_Release(&table);
+    return result;
+}
