@@ -9,6 +9,11 @@ cube` (the cube's 5³ start: 78 first moves, Raumschach's 61; perft 3 467,007 an
   completed and its positions a second (the search event of the JSON log), the median of a
   few moves. Whatever the player is, Python or compiled: the figures are the engine's.
 
+- The passed-pawn term's cost: the player in process, compiled and in Python, searching
+  positions of seeded random games 40 plies from the start (passed pawns among them) to a
+  count of positions, with `evaluation.pawn_passed` at its default and at 0 in turn; the
+  rate with the term over the rate without.
+
 Goals (the issue's): perft's and genmove's positions a second at Raumschach's start within
 1.5× of the cube's 5³ start's, measured in the same run; depth 5 or more in a second at
 Raumschach's start.
@@ -47,10 +52,18 @@ class Settings:
     repeats: int
     seconds: float
     moves: int
+    #: The passed-pawn term's cost: positions, and the count searched in each, compiled and
+    #: in Python.
+    positions: int
+    nodes: tuple[int, int]
 
 
-FULL = Settings(perft_depth=3, repeats=3, seconds=1.0, moves=3)
-QUICK = Settings(perft_depth=2, repeats=1, seconds=0.1, moves=1)
+FULL = Settings(perft_depth=3, repeats=3, seconds=1.0, moves=3, positions=8,
+                nodes=(300_000, 6_000))  # fmt: skip
+QUICK = Settings(perft_depth=2, repeats=1, seconds=0.1, moves=1, positions=2,
+                 nodes=(20_000, 500))  # fmt: skip
+#: Plies played at random from the start for the passed-pawn term's positions.
+RANDOM_PLIES = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +119,51 @@ def searches(settings: Settings) -> dict[str, list[dict[str, float]]]:
     return found
 
 
+def passed_cost(settings: Settings) -> list[list[str]]:
+    """The player's positions a second with the passed-pawn term and without, compiled and in
+    Python, the two weights taking turns on each position (rows for the section's table)."""
+    import random
+    from dataclasses import replace
+
+    from bench.openings import random_game
+    from kernel.alphabeta import Limits, Searcher, TranspositionTable
+    from kernel.alphabeta_core import CompiledSearcher, core_slots
+    from kernel.compiled import COMPILED
+    from kernel.evaluation import DEFAULT_WEIGHTS
+    from kernel.game import Game
+    from kernel.variants import RAUMSCHACH
+
+    games = [
+        random_game(5, RANDOM_PLIES, random.Random(f"passed/{number}"), RAUMSCHACH)[0]
+        for number in range(settings.positions)
+    ]
+    rows = []
+    for compiled, nodes in zip((True, False), settings.nodes, strict=True):
+        if compiled and not COMPILED:
+            continue
+        counted = {True: [0, 0.0], False: [0, 0.0]}
+        for game in games:
+            for with_term in (True, False):
+                weights = DEFAULT_WEIGHTS if with_term else replace(DEFAULT_WEIGHTS, pawn_passed=0)
+                copy = Game(game.position.copy())
+                copy.position.order_pieces()
+                searcher: Searcher = (
+                    CompiledSearcher(copy, Limits(nodes=nodes), core_slots(16), weights=weights)
+                    if compiled
+                    else Searcher(copy, Limits(nodes=nodes), TranspositionTable(16), None, weights)
+                )
+                began = time.perf_counter()
+                result = searcher.search()
+                counted[with_term][0] += result.nodes
+                counted[with_term][1] += time.perf_counter() - began
+        rates = {term: nodes / seconds for term, (nodes, seconds) in counted.items()}
+        rows.append([
+            "compiled" if compiled else "Python", f"{len(games)} × {nodes:,}",
+            f"{rates[True]:,.0f}", f"{rates[False]:,.0f}", f"{rates[True] / rates[False]:.2f}",
+        ])  # fmt: skip
+    return rows
+
+
 def measure(settings: Settings) -> list[Figures]:
     progress("raumschach: perft at the two starts")
     counts = perft_times(settings)
@@ -148,11 +206,17 @@ def section(quick: bool = False) -> tuple[str, list[Goal]]:
         for figure in figures
     ]
     header = ["start", "perft D", "leaves", "seconds", "leaves/s", "depth", "genmove nps"]
+    progress("raumschach: the passed-pawn term's cost")
+    cost_header = ["player", "positions × nodes", "nps with", "nps without", "ratio"]
     lines = [
         f"Raumschach beside the cube (issue 48): through the engine process, perft best of "
         f"{settings.repeats}, genmove at level time {settings.seconds:g} (median of "
         f"{settings.moves}, a fresh engine each)",
         table(header, rows),
+        "",
+        f"The passed-pawn term's cost: in process, positions {RANDOM_PLIES} random plies from "
+        "the start, with `pawn_passed` at its default and at 0",
+        table(cost_header, passed_cost(settings)),
     ]
     return "\n".join(lines), goals(figures, settings)
 

@@ -118,6 +118,8 @@ PAWN_NEAR = 150
 #: Centipawns a passed pawn would gain on its promotion cell; it gains (made / all)² of them,
 #: where made is the steps it has made and all those from its first row's corner.
 PAWN_PASSED = 200
+#: The most passed-pawn terms a search keeps, by its pawns' cells (a few MB).
+PAWN_TERMS_KEPT = 1 << 14
 
 
 @cache
@@ -247,6 +249,7 @@ class Tables:
         "geometry",
         "offsets",
         "passed",
+        "pawn_terms",
         "placement",
         "size",
         "start_material",
@@ -266,6 +269,8 @@ class Tables:
         self.passed = self.variant.has_pawns and weights.pawn_passed > 0
         #: (letter, point) -> the enemy pawns' points that oppose a pawn there, and its bonus.
         self._fronts: dict[tuple[str, int], tuple[frozenset[int], int]] = {}
+        #: (white's pawns' points, black's) -> the passed-pawn term (`passed_pawns`).
+        self.pawn_terms: dict[tuple[frozenset[int], frozenset[int]], int] = {}
         self.values = weights.values(self.size, self.variant)
         #: letter -> memory point -> signed centipawns of material and placement together.
         self.placement: dict[str, dict[int, int]] = {letter: {} for letter in self.values}
@@ -390,20 +395,24 @@ def cells_of(size: int) -> tuple[tuple[int, int, int], ...]:
 
 def passed_pawns(position: Position, tables: Tables) -> int:
     """Return, for white, the passed pawns' bonus: each pawn no enemy pawn opposes gains
-    its `passed_bonus`."""
+    its `passed_bonus`. The terms found are kept by the pawns' cells: the pawns stand still
+    in most moves of a search."""
     pawns = (
-        [point for point, letter in position.pieces[WHITE].items() if letter == "P"],
-        [point for point, letter in position.pieces[BLACK].items() if letter == "p"],
+        frozenset(point for point, letter in position.pieces[WHITE].items() if letter == "P"),
+        frozenset(point for point, letter in position.pieces[BLACK].items() if letter == "p"),
     )
-    if not (pawns[WHITE] or pawns[BLACK]):
-        return 0
-    enemies = (frozenset(pawns[BLACK]), frozenset(pawns[WHITE]))
+    known = tables.pawn_terms.get(pawns)
+    if known is not None:
+        return known
     total = 0
     for side, letter in ((WHITE, "P"), (BLACK, "p")):
         for point in pawns[side]:
             opposers, bonus = tables.front(letter, point)
-            if opposers.isdisjoint(enemies[side]):
+            if opposers.isdisjoint(pawns[1 - side]):
                 total += bonus
+    if len(tables.pawn_terms) >= PAWN_TERMS_KEPT:
+        tables.pawn_terms.clear()  # a bound on memory; the terms are soon found again
+    tables.pawn_terms[pawns] = total
     return total
 
 
