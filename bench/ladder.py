@@ -241,10 +241,23 @@ VARIANTS_5 = ("cornering-30", "king-reach-12", "drawish-8", "queenless-8")
 #: Raumschach's experiments (issue 48), played from its book (RAUMSCHACH_BOOK) at the 5³
 #: node count: the configs the defaults were tried against (the pawns' terms left out, then
 #: the passed-pawn term alone), and those tried against the defaults: twice the pawns' bonus
-#: a step, then the pieces' values (the unicorn valued as a knight, the bishop as the
-#: unicorn, the pawn at 1.5).
+#: a step, the pieces' values (the unicorn valued as a knight, the bishop as the unicorn, the
+#: pawn at 1.5), then the passed-pawn term at three times and half its default.
 RAUMSCHACH_WITHOUT = ("pawns-0", "passed-0")
-RAUMSCHACH_VARIANTS = ("pawns-40", "unicorn-2", "bishop-0.5", "pawn-1.5")
+#: Those played again deeper: a passed pawn's worth lies moves ahead, further than 20,000
+#: positions see (200,000 are about a tenth of a second of the compiled search).
+RAUMSCHACH_DEEP_WITHOUT = (("passed-0", 200_000),)
+RAUMSCHACH_VARIANTS = (
+    "pawns-40",
+    "unicorn-2",
+    "bishop-0.5",
+    "pawn-1.5",
+    "passed-600",
+    "passed-100",
+)
+#: Games at most in each: a game at 20,000 positions a move takes about a second, and a term
+#: worth 10 or 20 Elo needs more than 400 for the SPRT to decide.
+RAUMSCHACH_TUNING_GAMES = 1200
 #: The variants whose SPRT accepted H1 and that became the defaults (their files now say
 #: what engine_config.toml says; the records keep the match against the old default).
 ADOPTED = ("placement-16", "queenless-8")
@@ -279,15 +292,19 @@ def tuning_matches(size: int) -> Iterator[Match]:
 
 def raumschach_tuning_matches(nodes: str) -> Iterator[Match]:
     """Raumschach's experiments on 5³ from its book: the defaults against each config of
-    RAUMSCHACH_WITHOUT, then each of RAUMSCHACH_VARIANTS against the defaults."""
-    base = engine("the defaults", f"default-nodes{nodes}", "nodes", nodes)
-    for without, variants in ((True, RAUMSCHACH_WITHOUT), (False, RAUMSCHACH_VARIANTS)):
-        for variant in variants:
-            config = f"levels/{variant}.toml"
-            level = engine(f"`{config}`", f"{variant}-nodes{nodes}", "nodes", nodes, config)
-            first, second = (base, level) if without else (level, base)
-            yield Match(5, first, second, most=400, sprt=TUNING_SPRT, book=RAUMSCHACH_BOOK,
-                        variant=RAUMSCHACH)  # fmt: skip
+    RAUMSCHACH_WITHOUT (and of RAUMSCHACH_DEEP_WITHOUT, deeper), then each of
+    RAUMSCHACH_VARIANTS against the defaults."""
+    experiments = [(True, variant, nodes) for variant in RAUMSCHACH_WITHOUT]
+    experiments += [(True, variant, str(deep)) for variant, deep in RAUMSCHACH_DEEP_WITHOUT]
+    experiments += [(False, variant, nodes) for variant in RAUMSCHACH_VARIANTS]
+    for without, variant, count in experiments:
+        deeper = "" if count == nodes else f", {int(count):,} nodes"
+        base = engine(f"the defaults{deeper}", f"default-nodes{count}", "nodes", count)
+        config = f"levels/{variant}.toml"
+        level = engine(f"`{config}`{deeper}", f"{variant}-nodes{count}", "nodes", count, config)
+        first, second = (base, level) if without else (level, base)
+        yield Match(5, first, second, most=RAUMSCHACH_TUNING_GAMES, sprt=TUNING_SPRT,
+                    book=RAUMSCHACH_BOOK, variant=RAUMSCHACH)  # fmt: skip
 
 
 def compiled_matches(size: int) -> Iterator[Match]:

@@ -31,9 +31,10 @@
      time it is asked, as Tables.worth fills its dict (a black pawn's apart: it is a white
      pawn's on the cell turned through the centre, its advance bonus handed over by Python);
    - the passed-pawn term compares every pair of pawns, where Python looks each pawn's
-     opposers up in a set, and keeps the terms found by the pawns' own key (`pawn_term`): the
-     pawns stand still in most moves, and without it the term costs a third of the search's
-     speed (bench figures in docs/arena.md, "Raumschach's evaluation");
+     opposers up in a set, and keeps the terms found by a key of the pawns alone, updated
+     move by move (`pawn_term`), where Python keeps them by the sets of the pawns' cells; the
+     pawns stand still in most moves, and without it the term cost a third of the search's
+     speed (bench/raumschach.py measures it: docs/arena.md, "Raumschach's evaluation");
 
    Raumschach's pawns as Python has them: a pawn's moves are its pushes then its captures,
    each promotion in the variant's order; in check, the other pieces' evasions by the cells
