@@ -258,9 +258,10 @@ RAUMSCHACH_VARIANTS = (
 #: Games at most in each: a game at 20,000 positions a move takes about a second, and a term
 #: worth 10 or 20 Elo needs more than 400 for the SPRT to decide.
 RAUMSCHACH_TUNING_GAMES = 1200
-#: The variants whose SPRT accepted H1 and that became the defaults (their files now say
-#: what engine_config.toml says; the records keep the match against the old default).
-ADOPTED = ("placement-16", "queenless-8")
+#: The configs that became the defaults (their files now say what engine_config.toml says;
+#: the records keep the match against the old default): the variants whose SPRT accepted H1,
+#: and Raumschach's without the passed-pawn term, which its SPRTs found no better than none.
+ADOPTED = ("placement-16", "queenless-8", "passed-0")
 
 
 #: The sizes the experiments are played on: where a game at their node count takes seconds.

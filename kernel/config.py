@@ -78,7 +78,7 @@ class EngineConfig:
     eval_contempt: int = 300
     eval_pawn_advance: int = 20
     eval_pawn_near: int = 150
-    eval_pawn_passed: int = 200
+    eval_pawn_passed: int = 0
     #: The folder of the endgame tables (docs/tablebases.md); empty: none.
     tablebase_path: str = ""
     #: The rules played at start (kernel.variants): "cube" or "raumschach".

@@ -25,10 +25,12 @@ its promotion cell, and `PAWN_NEAR` more on the step before it (config
 an SPRT against none (+245 Elo) and against twice the bonus a step (H0): docs/arena.md,
 "Raumschach's evaluation".
 
-**Passed pawns.** A pawn that no enemy pawn can ever stop or take on its way (none stands
-ahead of it along every axis pawns advance on and beside it by at most one cell on the
-others: `opposes`) gains up to `PAWN_PASSED` more, growing as the square of the steps it has
-made, so that the last steps are worth most (config `evaluation.pawn_passed`).
+**Passed pawns.** With config `evaluation.pawn_passed` above 0, a pawn that no enemy pawn
+can ever stop or take on its way (none stands ahead of it along every axis pawns advance on
+and beside it by at most one cell on the others: `opposes`) gains up to that many centipawns
+more, growing as the square of the steps it has made. It is off (`PAWN_PASSED`): at 200 the
+SPRTs found it no better than none, +9 (−14 … +33) over 642 games at 20,000 positions a move
+and −58 (−120 … +0) over 66 at 200,000, and 600 and 100 no better than 200 (docs/arena.md).
 
 **Placement.** A piece on a cell from which it reaches more than its average gains
 `PLACEMENT_WEIGHT` centipawns per cell above the average (and loses them below): the centre
@@ -116,8 +118,9 @@ PAWN_ADVANCE = 20
 #: Centipawns more for a pawn one step from its promotion cell.
 PAWN_NEAR = 150
 #: Centipawns a passed pawn would gain on its promotion cell; it gains (made / all)² of them,
-#: where made is the steps it has made and all those from its first row's corner.
-PAWN_PASSED = 200
+#: where made is the steps it has made and all those from its first row's corner. 0: the
+#: term is off, its SPRTs having found it no better than none (above).
+PAWN_PASSED = 0
 #: The most passed-pawn terms a search keeps, by its pawns' cells (a few MB).
 PAWN_TERMS_KEPT = 1 << 14
 
