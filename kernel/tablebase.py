@@ -933,6 +933,22 @@ class TableFile:
         return byte[0] if unchanged and len(byte) == 1 else None
 
 
+def open_table(
+    path: Path,
+    name: str | None = None,
+    size: int | None = None,
+    variant: str = CUBE,
+    version: int | None = None,
+) -> TableFile:
+    """Open a table file, its header checked: with `name` and `size`, the file must be that
+    ending's, of that variant (with `version`, numbered by that version's index); raise
+    TableError naming the file otherwise."""
+    try:
+        return TableFile(path, name, size, variant, version)
+    except FileNotFoundError:
+        raise TableError(f"{path}: no such file") from None
+
+
 def read_table(
     path: Path,
     name: str | None = None,
@@ -940,15 +956,27 @@ def read_table(
     variant: str = CUBE,
     version: int | None = None,
 ) -> bytes:
-    """Read a table's values, checking everything the file says of itself; raise TableError
-    naming the file otherwise. With `name` and `size`, the file must be that ending's, of
-    that variant (with `version`, numbered by that version's index)."""
-    try:
-        table = TableFile(path, name, size, variant, version)
-    except FileNotFoundError:
-        raise TableError(f"{path}: no such file") from None
+    """Read a table's values, checking everything the file says of itself (`open_table`);
+    raise TableError naming the file otherwise."""
+    table = open_table(path, name, size, variant, version)
     try:
         return table.read_values()
+    finally:
+        table.close()
+
+
+def check_table(
+    path: Path,
+    name: str | None = None,
+    size: int | None = None,
+    variant: str = CUBE,
+    version: int | None = None,
+) -> None:
+    """Check a table file as read_table does, a stretch at a time, keeping no values (a table
+    a build keeps: a five-piece one of 5³ is up to 1.4 GB); raise TableError naming it."""
+    table = open_table(path, name, size, variant, version)
+    try:
+        table.check_values()
     finally:
         table.close()
 
@@ -956,10 +984,7 @@ def read_table(
 def read_header(path: Path) -> Header:
     """Read and check a file's header (and its length) alone; raise TableError naming the
     file."""
-    try:
-        table = TableFile(path)
-    except FileNotFoundError:
-        raise TableError(f"{path}: no such file") from None
+    table = open_table(path)
     table.close()
     return table.header
 

@@ -24,6 +24,7 @@ from kernel.tablebase import (
     SMALLEST_SIZE,
     Table,
     TableError,
+    check_table,
     endings,
     entries_of,
     file_name,
@@ -251,7 +252,7 @@ def build_locked(
                     todo.append(name)
                     continue
                 try:
-                    read_table(path, name, size, variant, version)
+                    check_table(path, name, size, variant, version)
                 except TableError as error:
                     raise BuildError(f"{error}; remove it to build the table again") from None
                 done.append(Built(name, path, False, 0.0))

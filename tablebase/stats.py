@@ -17,9 +17,12 @@ from kernel.tablebase import (
     SUFFIX,
     TABLE_KINDS,
     Table,
+    TableError,
+    TableFile,
+    ValueCheck,
     material_of,
+    open_table,
     read_header,
-    read_table,
 )
 
 
@@ -60,17 +63,25 @@ HEADING = (
 
 
 def stats_of(path: Path) -> Stats:
-    """Count one table file (checked as it is read)."""
+    """Count one table file, checked as it is read, a stretch at a time: what it holds is
+    never all in memory (a five-piece table of 5³ is up to 1.4 GB)."""
     header = read_header(path)
-    values = read_table(path, header.name, header.size, header.variant)
-    half = len(values) // 2
-    # Only the values up to the header's longest distance can be there: counting each of
-    # them (bytes.count, a C loop) is three times faster than a Counter over every byte.
-    present = [*range(header.longest + 2), NO_VALUE]
-    white_to_move, black_to_move = values[:half], values[half:]
-    white = {value: white_to_move.count(value) for value in present}
-    black = {value: black_to_move.count(value) for value in present}
-    positions = len(values) - white.get(NO_VALUE, 0) - black.get(NO_VALUE, 0)
+    table = open_table(path, header.name, header.size, header.variant)
+    try:
+        white, black = count_values(table)
+        wins = [
+            value
+            for value in white
+            if value not in (DRAW, NO_VALUE) and value % 2 == 0 and white[value] + black[value]
+        ]
+        longest = max(wins, default=0)
+        example = ""
+        if longest:
+            where = Table(header.name, header.size, header.variant, header.numbering)
+            example = position_text(where, first_index(table, longest))
+    finally:
+        table.close()
+    positions = header.entries - white[NO_VALUE] - black[NO_VALUE]
 
     def won(counts: dict[int, int]) -> int:
         return sum(
@@ -84,16 +95,6 @@ def stats_of(path: Path) -> Stats:
             count for value, count in counts.items() if value not in (DRAW, NO_VALUE) and value % 2
         )
 
-    wins = [
-        value
-        for value in present
-        if value not in (DRAW, NO_VALUE) and value % 2 == 0 and white[value] + black[value]
-    ]
-    longest = max(wins, default=0)
-    example = ""
-    if longest:
-        table = Table(header.name, header.size, header.variant, header.numbering)
-        example = position_text(table, values.index(longest))
     return Stats(
         header.name,
         header.size,
@@ -101,10 +102,44 @@ def stats_of(path: Path) -> Stats:
         positions,
         won(white) + lost(black),
         won(black) + lost(white),
-        white.get(DRAW, 0) + black.get(DRAW, 0),
+        white[DRAW] + black[DRAW],
         longest // 2,
         example,
     )
+
+
+def count_values(table: TableFile) -> tuple[dict[int, int], dict[int, int]]:
+    """How often each value stands in the table, white to move (its first half) and black to
+    move, its values checked as they go by; raise TableError naming a fault."""
+    header = table.header
+    # Only the values up to the header's longest distance can be there: counting each of
+    # them (bytes.count, a C loop) is three times faster than a Counter over every byte.
+    present = [*range(header.longest + 2), NO_VALUE]
+    counts = (dict.fromkeys(present, 0), dict.fromkeys(present, 0))
+    half = header.entries // 2
+    check = ValueCheck(header)
+    start = 0
+    for stretch in table.spans():
+        check.feed(stretch)
+        cut = min(len(stretch), max(0, half - start))
+        for side, part in ((0, stretch[:cut]), (1, stretch[cut:])):
+            if part:
+                for value in present:
+                    counts[side][value] += part.count(value)
+        start += len(stretch)
+    table.finish(check)
+    return counts
+
+
+def first_index(table: TableFile, value: int) -> int:
+    """The first index that holds a value (one the counts found), read a stretch at a time."""
+    start = 0
+    for stretch in table.spans():
+        found = stretch.find(value)
+        if found >= 0:
+            return start + found
+        start += len(stretch)
+    raise TableError(f"{table.path}: changed while it was read")
 
 
 def position_text(table: Table, index: int) -> str:

@@ -5,6 +5,7 @@ from them and agreeing with the search."""
 from __future__ import annotations
 
 import random
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from kernel.compiled import COMPILED
 from kernel.config import EngineConfig, config_from_document
 from kernel.kernel import Kernel
-from kernel.tablebase import HEADER_SIZE, NO_VALUE, Table, file_name, read_table
+from kernel.tablebase import DRAW, HEADER_SIZE, NO_VALUE, Table, file_name, read_table
 from tablebase.build import build
 from tablebase.stats import position_text, stats_of
 from tests.conftest import Engine, run_engine
@@ -116,6 +117,42 @@ def test_genmove_from_the_longest_win_mates_in_exactly_that_many_moves(folder: P
         moves += 1
         assert moves <= 2 * stats.longest
     assert moves == 2 * stats.longest - 1  # white's 13 moves and black's 12 answers
+
+
+def test_stats_count_a_table_a_stretch_at_a_time(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tablebase stats` reads a table a stretch at a time (a five-piece table of 5³ is up to
+    1.4 GB): with stretches of 999 values, so that the half between white to move and black
+    to move falls inside one, its counts and its longest mate's first position are those of
+    the values read whole, and it holds a few stretches, not the table."""
+    monkeypatch.setattr("kernel.tablebase.BLOCK", 999)
+    for name in ("KRNK", "KQKR", "KQKN"):
+        path = folder / file_name(name, 3)
+        values = read_table(path, name, 3)
+        half = len(values) // 2
+        assert half % 999
+        stats_of(path)  # once first: the geometry it decodes the example with is kept
+        tracemalloc.start()
+        try:
+            stats = stats_of(path)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < len(values) // 8, (name, peak, len(values))  # read whole: 2 × the table
+
+        def mated(part: bytes, won: bool) -> int:
+            return sum(v not in (DRAW, NO_VALUE) and v % 2 == (0 if won else 1) for v in part)
+
+        white, black = values[:half], values[half:]
+        assert stats.positions == len(values) - values.count(NO_VALUE)
+        assert stats.white_wins == mated(white, True) + mated(black, False)
+        assert stats.black_wins == mated(black, True) + mated(white, False)
+        assert stats.draws == values.count(DRAW)
+        assert (
+            stats.longest == max(v for v in values if v not in (DRAW, NO_VALUE) and not v % 2) // 2
+        )
+        assert stats.example == position_text(Table(name, 3), values.index(2 * stats.longest))
 
 
 def test_mate_search_agrees_with_the_tables(folder: Path) -> None:
