@@ -159,7 +159,7 @@ def earlier_output(arguments: argparse.Namespace, asks: Sequence[str]) -> Writte
             if stat.S_ISREG(output.st_mode) and os.path.samestat(output, source):
                 raise BatchError(f"-o {path} is the input file: write the output elsewhere")
     if arguments.resume:
-        return load_written(path, asks)
+        return load_written(path, asks, arguments.variant)
     with contextlib.suppress(OSError):  # one that cannot be looked at is refused on opening
         if path.is_file() and path.stat().st_size > 0 and not arguments.overwrite:
             raise BatchError(f"{path} is not empty: --resume continues it, --overwrite replaces it")

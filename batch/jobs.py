@@ -34,6 +34,8 @@ class Outcome:
     failed: str | None = None
     #: The filter ruled it out before every command was asked; never written.
     rejected: bool = False
+    #: The rules it was read by (`--variant`); None: the engine's own, and none written.
+    variant: str | None = None
 
     def record(self) -> dict[str, Any]:
         """Return the JSON object written for this position."""
@@ -41,6 +43,7 @@ class Outcome:
             "id": self.id,
             "board": self.board,
             "side": self.side,
+            **({"variant": self.variant} if self.variant is not None else {}),
             "answers": self.answers,
             "errors": self.errors,
         }

@@ -161,13 +161,24 @@ class Written:
     torn: int = 0
 
 
-def check_record(record: object, asks: Sequence[str], number: int, path: Path) -> Id:
-    """Check line `number` of an earlier output; return its id."""
+def check_record(
+    record: object, asks: Sequence[str], number: int, path: Path, variant: str | None = None
+) -> Id:
+    """Check line `number` of an earlier output, made with `--variant variant` (None:
+    without); return its id."""
     if not isinstance(record, dict) or not is_id(record.get("id")):
         raise BatchError(f"--resume: line {number} of {path} is not a batch record")
-    answers, errors = record.get("answers"), record.get("errors")
+    answers, errors, made = record.get("answers"), record.get("errors"), record.get("variant")
     if not isinstance(answers, dict) or not isinstance(errors, dict):
         raise BatchError(f"--resume: line {number} of {path} is not a batch record")
+    if not isinstance(made, str | None):
+        raise BatchError(f"--resume: line {number} of {path} is not a batch record")
+    if made != variant:
+        was = "no --variant" if made is None else f"--variant {made}"
+        raise BatchError(
+            f"--resume: {path} was made with {was} (line {number}), not "
+            + ("without one" if variant is None else f"--variant {variant}")
+        )
     answered = set(answers) | set(errors)
     if "failed" not in record and "set_board" not in answered and answered != set(asks):
         raise BatchError(
@@ -181,7 +192,7 @@ def check_record(record: object, asks: Sequence[str], number: int, path: Path) -
 RECORD_START = b'{"id": '
 
 
-def load_written(path: Path, asks: Sequence[str]) -> Written:
+def load_written(path: Path, asks: Sequence[str], variant: str | None = None) -> Written:
     """Read an earlier run's output and check every line, changing nothing: a last line
     that a kill left half-written must begin as a record does, and is cut off only when
     the output is opened (Sink.resume), after every check has passed."""
@@ -204,7 +215,8 @@ def load_written(path: Path, asks: Sequence[str]) -> Written:
                     check_torn(line, number, path)
                     written.torn = len(line)
                     break
-                identity = check_record(parse_line(line, number, path), asks, number, path)
+                record = parse_line(line, number, path)
+                identity = check_record(record, asks, number, path, variant)
                 written.ids.append(identity)
                 written.counts[identity] += 1
                 written.size += len(line)

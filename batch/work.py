@@ -147,12 +147,12 @@ def run_job(
     deaths: list[str] = []
     for _attempt in range(2):
         try:
-            return examine(engine, job, asks, keep, variant)
+            return replace(examine(engine, job, asks, keep, variant), variant=variant)
         except EngineDied as death:
             # The engine is gone already; the next ask starts a new one.
             deaths.append(f"engine {engine.pid}: {death}")
     reason = "the engine died on this position twice: " + " / ".join(deaths)
-    return Outcome(job.id, job.board, job.side, failed=reason)
+    return Outcome(job.id, job.board, job.side, failed=reason, variant=variant)
 
 
 def run_chunk(

@@ -101,3 +101,42 @@ def test_a_fresh_process_is_told_the_variant_again(tmp_path: Path) -> None:
         assert again.errors == {}
     finally:
         engine.close()
+
+
+def test_records_say_their_variant_and_resume_keeps_to_it(tmp_path: Path) -> None:
+    """A record of a run with --variant names it; --resume continues only a file made with
+    the same --variant (or, without one, a file made without), and refuses the other before
+    touching it."""
+    output = tmp_path / "out.jsonl"
+    first = batch("--variant", "raumschach", "--ask", "perft 1", "-o", str(output),
+                  stdin=f"{START} w\n", tmp_path=tmp_path)  # fmt: skip
+    assert (first.returncode, first.stderr) == (0, "")
+    record = json.loads(output.read_text())
+    assert list(record)[:4] == ["id", "board", "side", "variant"]
+    assert record["variant"] == "raumschach"
+    written = output.read_bytes()
+    lines = f"{START} w\n{PROMOTION_MATE} w\n"
+    refused = batch("--resume", "--ask", "perft 1", "-o", str(output), stdin=lines,
+                    tmp_path=tmp_path)  # fmt: skip
+    assert refused.returncode == 2
+    assert refused.stderr == (
+        f"batch: --resume: {output} was made with --variant raumschach (line 1), not without one\n"
+    )
+    assert output.read_bytes() == written
+    resumed = batch("--resume", "--variant", "raumschach", "--ask", "perft 1", "-o",
+                    str(output), stdin=lines, tmp_path=tmp_path)  # fmt: skip
+    assert (resumed.returncode, resumed.stderr) == (0, "")
+    assert [json.loads(line)["answers"] for line in output.read_text().splitlines()] == [
+        {"perft 1": "61"},
+        {"perft 1": "43"},
+    ]
+    # A file of the cube's (no --variant, no field) is not continued as Raumschach's.
+    cube = tmp_path / "cube.jsonl"
+    made = batch("--ask", "perft 1", "-o", str(cube), stdin=f"{BISHOP} w\n", tmp_path=tmp_path)
+    assert made.returncode == 0 and "variant" not in json.loads(cube.read_text())
+    other = batch("--resume", "--variant", "raumschach", "--ask", "perft 1", "-o", str(cube),
+                  stdin=f"{BISHOP} w\n", tmp_path=tmp_path)  # fmt: skip
+    assert (other.returncode, other.stderr) == (
+        2,
+        f"batch: --resume: {cube} was made with no --variant (line 1), not --variant raumschach\n",
+    )
