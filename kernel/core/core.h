@@ -366,5 +366,6 @@ extern PyTypeObject PlayerCoreType;
 PyObject *retrograde(PyObject *self, PyObject *args);
 PyObject *retrograde_verify(PyObject *self, PyObject *args);
 PyObject *retrograde_lean(PyObject *self, PyObject *args);
+PyObject *retrograde_widen(PyObject *self, PyObject *args);
 
 #endif

@@ -5,9 +5,6 @@
 
 #include "core.h"
 
-/* retrograde.c's, beside its solvers declared in core.h. */
-PyObject *retrograde_widen(PyObject *self, PyObject *args);
-
 static PyMethodDef functions[] = {
     {"retrograde", retrograde, METH_VARARGS,
      "retrograde(size, letters, captures, variant='cube', compact=0) -> bytearray: "
