@@ -678,19 +678,25 @@ static int settle(Solver *s) {
    and its captures, a list of (slot, letters of the smaller ending, swapped, order, values
    or None for bare kings), and the variant's name; the buffers of the smaller tables are
    held in `views`. */
-static int set_up(Solver *s, int size, const char *letters, PyObject *captures,
-                  const char *variant, int compact, Py_buffer *views, int *viewed) {
-    memset(s, 0, sizeof *s);
-    *viewed = 0;
+/* Check a table's size and variant: 1 for Raumschach's rules, 0 for the cube's, -1 (an
+   exception set) for a size or a variant that has no tables. */
+static int tables_variant(int size, const char *variant) {
     if (size < 2 || size > 31) {
         PyErr_Format(PyExc_ValueError, "size %d is outside 2 ... 31", size);
         return -1;
     }
-    int raumschach = strcmp(variant, "raumschach") == 0;
-    if (!raumschach && strcmp(variant, "cube") != 0) {
-        PyErr_Format(PyExc_ValueError, "no tables for the variant %s", variant);
-        return -1;
-    }
+    if (strcmp(variant, "raumschach") == 0) return 1;
+    if (strcmp(variant, "cube") == 0) return 0;
+    PyErr_Format(PyExc_ValueError, "no tables for the variant %s", variant);
+    return -1;
+}
+
+static int set_up(Solver *s, int size, const char *letters, PyObject *captures,
+                  const char *variant, int compact, Py_buffer *views, int *viewed) {
+    memset(s, 0, sizeof *s);
+    *viewed = 0;
+    int raumschach = tables_variant(size, variant);
+    if (raumschach < 0) return -1;
     if (make_cube(&s->cube, size, compact) < 0) return -1;
     if (make_material(&s->material, &s->cube, letters, raumschach) < 0) return -1;
     Py_ssize_t given = PyList_GET_SIZE(captures);
@@ -1018,12 +1024,8 @@ PyObject *retrograde_widen(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "isy*|s", &size, &letters, &table, &variant)) return NULL;
     memset(&compact, 0, sizeof compact), memset(&wide, 0, sizeof wide);
-    int raumschach = strcmp(variant, "raumschach") == 0;
-    if (size < 2 || size > 31)
-        PyErr_Format(PyExc_ValueError, "size %d is outside 2 ... 31", size);
-    else if (!raumschach && strcmp(variant, "cube") != 0)
-        PyErr_Format(PyExc_ValueError, "no tables for the variant %s", variant);
-    if (PyErr_Occurred() || make_cube(&compact, size, 1) < 0 || make_cube(&wide, size, 0) < 0 ||
+    int raumschach = tables_variant(size, variant);
+    if (raumschach < 0 || make_cube(&compact, size, 1) < 0 || make_cube(&wide, size, 0) < 0 ||
         make_material(&narrow_material, &compact, letters, raumschach) < 0 ||
         make_material(&wide_material, &wide, letters, raumschach) < 0)
         goto done;
