@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernel.alphabeta import (
+    MATE,
     Iteration,
     Limits,
     Searcher,
@@ -36,7 +37,7 @@ from kernel.evaluation import DEFAULT_WEIGHTS, Weights
 from kernel.game import Game
 from kernel.notation import get_move_name
 from kernel.position import Move
-from kernel.tablebase import Tablebases, table_move, value_score
+from kernel.tablebase import Tablebases, is_loss, is_win, plies_of, table_move
 
 
 @dataclass
@@ -227,3 +228,12 @@ class Player:
         ):
             return Choice(None, result, resigned=True)
         return Choice(Move(*result.move), result)
+
+
+def value_score(value: int) -> int:
+    """A value byte as the player's search scores it: a mate p plies away MATE - p."""
+    if is_win(value):
+        return MATE - plies_of(value)
+    if is_loss(value):
+        return -(MATE - plies_of(value))
+    return 0

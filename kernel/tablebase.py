@@ -1170,14 +1170,3 @@ def table_move(tables: Tablebases, position: Position) -> tuple[Move, int] | Non
         return None
     best = min(scored, key=lambda pair: pair[0])
     return best[1], value
-
-
-def value_score(value: int) -> int:
-    """A value byte as the player's search scores it: a mate p plies away MATE - p."""
-    from kernel.alphabeta import MATE
-
-    if is_win(value):
-        return MATE - plies_of(value)
-    if is_loss(value):
-        return -(MATE - plies_of(value))
-    return 0
