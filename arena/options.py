@@ -22,7 +22,7 @@ from arena.players import Limits, PlayerError, PlayerSpec, parse_player
 from arena.referee import DEFAULT_VARIANT
 from arena.stats import Sprt
 from arena.table import Setup
-from kernel.variants import VARIANTS, UnknownVariant, variant_named
+from kernel.cube.variants import VARIANTS, UnknownVariant, variant_named
 
 #: The default referee: this checkout's engine.
 REPO = Path(__file__).resolve().parent.parent

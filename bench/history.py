@@ -32,12 +32,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from bench.report import Goal, goals_table, table
-from kernel.board import EMPTY
 from kernel.config import EngineConfig
-from kernel.game import Game
+from kernel.cube.board import EMPTY
+from kernel.cube.game import Game
+from kernel.cube.position import Move, Position
 from kernel.kernel import Kernel
 from kernel.notation import format_board, get_move_name
-from kernel.position import Move, Position
 
 #: The goals of issue 20.
 MEMORY_GOAL_MB = 50.0
@@ -131,7 +131,7 @@ def knights(size: int) -> tuple[Position, list[Move]]:
 
 def start_knights(size: int) -> tuple[Position, list[Move]]:
     """The start position, and a knight of each side leaping out and back."""
-    from kernel.start import start_position
+    from kernel.cube.start import start_position
 
     position = start_position(size)
     point = position.geometry.get_point_from_cell

@@ -10,9 +10,9 @@ from functools import partial
 
 from bench.workloads import SEED, random_boards
 from kernel.config import EngineConfig
+from kernel.cube.position import Position
+from kernel.cube.rules import Analysis
 from kernel.kernel import Kernel
-from kernel.position import Position
-from kernel.rules import Analysis
 from tests import reference
 
 

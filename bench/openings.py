@@ -26,14 +26,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from kernel.alphabeta import Limits
-from kernel.board import SIDE_NAMES
+from kernel.cube.board import SIDE_NAMES
+from kernel.cube.game import Game
+from kernel.cube.rules import Analysis
+from kernel.cube.start import start_position
+from kernel.cube.variants import CUBE, UnknownVariant, Variant, variant_named
 from kernel.evaluation import DEFAULT_WEIGHTS
-from kernel.game import Game
 from kernel.notation import format_board, get_move_name
 from kernel.player import Player
-from kernel.rules import Analysis
-from kernel.start import start_position
-from kernel.variants import CUBE, UnknownVariant, Variant, variant_named
 
 #: The table of each search, in MB: an opening's search at depth 4 on 5³ fills far less.
 HASH_MB = 16

@@ -30,8 +30,8 @@ from bench.memory import peak_mb
 from bench.peer import ROOT, Peer
 from bench.report import Goal, table
 from kernel.config import load_config
+from kernel.cube.start import start_position
 from kernel.notation import format_board
-from kernel.start import start_position
 from tests.positions import noise_game_position
 from tests.reference import BLACK, WHITE, board_text
 

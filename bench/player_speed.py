@@ -29,10 +29,10 @@ from typing import Any
 
 from bench.report import Goal, table
 from kernel.config import EngineConfig
+from kernel.cube.start import start_position
+from kernel.cube.variants import CUBE, RAUMSCHACH
 from kernel.kernel import Kernel
 from kernel.notation import format_board
-from kernel.start import start_position
-from kernel.variants import CUBE, RAUMSCHACH
 from tests.positions import noise_game_position
 from tests.reference import BLACK, WHITE, board_text
 

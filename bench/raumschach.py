@@ -131,9 +131,9 @@ def passed_cost(settings: Settings) -> list[list[str]]:
     from kernel.alphabeta import Limits, Searcher, TranspositionTable
     from kernel.alphabeta_core import CompiledSearcher, core_slots
     from kernel.compiled import COMPILED
+    from kernel.cube.game import Game
+    from kernel.cube.variants import RAUMSCHACH
     from kernel.evaluation import DEFAULT_WEIGHTS
-    from kernel.game import Game
-    from kernel.variants import RAUMSCHACH
 
     games = [
         random_game(5, RANDOM_PLIES, random.Random(f"passed/{number}"), RAUMSCHACH)[0]

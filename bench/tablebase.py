@@ -36,9 +36,9 @@ from pathlib import Path
 from bench.peer import ROOT, Peer
 from bench.report import Goal, goals_table, table
 from kernel.config import EngineConfig
+from kernel.cube.position import Position
+from kernel.cube.rules import is_game_position
 from kernel.kernel import Kernel
-from kernel.position import Position
-from kernel.rules import is_game_position
 from kernel.tablebase import Tablebases, endings, letters_of, read_header
 from kernel.tablebase_blocks import SHARED_CACHE
 from tablebase.stats import table_file_name

@@ -35,7 +35,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kernel.board import EMPTY, SIDE_LETTERS
+from kernel.cube.board import EMPTY, SIDE_LETTERS
+from kernel.cube.game import FIFTY_MOVE_PLIES, Game
+from kernel.cube.position import KING_LETTERS, WHITE, Position
+from kernel.cube.rules import (
+    Analysis,
+    attackers,
+    gives_check,
+    is_attacked,
+    pawn_destinations,
+    pawn_moves_to,
+    pin_of,
+)
+from kernel.cube.variants import PAWN_LETTERS
 from kernel.evaluation import (
     DEFAULT_WEIGHTS,
     Tables,
@@ -45,22 +57,10 @@ from kernel.evaluation import (
     evaluate,
     move_delta,
 )
-from kernel.game import FIFTY_MOVE_PLIES, Game
 from kernel.interrupt import COMMAND
-from kernel.position import KING_LETTERS, WHITE, Position
-from kernel.rules import (
-    Analysis,
-    attackers,
-    gives_check,
-    is_attacked,
-    pawn_destinations,
-    pawn_moves_to,
-    pin_of,
-)
-from kernel.variants import PAWN_LETTERS
 
 #: A move as the search handles it: piece letter, origin, target, captured (EMPTY if none),
-#: what a pawn becomes (EMPTY if none). The same fields as kernel.position.Move, as a plain
+#: what a pawn becomes (EMPTY if none). The same fields as kernel.cube.position.Move, as a plain
 #: tuple: cheaper to make by the thousand.
 SearchMove = tuple[str, int, int, str, str]
 

@@ -27,7 +27,6 @@ from kernel.alphabeta import (
     SearchMove,
     TranspositionTable,
 )
-from kernel.board import EMPTY
 from kernel.compiled import (
     CODE_LETTERS,
     CORE_CODES,
@@ -36,6 +35,10 @@ from kernel.compiled import (
     core_pieces,
     core_rules,
 )
+from kernel.cube.board import EMPTY
+from kernel.cube.game import Game
+from kernel.cube.position import BLACK_TO_MOVE_KEY, LETTER_SALTS
+from kernel.cube.variants import Variant
 from kernel.evaluation import (
     BLOCKING,
     DEFAULT_WEIGHTS,
@@ -46,10 +49,7 @@ from kernel.evaluation import (
     pawn_advance,
     variant_moves,
 )
-from kernel.game import Game
 from kernel.interrupt import COMMAND
-from kernel.position import BLACK_TO_MOVE_KEY, LETTER_SALTS
-from kernel.variants import Variant
 
 #: What one entry of the core's table takes (kernel/core/player.c, `Entry`).
 CORE_ENTRY_BYTES = 32

@@ -8,11 +8,11 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from kernel.cube.position import Move, Position
 from kernel.notation import (
     SIDE_WORDS,
     get_move_name,
 )
-from kernel.position import Move, Position
 from kernel.protocol import CommandError, shorten
 from kernel.session import Session
 

@@ -10,7 +10,8 @@ from kernel.arguments import (
     read_count,
     read_size,
 )
-from kernel.game import UNDECIDED
+from kernel.cube.game import UNDECIDED
+from kernel.cube.variants import VARIANTS, UnknownVariant, Variant, variant_named
 from kernel.interrupt import ReadStopped
 from kernel.move_reading import IllegalMove, read_move
 from kernel.notation import (
@@ -20,7 +21,6 @@ from kernel.notation import (
 from kernel.protocol import CommandError, shorten
 from kernel.session import Session, variant_size
 from kernel.short_notation import could_be_move, unreadable
-from kernel.variants import VARIANTS, UnknownVariant, Variant, variant_named
 
 if TYPE_CHECKING:
     pass
@@ -61,7 +61,7 @@ def cmd_new_game(kernel: Session, args: list[str]) -> str:
     VARIANT is unknown, or not played on that size.
     Returns: nothing.
     """
-    from kernel.start import NoStartPosition, start_position
+    from kernel.cube.start import NoStartPosition, start_position
 
     variant = kernel.position.variant
     size_text: str | None = args[0] if args else None

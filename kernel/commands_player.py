@@ -146,7 +146,7 @@ def choose_move(kernel: Session, args: list[str], play: bool) -> str:
         return "resign"
     name = get_move_name(position, choice.move)
     if kernel.config.notation == "short":
-        from kernel.rules import Analysis
+        from kernel.cube.rules import Analysis
         from kernel.short_notation import short_name
 
         name = short_name(position, Analysis(position), choice.move)

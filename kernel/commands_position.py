@@ -10,6 +10,8 @@ from kernel.arguments import (
     parse_int,
     read_size,
 )
+from kernel.cube.position import NO_POINT, WHITE, Position
+from kernel.cube.rules import InvalidPosition, check_position
 from kernel.notation import (
     SIDE_NAMES,
     SIDE_WORDS,
@@ -19,9 +21,7 @@ from kernel.notation import (
     get_cell_name_from_point,
     parse_board,
 )
-from kernel.position import NO_POINT, WHITE, Position
 from kernel.protocol import CommandError, shorten
-from kernel.rules import InvalidPosition, check_position
 from kernel.session import Session
 
 if TYPE_CHECKING:

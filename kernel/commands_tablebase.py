@@ -4,7 +4,7 @@ and the tables' answer to mate_search where they cover the position.
 
 from __future__ import annotations
 
-from kernel.position import Move, Position
+from kernel.cube.position import Move, Position
 from kernel.protocol import CommandError
 from kernel.session import Session
 from kernel.tablebase import (

@@ -16,9 +16,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from kernel.directions import KNIGHT_STEPS, QUEEN_STEPS, Step, negated
-from kernel.position import Position
-from kernel.variants import CUBE, Variant, pawn_axes
+from kernel.cube.directions import KNIGHT_STEPS, QUEEN_STEPS, Step, negated
+from kernel.cube.position import Position
+from kernel.cube.variants import CUBE, Variant, pawn_axes
 
 MateCore: Any
 HelpmateCore: Any

@@ -9,8 +9,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from kernel.cube.variants import VARIANTS
 from kernel.search import MAX_MATE_MOVES
-from kernel.variants import VARIANTS
 
 #: The most helpmate solutions a config may allow: each is a tuple of its moves, and the
 #: lines of the positions on the way are held beside them (about 100 MB at this bound).
@@ -81,7 +81,7 @@ class EngineConfig:
     eval_pawn_passed: int = 0
     #: The folder of the endgame tables (docs/tablebases.md); empty: none.
     tablebase_path: str = ""
-    #: The rules played at start (kernel.variants): "cube" or "raumschach".
+    #: The rules played at start (kernel.cube.variants): "cube" or "raumschach".
     variant: str = "cube"
 
     def __post_init__(self) -> None:

@@ -71,11 +71,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from kernel.board import EMPTY, SIDE_LETTERS
-from kernel.directions import BISHOP_STEPS, KNIGHT_STEPS, QUEEN_STEPS, ROOK_STEPS, Step
-from kernel.position import BLACK, WHITE, Position
-from kernel.start import NoStartPosition, start_position
-from kernel.variants import CUBE, PAWN_LETTERS, Variant, pawn_axes
+from kernel.cube.board import EMPTY, SIDE_LETTERS
+from kernel.cube.directions import BISHOP_STEPS, KNIGHT_STEPS, QUEEN_STEPS, ROOK_STEPS, Step
+from kernel.cube.position import BLACK, WHITE, Position
+from kernel.cube.start import NoStartPosition, start_position
+from kernel.cube.variants import CUBE, PAWN_LETTERS, Variant, pawn_axes
 
 #: The chance that a cell on a ray is occupied, for the blocked mobility (see above).
 BLOCKING = 0.3

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from kernel.cube.position import NO_POINT, Move, Position
+from kernel.cube.rules import Analysis, attackers, cells_between, compact_difference, pieces_between
 from kernel.notation import (
     PIECE_NAMES,
     SIDE_LETTERS,
@@ -18,8 +20,6 @@ from kernel.notation import (
     get_move_name,
     piece_label,
 )
-from kernel.position import NO_POINT, Move, Position
-from kernel.rules import Analysis, attackers, cells_between, compact_difference, pieces_between
 
 SLIDERS = "qrbQRB"
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernel.board import EMPTY, SIDE_LETTERS, WALL
 from kernel.compiled import (
     CODE_LETTERS,
     COMPILED,
@@ -42,6 +41,9 @@ from kernel.compiled import (
     core_rules,
     core_takes,
 )
+from kernel.cube.board import EMPTY, SIDE_LETTERS, WALL
+from kernel.cube.position import NO_POINT, Move, Position
+from kernel.cube.rules import Analysis, is_attacked
 from kernel.mateinone import (
     SLIDERS,
     Flights,
@@ -50,9 +52,7 @@ from kernel.mateinone import (
     mates_in_one,
     uses_bitsets,
 )
-from kernel.position import NO_POINT, Move, Position
 from kernel.proofnumber import key_after
-from kernel.rules import Analysis, is_attacked
 from kernel.search import Budget
 
 #: Positions the table keeps, and the moves their lines may hold in all (about 100 MB).

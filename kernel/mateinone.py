@@ -27,12 +27,12 @@ from __future__ import annotations
 
 from functools import cache
 
-from kernel import rules
-from kernel.board import EMPTY, SIDE_LETTERS, WALL, empty_cells
-from kernel.directions import offsets_for
-from kernel.position import NO_POINT, Move, Position
-from kernel.rules import Analysis, checks_directly
-from kernel.variants import CUBE
+from kernel.cube import rules
+from kernel.cube.board import EMPTY, SIDE_LETTERS, WALL, empty_cells
+from kernel.cube.directions import offsets_for
+from kernel.cube.position import NO_POINT, Move, Position
+from kernel.cube.rules import Analysis, checks_directly
+from kernel.cube.variants import CUBE
 
 #: The letters of the pieces that move along lines, in every variant.
 SLIDERS = "QRBUqrbu"

@@ -7,7 +7,10 @@ first reason, with the cells named canonically.
 
 from __future__ import annotations
 
-from kernel.board import EMPTY, SIDE_NAMES
+from kernel.cube.board import EMPTY, SIDE_NAMES
+from kernel.cube.position import Move, Position, owner
+from kernel.cube.rules import Analysis, destinations
+from kernel.cube.variants import PIECE_NAMES
 from kernel.notation import (
     MoveText,
     NotationError,
@@ -18,10 +21,7 @@ from kernel.notation import (
     piece_name,
     same_cell,
 )
-from kernel.position import Move, Position, owner
 from kernel.protocol import shorten
-from kernel.rules import Analysis, destinations
-from kernel.variants import PIECE_NAMES
 
 
 class IllegalMove(ValueError):

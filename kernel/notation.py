@@ -18,15 +18,15 @@ from math import isqrt
 from typing import NamedTuple
 
 # The cell letters and side names are re-exported: callers that read and write text find them here.
-from kernel.board import EMPTY as EMPTY
-from kernel.board import SIDE_LETTERS as SIDE_LETTERS
-from kernel.board import SIDE_NAMES as SIDE_NAMES
-from kernel.board import WALL as WALL
-from kernel.board import Geometry
-from kernel.position import Move, Position
+from kernel.cube.board import EMPTY as EMPTY
+from kernel.cube.board import SIDE_LETTERS as SIDE_LETTERS
+from kernel.cube.board import SIDE_NAMES as SIDE_NAMES
+from kernel.cube.board import WALL as WALL
+from kernel.cube.board import Geometry
+from kernel.cube.position import Move, Position
+from kernel.cube.variants import PIECE_NAMES as PIECE_NAMES
+from kernel.cube.variants import Variant
 from kernel.protocol import shorten
-from kernel.variants import PIECE_NAMES as PIECE_NAMES
-from kernel.variants import Variant
 
 WHITE_PIECES, BLACK_PIECES = SIDE_LETTERS
 PIECE_LETTERS = WHITE_PIECES + BLACK_PIECES

@@ -33,10 +33,10 @@ from kernel.alphabeta import (
 from kernel.alphabeta_core import CompiledSearcher, core_slots
 from kernel.clock import RESERVE, Clocks
 from kernel.compiled import COMPILED, core_takes
+from kernel.cube.game import Game
+from kernel.cube.position import Move
 from kernel.evaluation import DEFAULT_WEIGHTS, Weights
-from kernel.game import Game
 from kernel.notation import get_move_name
-from kernel.position import Move
 from kernel.tablebase import Tablebases, is_loss, is_win, plies_of, table_move
 
 

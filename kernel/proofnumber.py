@@ -67,11 +67,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kernel.board import EMPTY
 from kernel.compiled import CODE_LETTERS, COMPILED, MateCore, core_pieces, core_rules, core_takes
+from kernel.cube.board import EMPTY
+from kernel.cube.position import BLACK_TO_MOVE_KEY, KING_LETTERS, Move, Position, piece_key
+from kernel.cube.rules import Analysis, is_attacked
 from kernel.mateinone import gives_check, mates_in_one
-from kernel.position import BLACK_TO_MOVE_KEY, KING_LETTERS, Move, Position, piece_key
-from kernel.rules import Analysis, is_attacked
 from kernel.search import MAX_MATE_MOVES, Budget
 
 #: The proof or disproof number of a settled node: it cannot be reached, only passed.

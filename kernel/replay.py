@@ -11,9 +11,12 @@ import os
 import stat
 from datetime import UTC, datetime
 
-from kernel.board import SIDE_NAMES
 from kernel.config import EngineConfig
-from kernel.game import UNDECIDED, Game, Outcome
+from kernel.cube.board import SIDE_NAMES
+from kernel.cube.game import UNDECIDED, Game, Outcome
+from kernel.cube.position import BLACK, Position
+from kernel.cube.rules import Analysis, InvalidPosition, check_position, is_game_position
+from kernel.cube.variants import CUBE, UnknownVariant, variant_named
 from kernel.interrupt import stop_read_if_asked
 from kernel.move_reading import IllegalMove, read_move
 from kernel.notation import (
@@ -25,10 +28,7 @@ from kernel.notation import (
     get_move_name,
     parse_board,
 )
-from kernel.position import BLACK, Position
 from kernel.record import GameRecord, RecordError, format_record, parse_block, record_blocks
-from kernel.rules import Analysis, InvalidPosition, check_position, is_game_position
-from kernel.variants import CUBE, UnknownVariant, variant_named
 
 #: The largest record file read: about 40,000 moves of a 64-cube, and far more on small boards.
 MAX_RECORD_BYTES = 16 << 20

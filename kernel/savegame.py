@@ -18,7 +18,8 @@ import stat
 import tempfile
 
 from kernel.config import EngineConfig
-from kernel.game import Game
+from kernel.cube.game import Game
+from kernel.cube.rules import Analysis
 from kernel.move_reading import IllegalMove, read_move
 from kernel.notation import format_board
 from kernel.record import RecordError, parse_records
@@ -30,7 +31,6 @@ from kernel.replay import (
     read_at_most,
     start_of,
 )
-from kernel.rules import Analysis
 
 #: The header that marks a record this engine's savegame wrote, and its value's first word.
 PROGRAM = "Program"

@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from kernel.cube.position import Position
+from kernel.cube.rules import Analysis
 from kernel.interrupt import COMMAND, SearchStopped
-from kernel.position import Position
-from kernel.rules import Analysis
 
 #: Called now and then during a long search: the depth asked, positions so far, seconds so far.
 Progress = Callable[[int, int, float], None]

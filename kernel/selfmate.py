@@ -27,11 +27,11 @@ its line, or the step could uncover one), and S has no last move at all.
 
 from __future__ import annotations
 
-from kernel.board import SIDE_LETTERS, WALL
+from kernel.cube.board import SIDE_LETTERS, WALL
+from kernel.cube.position import NO_POINT, Move, Position
+from kernel.cube.rules import Analysis, is_attacked
 from kernel.mateinone import SLIDERS, attack_masks, gives_check, lines_through, uses_bitsets
-from kernel.position import NO_POINT, Move, Position
 from kernel.proofnumber import defences, king_step_is_legal
-from kernel.rules import Analysis, is_attacked
 from kernel.search import Budget
 
 #: Positions the table keeps (two small ints each): about 100 bytes each, 100 MB when full.

@@ -9,9 +9,9 @@ position always gives the same text.
 
 from __future__ import annotations
 
+from kernel.cube.position import Position
+from kernel.cube.rules import Analysis
 from kernel.notation import get_move_name
-from kernel.position import Position
-from kernel.rules import Analysis
 from kernel.selfmate import SelfmateSearch
 
 

@@ -12,18 +12,18 @@ from typing import Any
 
 from kernel.clock import Clocks, Overhead
 from kernel.config import EngineConfig
+from kernel.cube.game import Game, Outcome
+from kernel.cube.position import NO_POINT, WHITE, Move, Position
+from kernel.cube.rules import Analysis, is_game_position
+from kernel.cube.variants import Variant, variant_named
 from kernel.evaluation import Weights
-from kernel.game import Game, Outcome
 from kernel.player import Level, Player
-from kernel.position import NO_POINT, WHITE, Move, Position
 from kernel.protocol import CommandError
-from kernel.rules import Analysis, is_game_position
 from kernel.search import (
     Budget,
     Progress,
 )
 from kernel.tablebase import tablebases_for
-from kernel.variants import Variant, variant_named
 
 
 def variant_size(variant: Variant) -> int:

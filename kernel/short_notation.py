@@ -20,7 +20,16 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import NamedTuple
 
-from kernel.board import EMPTY, SIDE_NAMES
+from kernel.cube.board import EMPTY, SIDE_NAMES
+from kernel.cube.position import Move, Position, owner
+from kernel.cube.rules import (
+    Analysis,
+    attackers,
+    destinations,
+    pawn_destinations,
+    pawn_moves_to,
+)
+from kernel.cube.variants import PIECE_NAMES
 from kernel.notation import (
     NotationError,
     get_cell_name_from_point,
@@ -31,16 +40,7 @@ from kernel.notation import (
     get_x_from_file_name,
     piece_name,
 )
-from kernel.position import Move, Position, owner
 from kernel.protocol import shorten
-from kernel.rules import (
-    Analysis,
-    attackers,
-    destinations,
-    pawn_destinations,
-    pawn_moves_to,
-)
-from kernel.variants import PIECE_NAMES
 
 #: The pawn's letter, as a kind; a pawn's short name has no letter.
 PAWN = "P"

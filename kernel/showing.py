@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from kernel.game import Game
+from kernel.cube.game import Game
+from kernel.cube.rules import Analysis
 from kernel.notation import get_cell_name_from_point, get_move_name, piece_name
-from kernel.rules import Analysis
 from kernel.short_notation import short_name
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from kernel.cube.position import Move, Position
+from kernel.cube.rules import Analysis
 from kernel.notation import get_move_name
-from kernel.position import Move, Position
-from kernel.rules import Analysis
 
 
 class MateSolver(Protocol):

@@ -48,8 +48,8 @@ from functools import cache
 from itertools import permutations, product
 from pathlib import Path
 
-from kernel.board import geometry_for as kernel_geometry_for
-from kernel.position import WHITE, Move, Position
+from kernel.cube.board import geometry_for as kernel_geometry_for
+from kernel.cube.position import WHITE, Move, Position
 from kernel.tablebase_blocks import (
     BLOCK_FIELDS,
     CODECS,
@@ -1108,7 +1108,7 @@ def table_cells(position: Position, name: str, swapped: bool) -> tuple[int, list
 
 @cache
 def cells_of_points(size: int) -> list[int]:
-    """Each point of the padded board (kernel/board.py) as a table's cell, x + n (y + n z)."""
+    """Each point of the padded board (kernel/cube/board.py) as a table's cell, x + n (y + n z)."""
     geometry = kernel_geometry_for(size)
     cells = [-1] * geometry.memory_area
     for z in range(size):
@@ -1143,7 +1143,7 @@ def table_move(tables: Tablebases, position: Position) -> tuple[Move, int] | Non
     """Choose a move of a game position from the tables, with the position's value: the
     fastest win, else a drawing move, else the longest defence (the first such move in the
     order of the legal moves). None when no table answers the position or a move of it."""
-    from kernel.rules import Analysis  # the engine imports this module at start: keep it light
+    from kernel.cube.rules import Analysis  # the engine imports this module at start: keep it light
 
     try:
         value = tables.probe(position)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernel.cube.variants import VARIANTS
 from kernel.tablebase import (
     COMPACT_VERSION,
     CUBE,
@@ -33,7 +34,6 @@ from kernel.tablebase import (
     variant_of_tables,
     version_for,
 )
-from kernel.variants import VARIANTS
 from tablebase.files import WriteError, write_table
 from tablebase.lean import solve_lean
 from tablebase.retrograde import Capture, captures_of, core_captures

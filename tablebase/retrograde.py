@@ -44,7 +44,7 @@ from kernel.tablebase import (
 )
 
 #: The unit steps and leaps of each kind (docs/rules.md), written here from the rules rather
-#: than taken from kernel/variants.py, so that the tables check the engine's move generator.
+#: than taken from kernel/cube/variants.py, so that the tables check the engine's move generator.
 STEPS = [(dx, dy, dz) for dz in (-1, 0, 1) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
 STEPS.remove((0, 0, 0))
 LEAPS = [

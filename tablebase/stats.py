@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernel.cube.position import Position
 from kernel.notation import format_board
-from kernel.position import Position
 from kernel.tablebase import (
     CUBE,
     DRAW,

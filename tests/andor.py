@@ -12,9 +12,9 @@ started afresh when full. It exposes what kernel/solution.py asks of a mate sear
 
 from __future__ import annotations
 
-from kernel.board import EMPTY
-from kernel.position import Move, Position
-from kernel.rules import Analysis
+from kernel.cube.board import EMPTY
+from kernel.cube.position import Move, Position
+from kernel.cube.rules import Analysis
 from kernel.search import MAX_MATE_MOVES, Budget
 
 #: Verdicts the search keeps: about 150 bytes each, so at most about 150 MB.

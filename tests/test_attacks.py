@@ -11,10 +11,9 @@ from itertools import product
 
 import pytest
 
-from kernel.directions import KNIGHT_STEPS, compact_width_for, offset_of
-from kernel.notation import get_cell_name_from_point, parse_board
-from kernel.position import BLACK, NO_POINT, WHITE, Position
-from kernel.rules import (
+from kernel.cube.directions import KNIGHT_STEPS, compact_width_for, offset_of
+from kernel.cube.position import BLACK, NO_POINT, WHITE, Position
+from kernel.cube.rules import (
     Analysis,
     InvalidPosition,
     attackers,
@@ -23,6 +22,7 @@ from kernel.rules import (
     gives_check,
     in_check,
 )
+from kernel.notation import get_cell_name_from_point, parse_board
 from tests import reference
 from tests.positions import random_position
 

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from kernel.board import Geometry, empty_cells
-from kernel.directions import (
+from kernel.cube.board import Geometry, empty_cells
+from kernel.cube.directions import (
     BISHOP_STEPS,
     FLAT_DIAGONAL_STEPS,
     KNIGHT_STEPS,
@@ -15,6 +15,8 @@ from kernel.directions import (
     ROOK_STEPS,
     offsets_for,
 )
+from kernel.cube.position import BLACK, WHITE, Position
+from kernel.cube.variants import CUBE
 from kernel.notation import (
     EMPTY,
     WALL,
@@ -25,8 +27,6 @@ from kernel.notation import (
     get_roman_from_level,
     get_x_from_file_name,
 )
-from kernel.position import BLACK, WHITE, Position
-from kernel.variants import CUBE
 
 SMALL_SIZES = (2, 3, 4, 5)
 

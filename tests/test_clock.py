@@ -17,9 +17,9 @@ import pytest
 from kernel.alphabeta import Limits
 from kernel.clock import Clocks, SideClock, TimeSettings
 from kernel.config import EngineConfig
+from kernel.cube.position import BLACK, WHITE
 from kernel.kernel import Kernel
 from kernel.player import Level, limits_for
-from kernel.position import BLACK, WHITE
 from tests.conftest import ask
 
 #: Floating-point slack only: the budgets are exact sums of the numbers below.

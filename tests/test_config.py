@@ -324,8 +324,8 @@ def test_the_unicorn_and_pawn_factors_reach_genmove(tmp_path: Path, compiled: st
     """`evaluation.unicorn` and `.pawn` reach the player's search, compiled and in Python:
     with the unicorn at 2.0 and the pawn at 1.5, genmove's score at depth 2 in a quiet
     position a unicorn and a pawn up rises by the extra unicorn and half a pawn exactly."""
+    from kernel.cube.variants import RAUMSCHACH
     from kernel.evaluation import DEFAULT_WEIGHTS, Weights
-    from kernel.variants import RAUMSCHACH
 
     scores = []
     for name, factors in (("plain", ""), ("factors", "unicorn = 2.0\npawn = 1.5\n")):

@@ -19,10 +19,10 @@ from kernel.alphabeta import Limits, Searcher, TranspositionTable
 from kernel.alphabeta_core import CompiledSearcher
 from kernel.compiled import COMPILED
 from kernel.config import EngineConfig
+from kernel.cube.game import Game
+from kernel.cube.position import WHITE, Position
 from kernel.evaluation import Weights, draw_value, evaluate
-from kernel.game import Game
 from kernel.kernel import Kernel
-from kernel.position import WHITE, Position
 from tests.conftest import Engine, ask, read_json_log, set_position
 from tests.positions import noise_game_position
 from tests.reference import BLACK

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kernel.game import FIFTY_MOVE_PLIES
+from kernel.cube.game import FIFTY_MOVE_PLIES
 from tests.conftest import Engine, assert_still_running
 from tests.perft_table import START_PERFT
 from tests.reference import (

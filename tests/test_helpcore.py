@@ -17,9 +17,9 @@ import pytest
 
 from kernel.compiled import COMPILED, core_pieces
 from kernel.config import EngineConfig
+from kernel.cube.position import Position
 from kernel.helpmate import HelpmateSearch, Line, TooManySolutions
 from kernel.kernel import Kernel
-from kernel.position import Position
 from kernel.search import Budget, SearchLimitReached
 from tests.conftest import set_position
 from tests.positions import mate_problem, noise_game_position

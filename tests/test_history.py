@@ -1,4 +1,4 @@
-"""A game's history (kernel/game.py): `undo` as exact as a copy of the board, at any size.
+"""A game's history (kernel/cube/game.py): `undo` as exact as a copy of the board, at any size.
 
 Seeded play/undo walks at n = 8 and n = 64, captures included, are compared after every step
 with the boards recorded on the way (`get_board`) and with the Zobrist key, the pieces and the
@@ -15,12 +15,12 @@ from collections import Counter
 import pytest
 
 from kernel.config import EngineConfig
-from kernel.game import FIFTY_MOVE_PLIES, Game, Outcome
+from kernel.cube.game import FIFTY_MOVE_PLIES, Game, Outcome
+from kernel.cube.position import Position
+from kernel.cube.rules import Analysis
+from kernel.cube.start import start_position
 from kernel.kernel import Kernel
 from kernel.move_reading import read_move
-from kernel.position import Position
-from kernel.rules import Analysis
-from kernel.start import start_position
 from tests.conftest import ask
 from tests.positions import noise_game_position
 from tests.reference import MOVE_PATTERN, WHITE, to_notation

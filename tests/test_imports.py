@@ -49,7 +49,7 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
-            # `from kernel import board` imports the module kernel.board.
+            # `from kernel.cube import board` imports the module kernel.cube.board.
             targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
         else:
             continue
@@ -107,7 +107,7 @@ def circles(edges: dict[str, set[str]]) -> list[list[str]]:
 def test_the_walk_sees_the_imports() -> None:
     """The walker finds plain, from- and in-function imports (else the tests below are empty)."""
     edges = graph()
-    assert "kernel.board" in edges["kernel.position"]
+    assert "kernel.cube.board" in edges["kernel.cube.position"]
     assert "kernel.explain" in edges["kernel.commands_analysis"]  # imported inside a function
     assert "client.engine" in edges["batch.work"]
     assert {"kernel", "client", "batch", "arena", "gui", "regress", "main"} <= set(ROOMS)

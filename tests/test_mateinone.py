@@ -18,11 +18,11 @@ from collections import Counter
 import pytest
 
 import kernel.mateinone as mateinone
-from kernel import rules
 from kernel.config import EngineConfig
+from kernel.cube import rules
+from kernel.cube.rules import Analysis
 from kernel.kernel import Kernel
 from kernel.mateinone import attack_masks, mates_in_one
-from kernel.rules import Analysis
 from tests.conftest import set_position
 from tests.positions import game_position, mate_problem, noise_game_position
 from tests.reference import BLACK, WHITE, Position, Side, board_text, mate_in, parse_game
@@ -125,7 +125,7 @@ def test_a_mate_hard_to_see_is_found(
 
 
 def test_gives_check_is_the_rules_answer() -> None:
-    """Tell a check as kernel.rules does for every legal move of 200 seeded positions, the
+    """Tell a check as kernel.cube.rules does for every legal move of 200 seeded positions, the
     bitsets ruling out only moves that cannot check."""
     kernel = Kernel(EngineConfig())
     checks = 0

@@ -18,12 +18,12 @@ from arena.referee import Referee
 from arena.speaker import Launch, ProcessSpeaker
 from bench.ladder import BOOKS, RAUMSCHACH_BOOK
 from bench.openings import main, openings
-from kernel.board import SIDE_NAMES
-from kernel.game import Game
+from kernel.cube.board import SIDE_NAMES
+from kernel.cube.game import Game
+from kernel.cube.rules import Analysis
+from kernel.cube.start import start_position
+from kernel.cube.variants import CUBE, RAUMSCHACH, Variant
 from kernel.notation import format_board, get_move_name
-from kernel.rules import Analysis
-from kernel.start import start_position
-from kernel.variants import CUBE, RAUMSCHACH, Variant
 from tests.arena_fakes import InProcessEngine
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,6 +21,9 @@ import pytest
 from kernel.alphabeta import Limits, Searcher, TranspositionTable
 from kernel.alphabeta_core import CompiledSearcher
 from kernel.compiled import COMPILED
+from kernel.cube.game import Game
+from kernel.cube.position import Position
+from kernel.cube.variants import RAUMSCHACH, impossible_pawn, is_promotion_cell
 from kernel.evaluation import (
     DEFAULT_WEIGHTS,
     PAWN_PASSED,
@@ -30,10 +33,7 @@ from kernel.evaluation import (
     passed_bonus,
     passed_pawns,
 )
-from kernel.game import Game
 from kernel.notation import parse_board
-from kernel.position import Position
-from kernel.variants import RAUMSCHACH, impossible_pawn, is_promotion_cell
 from tests.conftest import read_json_log
 from tests.sweep import SWEEP
 from tests.test_config import run_main

@@ -21,14 +21,14 @@ from kernel.alphabeta import Limits, Searcher, SearchResult, TranspositionTable
 from kernel.alphabeta_core import CompiledSearcher, core_slots
 from kernel.compiled import COMPILED, CORE_LARGEST_SIZE
 from kernel.config import EngineConfig
+from kernel.cube.game import Game
+from kernel.cube.position import Position
+from kernel.cube.rules import Analysis
+from kernel.cube.start import start_position
 from kernel.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
-from kernel.game import Game
 from kernel.interrupt import COMMAND
 from kernel.kernel import Kernel
 from kernel.player import Player
-from kernel.position import Position
-from kernel.rules import Analysis
-from kernel.start import start_position
 from tests.conftest import Engine, read_json_log, set_position
 from tests.positions import game_position, mate_problem, noise_game_position
 from tests.reference import BLACK, WHITE, Side, board_text

@@ -18,9 +18,9 @@ import pytest
 
 from kernel.compiled import COMPILED, CORE_LARGEST_SIZE, core_pieces
 from kernel.config import EngineConfig
+from kernel.cube.position import WHITE as WHITE_TO_MOVE
+from kernel.cube.position import Move, Position
 from kernel.kernel import Kernel
-from kernel.position import WHITE as WHITE_TO_MOVE
-from kernel.position import Move, Position
 from kernel.proofnumber import TABLE_ENTRIES, ProofNumberSearch
 from kernel.search import Budget, SearchLimitReached
 from tests.conftest import set_position

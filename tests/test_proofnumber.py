@@ -28,9 +28,10 @@ import pytest
 import kernel.search as search_module
 from kernel.compiled import COMPILED
 from kernel.config import ConfigError, EngineConfig, config_from_document
+from kernel.cube.position import Move, Position
+from kernel.cube.rules import Analysis
 from kernel.kernel import Kernel
 from kernel.notation import get_move_name
-from kernel.position import Move, Position
 from kernel.proofnumber import (
     DISPROVED,
     GUESSES,
@@ -39,7 +40,6 @@ from kernel.proofnumber import (
     ProofNumberSearch,
     king_step_is_legal,
 )
-from kernel.rules import Analysis
 from kernel.search import Budget, SearchLimitReached
 from kernel.solution import write_solution
 from tests.andor import MateSearch

@@ -26,17 +26,17 @@ import pytest
 from kernel import player
 from kernel.alphabeta import Limits, Searcher, TranspositionTable
 from kernel.alphabeta_core import CompiledSearcher
-from kernel.board import EMPTY
 from kernel.compiled import COMPILED, MateCore, core_pieces, core_rules, core_takes
+from kernel.cube.board import EMPTY
+from kernel.cube.game import Game
+from kernel.cube.position import Move, Position
+from kernel.cube.rules import Analysis, InvalidPosition, check_position
+from kernel.cube.start import start_position
+from kernel.cube.variants import CUBE, RAUMSCHACH, impossible_pawn
 from kernel.evaluation import evaluate
-from kernel.game import Game
 from kernel.helpmate import HelpmateSearch, Line, TooManySolutions
-from kernel.position import Move, Position
 from kernel.proofnumber import ProofNumberSearch
-from kernel.rules import Analysis, InvalidPosition, check_position
 from kernel.search import Budget
-from kernel.start import start_position
-from kernel.variants import CUBE, RAUMSCHACH, impossible_pawn
 from tests.conftest import Engine, read_json_log
 from tests.raumschach_reference import HAND_POSITIONS, mirrored, position_from
 from tests.raumschach_reference import Position as Reference

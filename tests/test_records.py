@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from kernel.board import EMPTY
 from kernel.config import EngineConfig
+from kernel.cube.board import EMPTY
 from kernel.kernel import Kernel
 from kernel.notation import get_move_name
 from kernel.record import parse_records

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from kernel.board import empty_cells
 from kernel.config import LARGEST_SUPPORTED_SIZE, EngineConfig, notation_length
-from kernel.directions import CACHED_SIZES, offsets_for
+from kernel.cube.board import empty_cells
+from kernel.cube.directions import CACHED_SIZES, offsets_for
+from kernel.cube.position import Position
 from kernel.interrupt import COMMAND, EndingSignal, handlers, on_ending
-from kernel.position import Position
 from kernel.record import MAX_HEADERS, MAX_VALUE_CHARS
 from kernel.replay import MAX_RECORD_BYTES, file_name
 from tests.conftest import Engine, run_engine, split_responses

@@ -11,14 +11,14 @@ import random
 import pytest
 
 from kernel.config import EngineConfig
+from kernel.cube.position import Move
+from kernel.cube.position import Position as KernelPosition
+from kernel.cube.rules import Analysis, in_check
+from kernel.cube.start import start_position
 from kernel.kernel import Kernel
 from kernel.move_reading import IllegalMove, read_move
 from kernel.notation import format_board, get_move_name, get_point_from_cell_name, parse_board
-from kernel.position import Move
-from kernel.position import Position as KernelPosition
-from kernel.rules import Analysis, in_check
 from kernel.short_notation import read_short_move, short_name, short_names
-from kernel.start import start_position
 from tests import raumschach_reference as rs
 from tests.conftest import ask
 from tests.positions import side_positions

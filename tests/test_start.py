@@ -13,8 +13,8 @@ from __future__ import annotations
 import pytest
 
 from kernel.config import EngineConfig
+from kernel.cube.start import NO_GAME
 from kernel.kernel import Kernel
-from kernel.start import NO_GAME
 from tests.conftest import ask
 from tests.perft_table import START_PERFT, StartPerft
 from tests.reference import (

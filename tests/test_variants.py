@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from kernel.directions import offsets_for
-from kernel.game import Game
-from kernel.position import Position
-from kernel.rules import Analysis
-from kernel.start import start_position
-from kernel.variants import CUBE, RAUMSCHACH, VARIANTS, is_promotion_cell
+from kernel.cube.directions import offsets_for
+from kernel.cube.game import Game
+from kernel.cube.position import Position
+from kernel.cube.rules import Analysis
+from kernel.cube.start import start_position
+from kernel.cube.variants import CUBE, RAUMSCHACH, VARIANTS, is_promotion_cell
 from tests import raumschach_reference as reference
 from tests.conftest import Engine
 from tests.test_game import game_engine as game_engine
@@ -251,9 +251,9 @@ def test_the_search_keeps_each_army_through_promotions_and_captures() -> None:
     read it) stays what counting the board gives, through a promotion and the capture of the
     piece promoted, and back."""
     from kernel.alphabeta import Limits, Searcher, TranspositionTable
+    from kernel.cube.position import WHITE
     from kernel.evaluation import armies
     from kernel.notation import parse_board
-    from kernel.position import WHITE
 
     text = parse_board(PROMOTING.rsplit(" ", 1)[0], 5)
     game = Game(Position.from_rows(5, text.rows, WHITE, RAUMSCHACH))

@@ -1,7 +1,7 @@
 /* The board: its cells and pieces, the moves of a piece, attacks, checks, legality and the
    mate in one, for the searches of mate.c, helpmate.c and player.c.
 
-   kernel/rules.py and kernel/position.py are the modules to read first; this file answers
+   kernel/cube/rules.py and kernel/cube/position.py are the modules to read first; this file answers
    the same questions (who attacks a cell, is a move legal, does it check, has the side to
    move a move) the same way, with two differences:
    - each side's pieces are an array beside the cells (with each cell's place in it), not a
@@ -19,7 +19,7 @@
 
    The rules are the variant's (set_rules, from kernel/compiled.py's core_rules): which of the
    26 directions each slider slides along, and the pawns' pushes, captures and promotions, as
-   kernel/variants.py describes them; a pawn's capture is a leap in the same table as the
+   kernel/cube/variants.py describes them; a pawn's capture is a leap in the same table as the
    knight's (a bit per side), and a promotion checks as what the pawn becomes. */
 
 #include "core.h"
@@ -206,7 +206,7 @@ int set_rules(Board *board, PyObject *rules) {
         return -1;
     }
     /* The promotion cells: the last cell along every axis the pawns advance on (white's the
-       board's last, black's its first), as kernel/variants.py's is_promotion_cell. */
+       board's last, black's its first), as kernel/cube/variants.py's is_promotion_cell. */
     fast = PySequence_Fast(axes, "promotion_axes");
     if (!fast) return -1;
     int mask = 0;

@@ -3,7 +3,7 @@
    one extension, kernel._core.
 
    Each C file mirrors a Python module, which is the one to read first: board.c mirrors
-   kernel/rules.py and kernel/position.py (and kernel/mateinone.py's question, whether the
+   kernel/cube/rules.py and kernel/cube/position.py (and kernel/mateinone.py's question, whether the
    side to move mates in one), mate.c kernel/proofnumber.py, helpmate.c kernel/helpmate.py,
    player.c kernel/alphabeta.py and kernel/evaluation.py, retrograde.c
    tablebase/retrograde.py. Each says at its top where it differs. */
@@ -88,7 +88,7 @@ typedef struct {
        steps[d]; the pawns' pushes and captures by side, as offsets (white's as given, black's
        negated) and as compact differences; what a pawn may become, in the variant's order;
        and by cell, bit `side` when a pawn of that side promotes there; bit a of pawn_axes
-       when white's pawns advance along axis a (kernel/variants.py's pawn_axes). */
+       when white's pawns advance along axis a (kernel/cube/variants.py's pawn_axes). */
     uint32_t slide_dirs[KINDS];
     int push_count, capture_count, promotion_count, pawn_axes;
     int pushes[2][MOST_PUSHES], pawn_captures[2][MOST_PAWN_CAPTURES];
@@ -179,7 +179,7 @@ static inline int add_pawn(const Board *board, MoveList *list, int origin, int t
 }
 
 /* Add the moves of the pawn on `origin`: its pushes onto empty cells, then its captures, in
-   the variant's order (kernel/rules.py's pawn_destinations). */
+   the variant's order (kernel/cube/rules.py's pawn_destinations). */
 static inline int pawn_moves(const Board *board, int origin, MoveList *list) {
     uint8_t piece = board->cells[origin];
     int side = SIDE_OF(piece);
@@ -295,7 +295,7 @@ static inline void board_undo(Board *board, const Move *m, int place) {
     }
 }
 
-/* --- the mate searches' keys of positions (their own, not kernel/position.py's) ------------ */
+/* --- the mate searches' keys of positions (their own, not kernel/cube/position.py's) ------------ */
 
 static inline uint64_t mix(uint64_t x) {
     /* splitmix64's finaliser: every bit of the cell and code reaches every bit of the key. */

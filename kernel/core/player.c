@@ -12,7 +12,7 @@
    repetitions (the game's and the path's) and the fifty-move rule; the moves tried in the
    same order, which means the pieces kept in the order of Python's dicts (a piece that
    moves, or comes back, goes last: see `take` and `put`), the steps in the order of
-   kernel/directions.py, stable sorts where Python's are, and the position's key computed
+   kernel/cube/directions.py, stable sorts where Python's are, and the position's key computed
    as Python computes it (`piece_key`: CPython's hash of the tuple (cell, salt)), so that the
    table and the repetitions see the same keys. The evaluation's numbers are the same
    arithmetic on the same doubles, rounded half to even as Python's round.
@@ -96,7 +96,7 @@ typedef struct {
     int cornering, start_material, ray_limit, drawish, mating_pieces;
     /* What a draw is worth to white: the contempt, against the side searched for. */
     int draw;
-    /* Each kind's steps in kernel/evaluation.py's order (that of kernel/directions.py), as
+    /* Each kind's steps in kernel/evaluation.py's order (that of kernel/cube/directions.py), as
        (dx, dy, dz) and as offsets in the padded array; whether the kind slides. */
     int8_t step_xyz[KINDS][26][3];
     int steps[KINDS][26], step_count[KINDS], slides[KINDS];
@@ -151,7 +151,7 @@ typedef struct {
     int stopped, failed, busy;
 } Player;
 
-/* --- keys, as kernel/position.py makes them --------------------------------------------- */
+/* --- keys, as kernel/cube/position.py makes them --------------------------------------------- */
 
 /* CPython's hash of the tuple (cell, salt), both non-negative ints below 2**61 - 1 (which
    hash to themselves): xxHash's mixing, Objects/tupleobject.c. */

@@ -1,17 +1,17 @@
 """The start position of a game of a variant (docs/rules.md, "The start position").
 
-Each variant gives white's army (kernel.variants; the cube's is worked out for every size in
+Each variant gives white's army (kernel.cube.variants; the cube's is worked out for every size in
 kernel.armies); black's is white's turned through the centre of the cube: the piece on
 (x, y, z) is black's on (n-1-x, n-1-y, n-1-z), so both sides face the same game.
 """
 
 from __future__ import annotations
 
-from kernel.armies import NO_GAME as NO_GAME
-from kernel.armies import NoStartPosition as NoStartPosition
-from kernel.armies import white_army as white_army
-from kernel.position import Position
-from kernel.variants import DEFAULT_VARIANT, Variant
+from kernel.cube.armies import NO_GAME as NO_GAME
+from kernel.cube.armies import NoStartPosition as NoStartPosition
+from kernel.cube.armies import white_army as white_army
+from kernel.cube.position import Position
+from kernel.cube.variants import DEFAULT_VARIANT, Variant
 
 
 def start_position(size: int, variant: Variant = DEFAULT_VARIANT) -> Position:

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
-from kernel.board import EMPTY, SIDE_LETTERS, SIDE_NAMES, geometry_for
-from kernel.position import KING_LETTERS, NO_POINT, Move, MoveTuple, Position
-from kernel.variants import PAWN_LETTERS, Variant, impossible_pawn, is_promotion_cell
+from kernel.cube.board import EMPTY, SIDE_LETTERS, SIDE_NAMES, geometry_for
+from kernel.cube.position import KING_LETTERS, NO_POINT, Move, MoveTuple, Position
+from kernel.cube.variants import PAWN_LETTERS, Variant, impossible_pawn, is_promotion_cell
 
 #: No limit on how many attackers `attackers` lists.
 EVERY = -1

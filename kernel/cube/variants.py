@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from kernel.armies import white_army
-from kernel.directions import (
+from kernel.cube.armies import white_army
+from kernel.cube.directions import (
     BISHOP_STEPS,
     EAST,
     FLAT_DIAGONAL_STEPS,

@@ -23,13 +23,13 @@ from __future__ import annotations
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from kernel.directions import CACHED_SIZES, WALL_THICKNESS, memory_width_for
+from kernel.cube.directions import CACHED_SIZES, WALL_THICKNESS, memory_width_for
 
 #: What a cell holds besides a piece letter: nothing, or the wall around the board.
 EMPTY = "#"
 WALL = "+"
-#: The piece letters of each side, indexed by the side (kernel.position.WHITE, BLACK): every
-#: letter of every variant (kernel.variants), the cube's first: U the unicorn, P the pawn.
+#: The piece letters of each side, indexed by the side (kernel.cube.position.WHITE, BLACK): every
+#: letter of every variant (kernel.cube.variants), the cube's first: U the unicorn, P the pawn.
 SIDE_LETTERS = ("KQRBNUP", "kqrbnup")
 #: The names of the sides, indexed like SIDE_LETTERS.
 SIDE_NAMES = ("white", "black")

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import NamedTuple
 
-from kernel.board import EMPTY
-from kernel.position import KING_LETTERS, WHITE, Move, Position
-from kernel.rules import Analysis
-from kernel.variants import PAWN_LETTERS
+from kernel.cube.board import EMPTY
+from kernel.cube.position import KING_LETTERS, WHITE, Move, Position
+from kernel.cube.rules import Analysis
+from kernel.cube.variants import PAWN_LETTERS
 
 #: Plies without a capture or a pawn's move after which either side may claim a draw.
 FIFTY_MOVE_PLIES = 100

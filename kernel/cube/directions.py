@@ -89,7 +89,7 @@ class PieceMoves(NamedTuple):
 
 
 class MoveRules(NamedTuple):
-    """Every way a variant's pieces move, as plain data (kernel.variants holds the variants).
+    """Every way a variant's pieces move, as plain data (kernel.cube.variants holds the variants).
 
     `pawn_pushes` and `pawn_captures` are white's pawn steps; black's are their negatives. A
     variant without pawns leaves both empty.

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from kernel.board import EMPTY, SIDE_LETTERS, Geometry, empty_cells, geometry_for, padded_cells
-from kernel.directions import Offsets, offsets_for
-from kernel.variants import DEFAULT_VARIANT, Variant
+from kernel.cube.board import EMPTY, SIDE_LETTERS, Geometry, empty_cells, geometry_for, padded_cells
+from kernel.cube.directions import Offsets, offsets_for
+from kernel.cube.variants import DEFAULT_VARIANT, Variant
 
 #: The sides, as indices into every per-side table (SIDE_LETTERS, SIDE_NAMES, pieces).
 WHITE = 0
