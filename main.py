@@ -285,8 +285,8 @@ def signals_wake_readline() -> Iterator[None]:
 def move_completions(kernel: Kernel) -> list[str]:
     """The legal moves of the game's position, short and long, for Tab (check signs left out:
     they would cost a look at every move's answers)."""
-    from kernel.notation import get_move_name
-    from kernel.short_notation import short_names
+    from kernel.text.notation import get_move_name
+    from kernel.text.short_notation import short_names
 
     try:
         analysis = kernel.game_analysis()

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from arena.referee import Position, Referee
 from arena.speaker import Reply
-from kernel.notation import CELL_NAME, get_level_from_roman, get_x_from_file_name
+from kernel.text.notation import CELL_NAME, get_level_from_roman, get_x_from_file_name
 
 #: What capturing each piece is worth to `greedy` (the king is never captured), and what a
 #: pawn gains by becoming one (Raumschach's unicorn moves as the cube's bishop).

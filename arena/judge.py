@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from arena.openings import OpeningError, parse_position_line
 from arena.referee import Position, Referee
-from kernel.notation import NotationError, parse_board, parse_move_text, same_cell
+from kernel.text.notation import NotationError, parse_board, parse_move_text, same_cell
 
 #: The longest move text sent to the referee: any move of the largest board is shorter.
 MOVE_CHARS = 64

@@ -37,7 +37,7 @@ from kernel.cube.board import EMPTY
 from kernel.cube.game import Game
 from kernel.cube.position import Move, Position
 from kernel.kernel import Kernel
-from kernel.notation import format_board, get_move_name
+from kernel.text.notation import format_board, get_move_name
 
 #: The goals of issue 20.
 MEMORY_GOAL_MB = 50.0

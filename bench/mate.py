@@ -46,10 +46,10 @@ from bench.report import Goal, goals_table, table
 from kernel.compiled import COMPILED
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
-from kernel.notation import get_move_name
 from kernel.proofnumber import ProofNumberSearch
 from kernel.search import Budget, SearchLimitReached
 from kernel.solution import MateSolver
+from kernel.text.notation import get_move_name
 from tests.andor import MateSearch
 from tests.reference import mate_in as brute_mate_in
 from tests.reference import parse_game

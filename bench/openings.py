@@ -32,8 +32,8 @@ from kernel.cube.rules import Analysis
 from kernel.cube.start import start_position
 from kernel.cube.variants import CUBE, UnknownVariant, Variant, variant_named
 from kernel.evaluation import DEFAULT_WEIGHTS
-from kernel.notation import format_board, get_move_name
 from kernel.player import Player
+from kernel.text.notation import format_board, get_move_name
 
 #: The table of each search, in MB: an opening's search at depth 4 on 5³ fills far less.
 HASH_MB = 16

@@ -31,7 +31,7 @@ from bench.peer import ROOT, Peer
 from bench.report import Goal, table
 from kernel.config import load_config
 from kernel.cube.start import start_position
-from kernel.notation import format_board
+from kernel.text.notation import format_board
 from tests.positions import noise_game_position
 from tests.reference import BLACK, WHITE, board_text
 

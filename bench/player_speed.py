@@ -32,7 +32,7 @@ from kernel.config import EngineConfig
 from kernel.cube.start import start_position
 from kernel.cube.variants import CUBE, RAUMSCHACH
 from kernel.kernel import Kernel
-from kernel.notation import format_board
+from kernel.text.notation import format_board
 from tests.positions import noise_game_position
 from tests.reference import BLACK, WHITE, board_text
 

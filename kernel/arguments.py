@@ -9,12 +9,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from kernel.cube.position import Move, Position
-from kernel.notation import (
+from kernel.protocol import CommandError, shorten
+from kernel.session import Session
+from kernel.text.notation import (
     SIDE_WORDS,
     get_move_name,
 )
-from kernel.protocol import CommandError, shorten
-from kernel.session import Session
 
 if TYPE_CHECKING:
     pass

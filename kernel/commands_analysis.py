@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from kernel.arguments import (
     move_list,
 )
-from kernel.notation import (
+from kernel.session import Session
+from kernel.text.notation import (
     piece_label,
 )
-from kernel.session import Session
 
 if TYPE_CHECKING:
     pass
@@ -46,7 +46,7 @@ def cmd_explain(kernel: Session, args: list[str]) -> str:
     Fails: there is no white king.
     Returns: several lines for people.
     """
-    from kernel.explain import explain  # imported when first used, to start faster
+    from kernel.text.explain import explain  # imported when first used, to start faster
 
     return explain(kernel.analysis())
 
@@ -60,7 +60,7 @@ def cmd_legal_moves(kernel: Session, args: list[str]) -> str:
     sorted, space-separated; short (Kc2(II), Nxa1(III)) when protocol.notation is "short".
     """
     if kernel.config.notation == "short":
-        from kernel.short_notation import short_name
+        from kernel.text.short_notation import short_name
 
         position, analysis = kernel.position, kernel.analysis()
         return " ".join(sorted(short_name(position, analysis, m) for m in analysis.legal_moves()))

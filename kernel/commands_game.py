@@ -13,14 +13,14 @@ from kernel.arguments import (
 from kernel.cube.game import UNDECIDED
 from kernel.cube.variants import VARIANTS, UnknownVariant, Variant, variant_named
 from kernel.interrupt import ReadStopped
-from kernel.move_reading import IllegalMove, read_move
-from kernel.notation import (
+from kernel.protocol import CommandError, shorten
+from kernel.session import Session, variant_size
+from kernel.text.move_reading import IllegalMove, read_move
+from kernel.text.notation import (
     NotationError,
     parse_move_text,
 )
-from kernel.protocol import CommandError, shorten
-from kernel.session import Session, variant_size
-from kernel.short_notation import could_be_move, unreadable
+from kernel.text.short_notation import could_be_move, unreadable
 
 if TYPE_CHECKING:
     pass

@@ -18,13 +18,13 @@ from kernel.arguments import (
 )
 from kernel.clock import Clocks, TimeSettings
 from kernel.config import MAX_MOVE_TIME, MAX_PLAY_DEPTH
-from kernel.notation import (
-    SIDE_NAMES,
-    get_move_name,
-)
 from kernel.player import Level, depth_cut, limits_for, search_summary, thinking_line
 from kernel.protocol import CommandError, shorten
 from kernel.session import Session
+from kernel.text.notation import (
+    SIDE_NAMES,
+    get_move_name,
+)
 
 if TYPE_CHECKING:
     pass
@@ -147,7 +147,7 @@ def choose_move(kernel: Session, args: list[str], play: bool) -> str:
     name = get_move_name(position, choice.move)
     if kernel.config.notation == "short":
         from kernel.cube.rules import Analysis
-        from kernel.short_notation import short_name
+        from kernel.text.short_notation import short_name
 
         name = short_name(position, Analysis(position), choice.move)
     if play:

@@ -12,7 +12,9 @@ from kernel.arguments import (
 )
 from kernel.cube.position import NO_POINT, WHITE, Position
 from kernel.cube.rules import InvalidPosition, check_position
-from kernel.notation import (
+from kernel.protocol import CommandError, shorten
+from kernel.session import Session
+from kernel.text.notation import (
     SIDE_NAMES,
     SIDE_WORDS,
     NotationError,
@@ -21,8 +23,6 @@ from kernel.notation import (
     get_cell_name_from_point,
     parse_board,
 )
-from kernel.protocol import CommandError, shorten
-from kernel.session import Session
 
 if TYPE_CHECKING:
     pass
@@ -102,8 +102,8 @@ def cmd_showboard(kernel: Session, args: list[str]) -> str:
     the last move's origin `*` and its piece `[N]`), then the last move, the pieces giving
     check, whose move it is, and the result once the game has one.
     """
-    from kernel.picture import draw_board  # imported when first used, to start faster
-    from kernel.showing import check_line, last_move_line
+    from kernel.text.picture import draw_board  # imported when first used, to start faster
+    from kernel.text.showing import check_line, last_move_line
 
     position = kernel.position
     plies = kernel.game.plies

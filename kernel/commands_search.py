@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, TypeVar
 
 from kernel.arguments import move_list, parse_int
 from kernel.interrupt import SearchStopped
-from kernel.notation import get_move_name
 from kernel.protocol import CommandError, shorten
 from kernel.search import (
     MAX_MATE_MOVES,
@@ -19,6 +18,7 @@ from kernel.search import (
     perft,
 )
 from kernel.session import Session
+from kernel.text.notation import get_move_name
 
 Result = TypeVar("Result")
 

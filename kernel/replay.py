@@ -18,8 +18,9 @@ from kernel.cube.position import BLACK, Position
 from kernel.cube.rules import Analysis, InvalidPosition, check_position, is_game_position
 from kernel.cube.variants import CUBE, UnknownVariant, variant_named
 from kernel.interrupt import stop_read_if_asked
-from kernel.move_reading import IllegalMove, read_move
-from kernel.notation import (
+from kernel.record import GameRecord, RecordError, format_record, parse_block, record_blocks
+from kernel.text.move_reading import IllegalMove, read_move
+from kernel.text.notation import (
     SIDE_WORDS,
     NotationError,
     check_variant_letters,
@@ -28,7 +29,6 @@ from kernel.notation import (
     get_move_name,
     parse_board,
 )
-from kernel.record import GameRecord, RecordError, format_record, parse_block, record_blocks
 
 #: The largest record file read: about 40,000 moves of a 64-cube, and far more on small boards.
 MAX_RECORD_BYTES = 16 << 20
@@ -58,7 +58,7 @@ def game_record(
     board = format_board(start, empty)
     side = "b" if start.side == BLACK else "w"
     if short:
-        from kernel.short_notation import game_short_names
+        from kernel.text.short_notation import game_short_names
 
         moves = game_short_names(start, game.moves)
     else:

@@ -20,8 +20,6 @@ import tempfile
 from kernel.config import EngineConfig
 from kernel.cube.game import Game
 from kernel.cube.rules import Analysis
-from kernel.move_reading import IllegalMove, read_move
-from kernel.notation import format_board
 from kernel.record import RecordError, parse_records
 from kernel.replay import (
     MAX_RECORD_BYTES,
@@ -31,6 +29,8 @@ from kernel.replay import (
     read_at_most,
     start_of,
 )
+from kernel.text.move_reading import IllegalMove, read_move
+from kernel.text.notation import format_board
 
 #: The header that marks a record this engine's savegame wrote, and its value's first word.
 PROGRAM = "Program"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from kernel.cube.position import Position
 from kernel.cube.rules import Analysis
-from kernel.notation import get_move_name
 from kernel.selfmate import SelfmateSearch
+from kernel.text.notation import get_move_name
 
 
 def write_selfmate_solution(search: SelfmateSearch, position: Position, moves: int) -> list[str]:

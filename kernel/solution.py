@@ -11,7 +11,7 @@ from typing import Protocol
 
 from kernel.cube.position import Move, Position
 from kernel.cube.rules import Analysis
-from kernel.notation import get_move_name
+from kernel.text.notation import get_move_name
 
 
 class MateSolver(Protocol):

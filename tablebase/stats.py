@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernel.cube.position import Position
-from kernel.notation import format_board
 from kernel.tablebase import (
     CUBE,
     DRAW,
@@ -24,6 +23,7 @@ from kernel.tablebase import (
     open_table,
     read_header,
 )
+from kernel.text.notation import format_board
 
 
 @dataclass

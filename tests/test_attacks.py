@@ -22,7 +22,7 @@ from kernel.cube.rules import (
     gives_check,
     in_check,
 )
-from kernel.notation import get_cell_name_from_point, parse_board
+from kernel.text.notation import get_cell_name_from_point, parse_board
 from tests import reference
 from tests.positions import random_position
 

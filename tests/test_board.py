@@ -17,7 +17,7 @@ from kernel.cube.directions import (
 )
 from kernel.cube.position import BLACK, WHITE, Position
 from kernel.cube.variants import CUBE
-from kernel.notation import (
+from kernel.text.notation import (
     EMPTY,
     WALL,
     get_cell_name_from_point,

@@ -20,7 +20,7 @@ from kernel.cube.position import Position
 from kernel.cube.rules import Analysis
 from kernel.cube.start import start_position
 from kernel.kernel import Kernel
-from kernel.move_reading import read_move
+from kernel.text.move_reading import read_move
 from tests.conftest import ask
 from tests.positions import noise_game_position
 from tests.reference import MOVE_PATTERN, WHITE, to_notation

@@ -8,8 +8,8 @@ import pytest
 
 from kernel.config import ConfigError, EngineConfig, config_from_document
 from kernel.kernel import Kernel
-from kernel.notation import canonical_rows, parse_board
 from kernel.protocol import Command, parse_command
+from kernel.text.notation import canonical_rows, parse_board
 
 CASE_1 = "[###,n##,#rr],[#b#,###,###],[###,###,bRK]"
 SMALL = "[Bq,##],[Bn,KQ]"

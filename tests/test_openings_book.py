@@ -23,7 +23,7 @@ from kernel.cube.game import Game
 from kernel.cube.rules import Analysis
 from kernel.cube.start import start_position
 from kernel.cube.variants import CUBE, RAUMSCHACH, Variant
-from kernel.notation import format_board, get_move_name
+from kernel.text.notation import format_board, get_move_name
 from tests.arena_fakes import InProcessEngine
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -33,7 +33,7 @@ from kernel.evaluation import (
     passed_bonus,
     passed_pawns,
 )
-from kernel.notation import parse_board
+from kernel.text.notation import parse_board
 from tests.conftest import read_json_log
 from tests.sweep import SWEEP
 from tests.test_config import run_main

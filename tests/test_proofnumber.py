@@ -31,7 +31,6 @@ from kernel.config import ConfigError, EngineConfig, config_from_document
 from kernel.cube.position import Move, Position
 from kernel.cube.rules import Analysis
 from kernel.kernel import Kernel
-from kernel.notation import get_move_name
 from kernel.proofnumber import (
     DISPROVED,
     GUESSES,
@@ -42,6 +41,7 @@ from kernel.proofnumber import (
 )
 from kernel.search import Budget, SearchLimitReached
 from kernel.solution import write_solution
+from kernel.text.notation import get_move_name
 from tests.andor import MateSearch
 from tests.conftest import ask, set_position
 from tests.positions import game_position, mate_problem, noise_game_position

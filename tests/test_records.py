@@ -21,9 +21,9 @@ import pytest
 from kernel.config import EngineConfig
 from kernel.cube.board import EMPTY
 from kernel.kernel import Kernel
-from kernel.notation import get_move_name
 from kernel.record import parse_records
 from kernel.replay import MAX_RECORD_BYTES, file_name
+from kernel.text.notation import get_move_name
 from tests.conftest import TIMEOUT, Engine, ask, run_engine, split_responses
 from tests.perft_table import START_PERFT
 from tests.positions import game_position

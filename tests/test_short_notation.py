@@ -16,9 +16,9 @@ from kernel.cube.position import Position as KernelPosition
 from kernel.cube.rules import Analysis, in_check
 from kernel.cube.start import start_position
 from kernel.kernel import Kernel
-from kernel.move_reading import IllegalMove, read_move
-from kernel.notation import format_board, get_move_name, get_point_from_cell_name, parse_board
-from kernel.short_notation import read_short_move, short_name, short_names
+from kernel.text.move_reading import IllegalMove, read_move
+from kernel.text.notation import format_board, get_move_name, get_point_from_cell_name, parse_board
+from kernel.text.short_notation import read_short_move, short_name, short_names
 from tests import raumschach_reference as rs
 from tests.conftest import ask
 from tests.positions import side_positions

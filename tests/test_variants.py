@@ -253,7 +253,7 @@ def test_the_search_keeps_each_army_through_promotions_and_captures() -> None:
     from kernel.alphabeta import Limits, Searcher, TranspositionTable
     from kernel.cube.position import WHITE
     from kernel.evaluation import armies
-    from kernel.notation import parse_board
+    from kernel.text.notation import parse_board
 
     text = parse_board(PROMOTING.rsplit(" ", 1)[0], 5)
     game = Game(Position.from_rows(5, text.rows, WHITE, RAUMSCHACH))

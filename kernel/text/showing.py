@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from kernel.cube.game import Game
 from kernel.cube.rules import Analysis
-from kernel.notation import get_cell_name_from_point, get_move_name, piece_name
-from kernel.short_notation import short_name
+from kernel.text.notation import get_cell_name_from_point, get_move_name, piece_name
+from kernel.text.short_notation import short_name
 
 
 def last_move_line(game: Game) -> str:

@@ -11,7 +11,8 @@ from kernel.cube.board import EMPTY, SIDE_NAMES
 from kernel.cube.position import Move, Position, owner
 from kernel.cube.rules import Analysis, destinations
 from kernel.cube.variants import PIECE_NAMES
-from kernel.notation import (
+from kernel.protocol import shorten
+from kernel.text.notation import (
     MoveText,
     NotationError,
     get_cell_name_from_point,
@@ -21,7 +22,6 @@ from kernel.notation import (
     piece_name,
     same_cell,
 )
-from kernel.protocol import shorten
 
 
 class IllegalMove(ValueError):
@@ -36,7 +36,7 @@ def read_move(position: Position, analysis: Analysis, text: str) -> Move:
     """Find the legal move of the side to move that `text` names; raise IllegalMove.
 
     The long form first (what programs send); failing it, the short form and the lenient
-    ones of docs/rules.md, "Short notation" (kernel/short_notation.py).
+    ones of docs/rules.md, "Short notation" (kernel/text/short_notation.py).
     """
     try:
         readings = parse_move_text(text)
@@ -78,7 +78,7 @@ def read_short(
     """Read a text the long form did not take as a short or lenient move; where none fits,
     refuse it with the long form's reason when it had one (or, `off_board`, when the short
     form's cells are off the board as well), else the short form's."""
-    from kernel.short_notation import Ambiguous, OffBoardText, read_short_move
+    from kernel.text.short_notation import Ambiguous, OffBoardText, read_short_move
 
     try:
         return read_short_move(position, analysis, text)

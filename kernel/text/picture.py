@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kernel.cube.position import Position
-from kernel.notation import EMPTY, get_file_name_from_x, get_roman_from_level
+from kernel.text.notation import EMPTY, get_file_name_from_x, get_roman_from_level
 
 #: The widest picture a terminal is expected to show.
 MAX_WIDTH = 100

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 
 from kernel.cube.position import NO_POINT, Move, Position
 from kernel.cube.rules import Analysis, attackers, cells_between, compact_difference, pieces_between
-from kernel.notation import (
+from kernel.text.notation import (
     PIECE_NAMES,
     SIDE_LETTERS,
     SIDE_NAMES,

@@ -30,7 +30,8 @@ from kernel.cube.rules import (
     pawn_moves_to,
 )
 from kernel.cube.variants import PIECE_NAMES
-from kernel.notation import (
+from kernel.protocol import shorten
+from kernel.text.notation import (
     NotationError,
     get_cell_name_from_point,
     get_file_name_from_x,
@@ -40,7 +41,6 @@ from kernel.notation import (
     get_x_from_file_name,
     piece_name,
 )
-from kernel.protocol import shorten
 
 #: The pawn's letter, as a kind; a pawn's short name has no letter.
 PAWN = "P"
