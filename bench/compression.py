@@ -36,7 +36,7 @@ from pathlib import Path
 
 from bench.peer import ROOT
 from bench.report import table
-from kernel.tablebase import TableFile, read_header, values_offset
+from kernel.tables.tablebase import TableFile, read_header, values_offset
 from tablebase.stats import table_file_name, table_files
 
 KIB = 1024

@@ -11,7 +11,7 @@ then on are against a faster brute force than the earlier figures. Goals of issu
 faster than the brute force on mate in 2 (the median of the per-problem ratios), and every mate
 in 2 under 1 s; mate in 3 is reported as it is.
 
-Second section, the proof-number search (what `mate_in` runs: kernel/proofnumber.py, compiled
+Second section, the proof-number search (what `mate_in` runs: kernel/mates/proofnumber.py, compiled
 as kernel/core/mate.c) against the AND/OR search it replaced (tests/andor.py), with the same
 df-pn in Python timed beside them, on mates in 3, 4 and 5 with nothing shorter
 (n = 3..5, both sides, made by tests.positions.mate_problem and kept here; seeds 1001 and
@@ -46,9 +46,9 @@ from bench.report import Goal, goals_table, table
 from kernel.compiled import COMPILED
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
-from kernel.proofnumber import ProofNumberSearch
-from kernel.search import Budget, SearchLimitReached
-from kernel.solution import MateSolver
+from kernel.mates.proofnumber import ProofNumberSearch
+from kernel.mates.search import Budget, SearchLimitReached
+from kernel.mates.solution import MateSolver
 from kernel.text.notation import get_move_name
 from tests.andor import MateSearch
 from tests.reference import mate_in as brute_mate_in

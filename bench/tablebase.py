@@ -39,8 +39,8 @@ from kernel.config import EngineConfig
 from kernel.cube.position import Position
 from kernel.cube.rules import is_game_position
 from kernel.kernel import Kernel
-from kernel.tablebase import Tablebases, endings, letters_of, read_header
-from kernel.tablebase_blocks import SHARED_CACHE
+from kernel.tables.blocks import SHARED_CACHE
+from kernel.tables.tablebase import Tablebases, endings, letters_of, read_header
 from tablebase.stats import table_file_name
 
 SEED = 37

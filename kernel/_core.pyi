@@ -1,7 +1,7 @@
 """Types of kernel._core, the compiled core (kernel/core/*.c): the df-pn of
-kernel/proofnumber.py (MateCore), the helpmate of kernel/helpmate.py (HelpmateCore), the search
-of kernel/alphabeta.py (PlayerCore) and the retrograde solver of tablebase/retrograde.py
-(retrograde)."""
+kernel/mates/proofnumber.py (MateCore), the helpmate of kernel/mates/helpmate.py
+(HelpmateCore), the search of kernel/alphabeta.py (PlayerCore) and the retrograde solver
+of tablebase/retrograde.py (retrograde)."""
 
 from collections.abc import Callable, Mapping, Sequence
 
@@ -131,5 +131,5 @@ def verify(
     """The first `most` faults of a table: (index, held, expected) (tablebase/verify.py)."""
 
 def widen(size: int, letters: str, values: bytes, variant: str = "cube", /) -> bytearray:
-    """A version-3 table's values laid out by version 1's index (kernel/tablebase.py's
+    """A version-3 table's values laid out by version 1's index (kernel/tables/tablebase.py's
     widen)."""

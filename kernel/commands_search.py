@@ -9,22 +9,22 @@ from typing import TYPE_CHECKING, TypeVar
 
 from kernel.arguments import move_list, parse_int
 from kernel.interrupt import SearchStopped
-from kernel.protocol import CommandError, shorten
-from kernel.search import (
+from kernel.mates.search import (
     MAX_MATE_MOVES,
     MAX_PERFT_DEPTH,
     Budget,
     SearchLimitReached,
     perft,
 )
+from kernel.protocol import CommandError, shorten
 from kernel.session import Session
 from kernel.text.notation import get_move_name
 
 Result = TypeVar("Result")
 
 if TYPE_CHECKING:
-    from kernel.proofnumber import ProofNumberSearch
-    from kernel.selfmate import SelfmateSearch
+    from kernel.mates.proofnumber import ProofNumberSearch
+    from kernel.mates.selfmate import SelfmateSearch
 
 #: The stipulations `solution` writes a tree for: the direct mate, and the selfmate.
 SOLUTION_STIPULATIONS = ("mate", "selfmate")
@@ -40,7 +40,7 @@ def cmd_helpmate(kernel: Session, args: list[str]) -> str:
     lines sorted: `2` then `ka1(I)-b1(I) Rc3(I)-c1(I)` ...; `0` alone when there is none.
     """
     budget = search_budget(kernel, args[0], "N", least=1, most=MAX_MATE_MOVES)
-    from kernel.helpmate import HelpmateSearch, TooManySolutions  # imported when first used
+    from kernel.mates.helpmate import HelpmateSearch, TooManySolutions  # imported when first used
 
     search = HelpmateSearch(budget, kernel.config.max_solutions, compiled=kernel.config.compiled)
     position = kernel.position
@@ -134,14 +134,14 @@ def cmd_solution(kernel: Session, args: list[str]) -> str:
         raise CommandError(f"unknown stipulation {shorten(stipulation)}: mate or selfmate{hint}")
     if stipulation == "selfmate":
         selfmates = selfmate_search(kernel, args[0])
-        from kernel.selfmate_solution import write_selfmate_solution  # imported when used
+        from kernel.mates.selfmate_solution import write_selfmate_solution  # imported when used
 
         depth = selfmates.budget.depth
         return "\n".join(
             within_budget(lambda: write_selfmate_solution(selfmates, kernel.position, depth))
         )
     search = proof_search(kernel, args[0], "N")
-    from kernel.solution import write_solution  # imported when first used, to start faster
+    from kernel.mates.solution import write_solution  # imported when first used, to start faster
 
     lines = within_budget(lambda: write_solution(search, kernel.position, search.budget.depth))
     return "\n".join(lines)
@@ -163,7 +163,9 @@ def proof_search(kernel: Session, text: str, what: str) -> ProofNumberSearch:
     """Read the mate length of mate_in, mate_search or solution, check the position, and
     make the search."""
     budget = search_budget(kernel, text, what, least=1, most=MAX_MATE_MOVES)
-    from kernel.proofnumber import ProofNumberSearch  # imported when first used, to start faster
+    from kernel.mates.proofnumber import (
+        ProofNumberSearch,  # imported when first used, to start faster
+    )
 
     return ProofNumberSearch(budget, compiled=kernel.config.compiled)
 
@@ -172,7 +174,7 @@ def selfmate_search(kernel: Session, text: str) -> SelfmateSearch:
     """Read the length of selfmate or `solution N selfmate`, check the position, and make
     the search."""
     budget = search_budget(kernel, text, "N", least=1, most=MAX_MATE_MOVES)
-    from kernel.selfmate import SelfmateSearch  # imported when first used, to start faster
+    from kernel.mates.selfmate import SelfmateSearch  # imported when first used, to start faster
 
     return SelfmateSearch(budget)
 

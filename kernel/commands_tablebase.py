@@ -7,7 +7,7 @@ from __future__ import annotations
 from kernel.cube.position import Move, Position
 from kernel.protocol import CommandError
 from kernel.session import Session
-from kernel.tablebase import (
+from kernel.tables.tablebase import (
     NO_VALUE,
     NoTable,
     Tablebases,

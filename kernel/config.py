@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kernel.cube.variants import VARIANTS
-from kernel.search import MAX_MATE_MOVES
+from kernel.mates.search import MAX_MATE_MOVES
 
 #: The most helpmate solutions a config may allow: each is a tuple of its moves, and the
 #: lines of the positions on the way are held beside them (about 100 MB at this bound).

@@ -36,7 +36,7 @@ from kernel.compiled import COMPILED, core_takes
 from kernel.cube.game import Game
 from kernel.cube.position import Move
 from kernel.evaluation import DEFAULT_WEIGHTS, Weights
-from kernel.tablebase import Tablebases, is_loss, is_win, plies_of, table_move
+from kernel.tables.tablebase import Tablebases, is_loss, is_win, plies_of, table_move
 from kernel.text.notation import get_move_name
 
 

@@ -17,13 +17,13 @@ from kernel.cube.position import NO_POINT, WHITE, Move, Position
 from kernel.cube.rules import Analysis, is_game_position
 from kernel.cube.variants import Variant, variant_named
 from kernel.evaluation import Weights
-from kernel.player import Level, Player
-from kernel.protocol import CommandError
-from kernel.search import (
+from kernel.mates.search import (
     Budget,
     Progress,
 )
-from kernel.tablebase import tablebases_for
+from kernel.player import Level, Player
+from kernel.protocol import CommandError
+from kernel.tables.tablebase import tablebases_for
 
 
 def variant_size(variant: Variant) -> int:

@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from kernel.tablebase import TableError
+from kernel.tables.tablebase import TableError
 
 
 class Parser(argparse.ArgumentParser):
@@ -174,7 +174,7 @@ def run_info(files: list[Path], as_json: bool) -> int:
 
 
 def run_compress(folder: Path, out: Path, block: int | None) -> int:
-    from kernel.tablebase_blocks import DEFAULT_VALUES
+    from kernel.tables.blocks import DEFAULT_VALUES
     from tablebase.compress import CompressError, compress_folder
 
     start = time.perf_counter()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernel.cube.variants import VARIANTS
-from kernel.tablebase import (
+from kernel.tables.tablebase import (
     COMPACT_VERSION,
     CUBE,
     LARGEST_PIECES,

@@ -18,15 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from kernel.tablebase import (
-    BLOCKS_VERSION,
-    HEADER_V4_SIZE,
-    Header,
-    TableError,
-    TableFile,
-    ValueCheck,
-)
-from kernel.tablebase_blocks import (
+from kernel.tables.blocks import (
     BLOCK_ENTRY,
     DEFAULT_VALUES,
     DEFLATE,
@@ -35,6 +27,14 @@ from kernel.tablebase_blocks import (
     check_block_values,
     index_length,
     pack_block,
+)
+from kernel.tables.tablebase import (
+    BLOCKS_VERSION,
+    HEADER_V4_SIZE,
+    Header,
+    TableError,
+    TableFile,
+    ValueCheck,
 )
 from tablebase.build import BuildError, FolderLock
 from tablebase.files import WriteError, write_whole

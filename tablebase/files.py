@@ -1,4 +1,4 @@
-"""Writing a table's file: the header of kernel/tablebase.py, then the values, written to a
+"""Writing a table's file: the header of kernel/tables/tablebase.py, then the values, written to a
 temporary name beside it (`.part`) and put in place once complete, so that a file of the final
 name is always whole. The build holds the folder's lock (tablebase/build.py) while it writes,
 so a `.part` of another build is never touched; one left by a build that was stopped is its
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from kernel.tablebase import NO_VALUE, Header, Table, file_name, version_for
+from kernel.tables.tablebase import NO_VALUE, Header, Table, file_name, version_for
 
 APPEARED = "appeared while the table was written; left as it is"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kernel.tablebase import Header, TableError, TableFile
+from kernel.tables.tablebase import Header, TableError, TableFile
 from tablebase.stats import table_file_name
 
 

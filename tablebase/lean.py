@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kernel.tablebase import CUBE, DRAW, FORMAT_VERSION, MOST_PLIES, NO_VALUE, Table
+from kernel.tables.tablebase import CUBE, DRAW, FORMAT_VERSION, MOST_PLIES, NO_VALUE, Table
 from tablebase.retrograde import Capture, Rules, capture_value, is_stored, rules_for
 
 

@@ -1,6 +1,6 @@
 """Solving one ending by retrograde analysis: the readable reference of kernel/core/retrograde.c.
 
-The positions of an ending are the indices of its table (kernel/tablebase.py); each gets
+The positions of an ending are the indices of its table (kernel/tables/tablebase.py); each gets
 one byte, the value for the side to move (0 draw, 1 + p won or lost in p plies, 255 none).
 
 1. **One pass forward** over every index: no value for a position that is not stored (two
@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from kernel.tablebase import (
+from kernel.tables.tablebase import (
     CUBE,
     DRAW,
     FORMAT_VERSION,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernel.cube.position import Position
-from kernel.tablebase import (
+from kernel.tables.tablebase import (
     CUBE,
     DRAW,
     NO_VALUE,

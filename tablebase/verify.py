@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from kernel.tablebase import (
+from kernel.tables.tablebase import (
     COMPACT_VERSION,
     CUBE,
     DRAW,

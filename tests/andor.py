@@ -1,12 +1,12 @@
 """The AND/OR mate search the engine used before df-pn: the simple reference for mate in N.
 
-Kept as it was (kernel/search.py before kernel/proofnumber.py took its place), for the tests
-to hold the proof-number search to it at depths the brute force of tests/reference.py cannot
-reach, and for bench/mate.py to time against. At an attacker's node (OR) one move that mates
+Kept as it was (kernel/mates/search.py before kernel/mates/proofnumber.py took its place), for
+the tests to hold the proof-number search to it at depths the brute force of tests/reference.py
+cannot reach, and for bench/mate.py to time against. At an attacker's node (OR) one move that mates
 is enough; at a defender's node (AND) every defence must lose, and the first that does not
 refutes the attacker's move at once. The attacker tries checks first; with one move left only
 checks. A table keyed by (position key, moves left) remembers verdicts, bounded in size and
-started afresh when full. It exposes what kernel/solution.py asks of a mate search (`keys`,
+started afresh when full. It exposes what kernel/mates/solution.py asks of a mate search (`keys`,
 `mating_answers`), so a solution can be written with either.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 from kernel.cube.board import EMPTY
 from kernel.cube.position import Move, Position
 from kernel.cube.rules import Analysis
-from kernel.search import MAX_MATE_MOVES, Budget
+from kernel.mates.search import MAX_MATE_MOVES, Budget
 
 #: Verdicts the search keeps: about 150 bytes each, so at most about 150 MB.
 TABLE_ENTRIES = 1_000_000

@@ -1,4 +1,4 @@
-"""The compiled helpmate (kernel/core/helpmate.c) held to the Python one (kernel/helpmate.py).
+"""The compiled helpmate (kernel/core/helpmate.c) held to the Python one (kernel/mates/helpmate.py).
 
 The compiled search keeps counts of lines where Python keeps the lines, writes them in a
 second walk, and plays on board.c's board with its own keys; so every line it lists, as the
@@ -18,9 +18,9 @@ import pytest
 from kernel.compiled import COMPILED, core_pieces
 from kernel.config import EngineConfig
 from kernel.cube.position import Position
-from kernel.helpmate import HelpmateSearch, Line, TooManySolutions
 from kernel.kernel import Kernel
-from kernel.search import Budget, SearchLimitReached
+from kernel.mates.helpmate import HelpmateSearch, Line, TooManySolutions
+from kernel.mates.search import Budget, SearchLimitReached
 from tests.conftest import set_position
 from tests.positions import mate_problem, noise_game_position
 from tests.reference import BLACK, WHITE, board_text, parse_game

@@ -74,7 +74,9 @@ def test_installed_cubemate_runs_from_anywhere(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout, done.stderr) == (0, b"= 2\n\n= cubemate\n\n= \n\n", b"")
     # The mate search was compiled by the install, and the installed engine runs it.
     assert list((site / "kernel").glob("_core.*.so"))
-    where = "import kernel.proofnumber as p; print(p.COMPILED, p.MateCore.__module__, p.__file__)"
+    where = (
+        "import kernel.mates.proofnumber as p; print(p.COMPILED, p.MateCore.__module__, p.__file__)"
+    )
     found = subprocess.run(
         [sys.executable, "-c", where], capture_output=True, text=True, cwd=elsewhere, env=env,
         timeout=TIMEOUT, check=True,

@@ -22,7 +22,7 @@ from kernel.interrupt import (
     on_ending,
     on_terminal_interrupt,
 )
-from kernel.search import Budget
+from kernel.mates.search import Budget
 from tests.conftest import (
     CONSOLE_LOG,
     MAIN,

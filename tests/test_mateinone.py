@@ -1,4 +1,4 @@
-"""The mate-in-one test of the mate search (kernel/mateinone.py) against the brute force.
+"""The mate-in-one test of the mate search (kernel/mates/mateinone.py) against the brute force.
 
 Every answer of `mates_in_one` must be the brute force's (tests/reference.py: some legal move
 checkmates) on seeded mate problems, game positions and positions of pieces thrown anywhere,
@@ -17,12 +17,12 @@ from collections import Counter
 
 import pytest
 
-import kernel.mateinone as mateinone
+import kernel.mates.mateinone as mateinone
 from kernel.config import EngineConfig
 from kernel.cube import rules
 from kernel.cube.rules import Analysis
 from kernel.kernel import Kernel
-from kernel.mateinone import attack_masks, mates_in_one
+from kernel.mates.mateinone import attack_masks, mates_in_one
 from tests.conftest import set_position
 from tests.positions import game_position, mate_problem, noise_game_position
 from tests.reference import BLACK, WHITE, Position, Side, board_text, mate_in, parse_game

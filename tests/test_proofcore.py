@@ -1,4 +1,4 @@
-"""The compiled df-pn (kernel/core/mate.c) held to the Python one (kernel/proofnumber.py).
+"""The compiled df-pn (kernel/core/mate.c) held to the Python one (kernel/mates/proofnumber.py).
 
 The compiled search keeps its own cells, keys, move lists, legality and checks, so its answers
 are compared with the Python search's, which tests/test_proofnumber.py holds to the AND/OR
@@ -21,8 +21,8 @@ from kernel.config import EngineConfig
 from kernel.cube.position import WHITE as WHITE_TO_MOVE
 from kernel.cube.position import Move, Position
 from kernel.kernel import Kernel
-from kernel.proofnumber import TABLE_ENTRIES, ProofNumberSearch
-from kernel.search import Budget, SearchLimitReached
+from kernel.mates.proofnumber import TABLE_ENTRIES, ProofNumberSearch
+from kernel.mates.search import Budget, SearchLimitReached
 from tests.conftest import set_position
 from tests.positions import game_position, mate_problem, noise_game_position
 from tests.reference import BLACK, WHITE, Side, board_text, parse_game

@@ -1,4 +1,4 @@
-"""The proof-number mate search (kernel/proofnumber.py) against the simple AND/OR search.
+"""The proof-number mate search (kernel/mates/proofnumber.py) against the simple AND/OR search.
 
 `mate_in` and `solution` up to N = 3 are held to the brute force in tests/test_mate.py. Here,
 at N = 4 and 5 where the brute force is too slow, the df-pn keys must be exactly those of the
@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
-import kernel.search as search_module
+import kernel.mates.search as search_module
 from kernel.compiled import COMPILED
 from kernel.config import ConfigError, EngineConfig, config_from_document
 from kernel.cube.position import Move, Position
 from kernel.cube.rules import Analysis
 from kernel.kernel import Kernel
-from kernel.proofnumber import (
+from kernel.mates.proofnumber import (
     DISPROVED,
     GUESSES,
     INFINITE,
@@ -39,8 +39,8 @@ from kernel.proofnumber import (
     ProofNumberSearch,
     king_step_is_legal,
 )
-from kernel.search import Budget, SearchLimitReached
-from kernel.solution import write_solution
+from kernel.mates.search import Budget, SearchLimitReached
+from kernel.mates.solution import write_solution
 from kernel.text.notation import get_move_name
 from tests.andor import MateSearch
 from tests.conftest import ask, set_position

@@ -34,9 +34,9 @@ from kernel.cube.rules import Analysis, InvalidPosition, check_position
 from kernel.cube.start import start_position
 from kernel.cube.variants import CUBE, RAUMSCHACH, impossible_pawn
 from kernel.evaluation import evaluate
-from kernel.helpmate import HelpmateSearch, Line, TooManySolutions
-from kernel.proofnumber import ProofNumberSearch
-from kernel.search import Budget
+from kernel.mates.helpmate import HelpmateSearch, Line, TooManySolutions
+from kernel.mates.proofnumber import ProofNumberSearch
+from kernel.mates.search import Budget
 from tests.conftest import Engine, read_json_log
 from tests.raumschach_reference import HAND_POSITIONS, mirrored, position_from
 from tests.raumschach_reference import Position as Reference

@@ -284,7 +284,7 @@ def test_the_solution_limit_is_bounded(limit: int) -> None:
 def test_the_flights_rule_out_only_what_has_no_selfmate_in_one(kernel: Kernel) -> None:
     """keeps_a_flight, the selfmate search's cut before S's last move, answers yes only
     where the brute force finds no selfmate in one, and answers yes often."""
-    from kernel.selfmate import keeps_a_flight
+    from kernel.mates.selfmate import keeps_a_flight
 
     cut = 0
     for position in seeded(4001, 75) + [parse_game(board) for board in SELFMATES_IN_1]:
@@ -336,7 +336,7 @@ def test_the_regression_suite_holds_the_brute_forces_answers() -> None:
 def test_the_kings_flights_rule_out_only_what_mates_no_one(kernel: Kernel) -> None:
     """king_must_move, the helpmate's cut before the mated side's last move, answers yes only
     where every helpmate in 1 the brute force finds starts with a king's step; and often."""
-    from kernel.helpmate import king_must_move
+    from kernel.mates.helpmate import king_must_move
 
     cut = 0
     for position in seeded(4101, 75) + seeded(4102, 75):
@@ -361,11 +361,11 @@ def test_a_long_search_reports_its_progress(
 ) -> None:
     """Both searches count against the command's budget, which reports at a terminal (here
     a recorder, and at once rather than after a second)."""
-    import kernel.search
+    import kernel.mates.search
     import kernel.session
 
     reports: list[tuple[int, int]] = []
-    monkeypatch.setattr(kernel.search, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(kernel.mates.search, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr(
         kernel.session,
         "terminal_progress",

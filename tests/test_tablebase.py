@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kernel.compiled import COMPILED
-from kernel.tablebase import (
+from kernel.tables.tablebase import (
     HEADER_SIZE,
     NO_VALUE,
     Header,

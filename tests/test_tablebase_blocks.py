@@ -14,7 +14,8 @@ import pytest
 from kernel.compiled import COMPILED
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
-from kernel.tablebase import (
+from kernel.tables.blocks import BLOCK_ENTRY, BlockCache, index_length
+from kernel.tables.tablebase import (
     BLOCKS_VERSION,
     HEADER_V4_SIZE,
     Table,
@@ -27,7 +28,6 @@ from kernel.tablebase import (
     read_table,
     value_text,
 )
-from kernel.tablebase_blocks import BLOCK_ENTRY, BlockCache, index_length
 from tablebase.build import build
 from tablebase.compress import CompressError, compress_folder
 from tablebase.stats import position_text

@@ -1,4 +1,4 @@
-"""Format version 3's compact index (issue 52; kernel/tablebase_compact.py, docs/tablebases.md):
+"""Format version 3's compact index (issue 52; kernel/tables/compact.py, docs/tablebases.md):
 the kings as a pair up to symmetry and apart, identical pieces as a set. Its counts against the
 cells enumerated; the same values as version 1 on every stored position (compiled, both
 variants: version 3's table widened to version 1's index, byte for byte; the compiled
@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from kernel.compiled import COMPILED
-from kernel.tablebase import (
+from kernel.tables.compact import KingPairs, king_pairs, set_cells, set_rank
+from kernel.tables.tablebase import (
     COMPACT_VERSION,
     NO_VALUE,
     endings,
@@ -26,7 +27,6 @@ from kernel.tablebase import (
     read_table,
     widen,
 )
-from kernel.tablebase_compact import KingPairs, king_pairs, set_cells, set_rank
 from tablebase.retrograde import captures_of, core_captures, solve
 from tablebase.verify import verify
 from tests.conftest import Engine
@@ -91,7 +91,7 @@ def first_difference(one: bytes | bytearray, other: bytes | bytearray) -> int | 
 @needs_core
 @pytest.mark.parametrize("variant", ["cube", "raumschach"])
 def test_the_compiled_widen_is_the_python_one(variant: str) -> None:
-    """kernel/core/retrograde.c's widen gives kernel/tablebase.py's bytes on every ending of
+    """kernel/core/retrograde.c's widen gives kernel/tables/tablebase.py's bytes on every ending of
     up to four pieces on 3³, and of the cube's five on a set of three rooks and a set of two
     beside two single pieces; two entries on one index, or a table of another length, are
     refused by both alike."""

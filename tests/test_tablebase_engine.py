@@ -13,7 +13,7 @@ import pytest
 from kernel.compiled import COMPILED
 from kernel.config import EngineConfig, config_from_document
 from kernel.kernel import Kernel
-from kernel.tablebase import DRAW, HEADER_SIZE, NO_VALUE, Table, file_name, read_table
+from kernel.tables.tablebase import DRAW, HEADER_SIZE, NO_VALUE, Table, file_name, read_table
 from tablebase.build import build
 from tablebase.stats import position_text, stats_of
 from tests.conftest import Engine, run_engine
@@ -126,7 +126,7 @@ def test_stats_count_a_table_a_stretch_at_a_time(
     1.4 GB): with stretches of 999 values, so that the half between white to move and black
     to move falls inside one, its counts and its longest mate's first position are those of
     the values read whole, and it holds a few stretches, not the table."""
-    monkeypatch.setattr("kernel.tablebase.BLOCK", 999)
+    monkeypatch.setattr("kernel.tables.tablebase.BLOCK", 999)
     for name in ("KRNK", "KQKR", "KQKN"):
         path = folder / file_name(name, 3)
         values = read_table(path, name, 3)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kernel.compiled import COMPILED
-from kernel.tablebase import COMPACT_VERSION, FORMAT_VERSION, endings, file_name, letters_of
+from kernel.tables.tablebase import COMPACT_VERSION, FORMAT_VERSION, endings, file_name, letters_of
 from tablebase.build import build, memory_needed
 from tablebase.lean import solve_lean
 from tablebase.retrograde import captures_of, core_captures, solve

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kernel.compiled import COMPILED
-from kernel.tablebase import (
+from kernel.tables.tablebase import (
     HEADER_READERS,
     HEADER_SIZE,
     HEADER_V2_SIZE,

@@ -20,7 +20,7 @@ from types import ModuleType
 import pytest
 
 from kernel.compiled import COMPILED
-from kernel.tablebase import FORMAT_VERSION, HEADER_SIZE, ending_name, file_name
+from kernel.tables.tablebase import FORMAT_VERSION, HEADER_SIZE, ending_name, file_name
 from tests.conftest import run_engine
 from tests.tablebase_cli import tablebase_cli
 

@@ -18,7 +18,14 @@ from pathlib import Path
 import pytest
 
 from kernel.compiled import COMPILED
-from kernel.tablebase import HEADER_SIZE, Header, entries_of, file_name, read_header, read_table
+from kernel.tables.tablebase import (
+    HEADER_SIZE,
+    Header,
+    entries_of,
+    file_name,
+    read_header,
+    read_table,
+)
 from tablebase.build import build
 from tablebase.files import longest_plies
 from tests.conftest import Engine

@@ -501,7 +501,7 @@ int checkmates(Board *board, const Move *m, MoveList *scratch) {
     return escapes < 0 ? -1 : !escapes;
 }
 
-/* Tell whether the side to move mates in one (-1 on an error), as kernel/mateinone.py's
+/* Tell whether the side to move mates in one (-1 on an error), as kernel/mates/mateinone.py's
    mates_in_one does: each piece's cells are walked and only those from which it could check
    the king (or any, for a piece whose leaving uncovers a check) are asked about: whether the
    move checks, is legal, and leaves the king no move. `asked` counts the checks played. */

@@ -3,8 +3,8 @@
    one extension, kernel._core.
 
    Each C file mirrors a Python module, which is the one to read first: board.c mirrors
-   kernel/cube/rules.py and kernel/cube/position.py (and kernel/mateinone.py's question, whether the
-   side to move mates in one), mate.c kernel/proofnumber.py, helpmate.c kernel/helpmate.py,
+   kernel/cube/rules.py and kernel/cube/position.py (and kernel/mates/mateinone.py's question, whether the
+   side to move mates in one), mate.c kernel/mates/proofnumber.py, helpmate.c kernel/mates/helpmate.py,
    player.c kernel/alphabeta.py and kernel/evaluation.py, retrograde.c
    tablebase/retrograde.py. Each says at its top where it differs. */
 
@@ -30,7 +30,7 @@ enum { KING = 1, QUEEN = 2, ROOK = 3, BISHOP = 4, KNIGHT = 5, UNICORN = 6, PAWN 
 #define SIDE_OF(code) ((code) >> 3)
 #define KIND_OF(code) ((code)&7)
 #define WALL_THICKNESS 2
-/* The largest board taken (kernel/proofnumber.py's CORE_LARGEST_SIZE): the tables of lines
+/* The largest board taken (kernel/mates/proofnumber.py's CORE_LARGEST_SIZE): the tables of lines
    and leaps take 2 (2n - 1)^3 bytes, 8 MB at n = 64. */
 #define LARGEST_SIZE 64
 

@@ -1,14 +1,14 @@
-/* The helpmate of kernel/helpmate.py, compiled: every line of 2N plies after which the side
+/* The helpmate of kernel/mates/helpmate.py, compiled: every line of 2N plies after which the side
    to move is checkmated, both sides cooperating.
 
-   kernel/helpmate.py is the search to read first; HelpmateSearch hands its question here
+   kernel/mates/helpmate.py is the search to read first; HelpmateSearch hands its question here
    when the core was built (and `[search] compiled` is not false), and tests/test_helpcore.py
    holds the two to each other, and both to tests/stipulations.py's brute force.
 
    The same as in Python: the search is depth first over the one position, both sides OR;
    each move generated is a legal one, so a position in the middle of a line whose side to
    move has none (mate or stalemate) ends that line; the last move is a check after which the
-   other side has no move, asked first of kernel/mateinone.py's walk (board.c's mate_in_one),
+   other side has no move, asked first of kernel/mates/mateinone.py's walk (board.c's mate_in_one),
    which looks only at the cells a piece could check from, and the mating moves listed only
    where it found one; a count past the limit stops the search at once with the count so far
    (a position's lines all extend to distinct solutions from the start).
@@ -31,7 +31,7 @@
 
 #include "core.h"
 
-/* As in kernel/search.py: the longest helpmate asked, in moves of each side. */
+/* As in kernel/mates/search.py: the longest helpmate asked, in moves of each side. */
 #define MOST_MOVES 100
 #define BUCKET 4
 
@@ -144,7 +144,7 @@ static int mating_moves(Core *core, int ply) {
 
 /* --- the mated side's last move ---------------------------------------------------------- */
 
-/* As in kernel/helpmate.py: the fewest moves of the mated side's other pieces for which
+/* As in kernel/mates/helpmate.py: the fewest moves of the mated side's other pieces for which
    king_must_move is asked. */
 #define KING_MUST_MOVE_FROM 12
 
@@ -157,7 +157,7 @@ static inline int stands_between(const Board *board, int from, int to, int point
            board->rays[between(board, point, to)] - 1 == d;
 }
 
-/* kernel/helpmate.py's king_must_move: whether no move of the side to move but its king's
+/* kernel/mates/helpmate.py's king_must_move: whether no move of the side to move but its king's
    can be followed by a mate in one, the flights it has free now being out of reach of any
    one enemy piece's single move but for one of them. The same relaxations; the cells an
    enemy piece could go to are walked along its lines to the wall (Python intersects bitsets

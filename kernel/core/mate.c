@@ -1,6 +1,6 @@
-/* The proof-number search of kernel/proofnumber.py, compiled: the same df-pn, in C.
+/* The proof-number search of kernel/mates/proofnumber.py, compiled: the same df-pn, in C.
 
-   kernel/proofnumber.py is the search the engine is written in and the one to read first;
+   kernel/mates/proofnumber.py is the search the engine is written in and the one to read first;
    this module runs the same algorithm 20 to 30 times faster (bench/mate.py), and
    ProofNumberSearch uses it when it was built (`pip install` builds it where a C compiler is
    found; otherwise the Python search runs). tests/test_proofcore.py holds its answers to
@@ -36,7 +36,7 @@
 
 #include "core.h"
 
-/* As in kernel/proofnumber.py. */
+/* As in kernel/mates/proofnumber.py. */
 #define INFINITE ((uint64_t)1 << 32)
 #define LARGEST (INFINITE - 1)
 #define MAX_MATE_MOVES 100

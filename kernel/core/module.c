@@ -16,7 +16,7 @@ static PyMethodDef functions[] = {
      "verify(size, letters, captures, values, most, variant='cube', compact=0) -> faults: "
      "tablebase/verify.py's verify."},
     {"widen", retrograde_widen, METH_VARARGS,
-     "widen(size, letters, values, variant='cube') -> bytearray: kernel/tablebase.py's widen, "
+     "widen(size, letters, values, variant='cube') -> bytearray: kernel/tables/tablebase.py's widen, "
      "a version-3 table's values laid out by version 1's index."},
     {NULL, NULL, 0, NULL},
 };
@@ -24,7 +24,7 @@ static PyMethodDef functions[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     "_core",
-    "The compiled core: kernel/proofnumber.py's df-pn (MateCore), kernel/helpmate.py's\n"
+    "The compiled core: kernel/mates/proofnumber.py's df-pn (MateCore), kernel/mates/helpmate.py's\n"
     "search (HelpmateCore) and kernel/alphabeta.py's (PlayerCore), on one board;\n"
     "tablebase/retrograde.py's solve (retrograde).",
     -1,

@@ -3,7 +3,7 @@
    Mirrors tablebase/retrograde.py, the one to read first: the same forward pass (values of
    the positions not stored, mates, stalemates, captures into the smaller tables, the count
    of distinct quiet successors plus the captures that do not lose), the same ply-by-ply
-   un-moving from the frontier, and kernel/tablebase.py's index (the white king brought into
+   un-moving from the frontier, and kernel/tables/tablebase.py's index (the white king brought into
    the region by the 48 symmetries of the cube, the smallest index of those, identical
    pieces sorted). Where it differs:
    - a position is its pieces' cells (at most five), not a board: "who attacks this cell"
@@ -19,7 +19,7 @@
      have) and 'u' is UNICORN, which moves as the cube's bishop (the 8 triagonals); the
      directions are written here from the rules, as retrograde.py writes its own;
    - with `compact`, positions are numbered by format version 3's index
-     (kernel/tablebase_compact.py): the kings as a pair up to symmetry, apart, and each run of
+     (kernel/tables/compact.py): the kings as a pair up to symmetry, apart, and each run of
      identical pieces (a single piece a run of one) as a set, by the combinatorial number
      system; a king un-moved beside the other has no index (UINT64_MAX) and is passed over. */
 
@@ -161,7 +161,7 @@ static int make_cube(Cube *cube, int size, int compact) {
         cube->xyz[cell][2] = (int8_t)(cell / size / size);
         cube->region_index[cell] = -1;
     }
-    /* The same order as kernel/tablebase.py: the orders of the axes as itertools.permutations
+    /* The same order as kernel/tables/tablebase.py: the orders of the axes as itertools.permutations
        gives them, the reflections as itertools.product((False, True), repeat=3). */
     static const int orders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
     int t = 0;
@@ -272,7 +272,7 @@ static int make_material(Material *material, const Cube *cube, const char *lette
     return 0;
 }
 
-/* Version 3's stored index (kernel/tablebase_compact.py's compact_index): of the symmetries
+/* Version 3's stored index (kernel/tables/compact.py's compact_index): of the symmetries
    giving the black king its smallest cell (the white king in the region), the smallest
    number of the sets; UINT64_MAX when the kings are not apart. */
 static uint64_t compact_index(const Cube *cube, const Material *material, int side,
@@ -307,7 +307,7 @@ static uint64_t compact_index(const Cube *cube, const Material *material, int si
     return ((uint64_t)side * cube->pairs + (uint64_t)pair) * material->set_entries + best;
 }
 
-/* The stored index of a position: kernel/tablebase.py's canonical_index. Every symmetry
+/* The stored index of a position: kernel/tables/tablebase.py's canonical_index. Every symmetry
    tried brings the white king to the same region cell, so the black king's cell decides
    first: a symmetry putting it on a larger cell than the best so far is passed over. */
 static uint64_t position_index(const Cube *cube, const Material *material, int side,
@@ -1011,7 +1011,7 @@ done:
 }
 
 /* widen(size, letters, values, variant="cube") -> bytearray: a version-3 table's values laid
-   out by version 1's index (kernel/tablebase.py's widen, the one to read). Where it differs:
+   out by version 1's index (kernel/tables/tablebase.py's widen, the one to read). Where it differs:
    the two indices are two Cubes, the compact one decoding and the other indexing, and Ctrl-C
    is looked for every 2^16 entries. */
 PyObject *retrograde_widen(PyObject *self, PyObject *args) {

@@ -10,7 +10,7 @@ table: in a helpmate the two sides' moves commute, and most positions come round
 table is bounded by entries and by the moves its lines hold, and started afresh when full.
 
 The last two plies are where the work is, and the mated side's king prunes them. The last
-move must give check and take every flight, which kernel/mateinone.py answers from the
+move must give check and take every flight, which kernel/mates/mateinone.py answers from the
 flights first, mostly before any move is generated; so each move of the mated side one ply
 earlier is kept only when the other side then has a mate in one, and only then are the
 mating moves listed (each check that surely leaves a flight passed over unplayed). Before
@@ -44,7 +44,7 @@ from kernel.compiled import (
 from kernel.cube.board import EMPTY, SIDE_LETTERS, WALL
 from kernel.cube.position import NO_POINT, Move, Position
 from kernel.cube.rules import Analysis, is_attacked
-from kernel.mateinone import (
+from kernel.mates.mateinone import (
     SLIDERS,
     Flights,
     attack_masks,
@@ -52,8 +52,8 @@ from kernel.mateinone import (
     mates_in_one,
     uses_bitsets,
 )
-from kernel.proofnumber import key_after
-from kernel.search import Budget
+from kernel.mates.proofnumber import key_after
+from kernel.mates.search import Budget
 
 #: Positions the table keeps, and the moves their lines may hold in all (about 100 MB).
 TABLE_ENTRIES = 500_000
@@ -233,7 +233,7 @@ def king_must_move(position: Position) -> bool:
     be taken after a move of one of its other pieces and the enemy's answer only by that piece
     standing on it (one flight at most), by an enemy line opened through the cell that piece
     left, or by the enemy's moved piece from its target or a line opened through the cell it
-    left. So when, by the attack bitsets of kernel/mateinone.py, no enemy piece could guard
+    left. So when, by the attack bitsets of kernel/mates/mateinone.py, no enemy piece could guard
     all the flights that no such opened line reaches but one, from any one cell, only the
     king's steps are left to try. False when it cannot be told quickly (boards larger than the
     bitsets); the relaxations only ever add ways to mate, so the answer is never a wrong yes.

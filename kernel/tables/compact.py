@@ -24,7 +24,7 @@ from typing import Protocol
 
 
 class Geometry(Protocol):
-    """What the index needs of kernel/tablebase.py's Geometry (named here, not imported:
+    """What the index needs of kernel/tables/tablebase.py's Geometry (named here, not imported:
     that module imports this one)."""
 
     size: int

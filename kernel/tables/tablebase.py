@@ -15,10 +15,10 @@ and probes them a byte at a time, never from a file changed since it was checked
   table says its variant in its file's name (`KBUK.n5.raumschach.cubetb`) and, from format
   version 2, in its header; the cube's are version 1, as they always were.
 - **Version 3** (`build --compact`, issue 52): version 2's header, the positions numbered by
-  kernel/tablebase_compact.py's smaller index (the kings as a pair, identical pieces as a
+  kernel/tables/compact.py's smaller index (the kings as a pair, identical pieces as a
   set); a Table's `version` chooses its index.
 - **Version 4** (`python -m tablebase compress`, issue 52): a plain file's header and values,
-  the values compressed in blocks that a probe reads one at a time (kernel/tablebase_blocks.py);
+  the values compressed in blocks that a probe reads one at a time (kernel/tables/blocks.py);
   its header says the plain version, whose index numbers the positions.
 - **Index.** The pieces in a fixed order (the kings, then white's, then black's); each cell
   numbered x + n (y + n z); the side to move first, then the white king's cell among the
@@ -50,7 +50,7 @@ from pathlib import Path
 
 from kernel.cube.board import geometry_for as kernel_geometry_for
 from kernel.cube.position import WHITE, Move, Position
-from kernel.tablebase_blocks import (
+from kernel.tables.blocks import (
     BLOCK_FIELDS,
     CODECS,
     SHARED_CACHE,
@@ -62,7 +62,7 @@ from kernel.tablebase_blocks import (
     index_length,
     unpack_block,
 )
-from kernel.tablebase_compact import compact_decode, compact_entries, compact_index
+from kernel.tables.compact import compact_decode, compact_entries, compact_index
 
 #: A file's first bytes, and its layout's version: every version starts with both (PREFIX).
 MAGIC = b"CUBETB\r\n"
@@ -72,10 +72,10 @@ FORMAT_VERSION = 1
 #: another variant's by its version, never reading Raumschach's bishop as the cube's).
 VARIANT_VERSION = 2
 #: Version 3: version 2's header, the positions numbered by the compact index (issue 52;
-#: kernel/tablebase_compact.py): the kings as a pair apart, identical pieces as a set.
+#: kernel/tables/compact.py): the kings as a pair apart, identical pieces as a set.
 COMPACT_VERSION = 3
 #: Version 4: a file of version 1, 2 or 3 with its values compressed in blocks (issue 52;
-#: kernel/tablebase_blocks.py), that version named in the header.
+#: kernel/tables/blocks.py), that version named in the header.
 BLOCKS_VERSION = 4
 #: The versions whose values are one byte an index, after the header.
 PLAIN_VERSIONS = (FORMAT_VERSION, VARIANT_VERSION, COMPACT_VERSION)
@@ -263,7 +263,7 @@ def region_cells(size: int) -> int:
 
 def entries_of(name: str, size: int, version: int = FORMAT_VERSION) -> int:
     """How many indices an ending's file has on the n-cube: 2 R (n³)^(pieces - 1), or in
-    version 3 2 × PAIRS × Π C(n³, k) (kernel/tablebase_compact.py)."""
+    version 3 2 × PAIRS × Π C(n³, k) (kernel/tables/compact.py)."""
     if version == COMPACT_VERSION:
         return compact_entries(letters_of(name), size)
     others: int = (size**3) ** (len(name) - 1)

@@ -4,7 +4,7 @@ Every search plays and takes back moves on the one position it is given and leav
 was, counts the positions it generates against one `Budget` (`search.max_nodes`), and holds
 its memory to a bound whatever the board's size: perft keeps nothing but its path, and each
 position of the path its move generator, not a list of its moves; the mate searches
-(kernel/proofnumber.py) keep their path and a table of bounded size.
+(kernel/mates/proofnumber.py) keep their path and a table of bounded size.
 """
 
 from __future__ import annotations

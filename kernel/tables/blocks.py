@@ -6,7 +6,7 @@ and the CRC-32 of its values, and is checked by a CRC-32 of its own.
 
 This module is the blocks' part: the index checked against the file's length, one block
 decompressed and checked, a block compressed, and the cache of decompressed blocks every
-open file shares (bounded in bytes, least recently used first out). kernel/tablebase.py
+open file shares (bounded in bytes, least recently used first out). kernel/tables/tablebase.py
 reads the header and says which file a fault is in (BlockFault carries no path).
 """
 
@@ -43,7 +43,7 @@ CACHE_BYTES = 4 << 20
 
 class BlockFault(Exception):
     """A compressed block or block index that cannot be used: the message says what, and
-    kernel/tablebase.py puts the file's name before it."""
+    kernel/tables/tablebase.py puts the file's name before it."""
 
 
 def block_count(entries: int, values: int) -> int:

@@ -15,7 +15,8 @@ from kernel.text.notation import get_move_name
 
 
 class MateSolver(Protocol):
-    """What a solution asks of a mate search (kernel.proofnumber's, or the tests' reference)."""
+    """What a solution asks of a mate search (kernel.mates.proofnumber's, or the tests'
+    reference)."""
 
     def keys(self, position: Position, moves: int) -> list[Move]:
         """Return every move of the side to move that mates in `moves` or fewer."""

@@ -7,7 +7,7 @@ key of a selfmate never mates nor stalemates, and neither does any later move of
 that stalemates S fails too, as S then has no move. "Within N" is monotone as in the direct
 mate: a selfmate in k is one in every N >= k, and `keys` lists the shorter ones too.
 
-It is an AND/OR search like the direct mate's (kernel/proofnumber.py), with the goal at the
+It is an AND/OR search like the direct mate's (kernel/mates/proofnumber.py), with the goal at the
 leaves turned round: S's nodes are OR, O's are AND, and a leaf is proved when O's move mates
 S. It searches depth first with a table: per position (its key holds the side to move) the
 least number of moves it is proved in and the most it is disproved in, as the df-pn table
@@ -20,7 +20,7 @@ come first, one question each (`defences`), and most tries of S fall there at on
 S's last moves are even generated, the flights of O's king are asked (`keeps_a_flight`): a
 cell next to O's king that S does not guard now can only be guarded after S's move by the
 moved piece from where it lands, or by a line of S that ran through the cell it left; when,
-by the attack bitsets of kernel/mateinone.py, no piece of S could guard every such flight
+by the attack bitsets of kernel/mates/mateinone.py, no piece of S could guard every such flight
 from one cell, O keeps a king's step, which gives no check (no slider of O has O's king on
 its line, or the step could uncover one), and S has no last move at all.
 """
@@ -30,9 +30,9 @@ from __future__ import annotations
 from kernel.cube.board import SIDE_LETTERS, WALL
 from kernel.cube.position import NO_POINT, Move, Position
 from kernel.cube.rules import Analysis, is_attacked
-from kernel.mateinone import SLIDERS, attack_masks, gives_check, lines_through, uses_bitsets
-from kernel.proofnumber import defences, king_step_is_legal
-from kernel.search import Budget
+from kernel.mates.mateinone import SLIDERS, attack_masks, gives_check, lines_through, uses_bitsets
+from kernel.mates.proofnumber import defences, king_step_is_legal
+from kernel.mates.search import Budget
 
 #: Positions the table keeps (two small ints each): about 100 bytes each, 100 MB when full.
 TABLE_ENTRIES = 1_000_000

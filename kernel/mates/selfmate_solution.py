@@ -1,6 +1,6 @@
 """How each key of a selfmate in N works, written for people: `solution N selfmate`.
 
-The format of the direct mate's solution (kernel/solution.py), with the roles turned round:
+The format of the direct mate's solution (kernel/mates/solution.py), with the roles turned round:
 one line per key; under it each answer of the other side, indented two spaces per move pair,
 followed by the next move of the side to move, down to the answer that mates it, marked `#`.
 Where several moves force the selfmate as fast, the first by name is shown, so the same
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from kernel.cube.position import Position
 from kernel.cube.rules import Analysis
-from kernel.selfmate import SelfmateSearch
+from kernel.mates.selfmate import SelfmateSearch
 from kernel.text.notation import get_move_name
 
 

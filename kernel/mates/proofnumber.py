@@ -26,8 +26,8 @@ defender is proved at depth 0, hence everywhere; stalemate, and an attacker with
 are disproved at every depth.
 
 The last two moves are searched exactly, not by numbers. With one move left the attacker mates
-only by a check that takes every flight the king has; kernel/mateinone.py answers that from the
-flights first, with bitsets of where each piece could check from, and mostly says no before
+only by a check that takes every flight the king has; kernel/mates/mateinone.py answers that
+from the flights first, with bitsets of where each piece could check from, and mostly says no before
 any move is generated. With one move left after a defence, the defence that refuted the last
 such try is played first (usually a king's step, whose legality is one question), and only
 when it fails are the others asked, the king's steps one at a time
@@ -71,8 +71,8 @@ from kernel.compiled import CODE_LETTERS, COMPILED, MateCore, core_pieces, core_
 from kernel.cube.board import EMPTY
 from kernel.cube.position import BLACK_TO_MOVE_KEY, KING_LETTERS, Move, Position, piece_key
 from kernel.cube.rules import Analysis, is_attacked
-from kernel.mateinone import gives_check, mates_in_one
-from kernel.search import MAX_MATE_MOVES, Budget
+from kernel.mates.mateinone import gives_check, mates_in_one
+from kernel.mates.search import MAX_MATE_MOVES, Budget
 
 #: The proof or disproof number of a settled node: it cannot be reached, only passed.
 INFINITE = 1 << 32
@@ -424,7 +424,7 @@ class ProofNumberSearch:
         return analysis.in_check and not analysis.has_legal_move()
 
     def mates_in_one(self, position: Position) -> bool:
-        """Tell whether one of the attacker's moves mates (kernel/mateinone.py)."""
+        """Tell whether one of the attacker's moves mates (kernel/mates/mateinone.py)."""
         mated, asked = mates_in_one(position)
         # Every piece of the attacker is asked where it could mate from, and every move
         # asked for real counts, as a position generated does.
