@@ -25,14 +25,14 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from kernel.alphabeta import Limits
 from kernel.cube.board import SIDE_NAMES
 from kernel.cube.game import Game
 from kernel.cube.rules import Analysis
 from kernel.cube.start import start_position
 from kernel.cube.variants import CUBE, UnknownVariant, Variant, variant_named
-from kernel.evaluation import DEFAULT_WEIGHTS
-from kernel.player import Player
+from kernel.play.alphabeta import Limits
+from kernel.play.evaluation import DEFAULT_WEIGHTS
+from kernel.play.player import Player
 from kernel.text.notation import format_board, get_move_name
 
 #: The table of each search, in MB: an opening's search at depth 4 on 5³ fills far less.

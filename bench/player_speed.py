@@ -2,7 +2,7 @@
 
 Each position is searched at `level time S` by `reg_genmove` twice over, in the same run: by a
 Kernel with the default config (the compiled core, where it was built) and by one with
-`EngineConfig(compiled=False)` (kernel/alphabeta.py). For each: the positions the search
+`EngineConfig(compiled=False)` (kernel/play/alphabeta.py). For each: the positions the search
 counts per second of CPU (time.process_time) and of wall time, and the depth it completed;
 median of a few runs by CPU rate, the two searches alternating so that a shared machine's load
 falls on both alike. The ratio compiled / Python is of the CPU rates.

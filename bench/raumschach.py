@@ -128,12 +128,12 @@ def passed_cost(settings: Settings) -> list[list[str]]:
     from dataclasses import replace
 
     from bench.openings import random_game
-    from kernel.alphabeta import Limits, Searcher, TranspositionTable
-    from kernel.alphabeta_core import CompiledSearcher, core_slots
     from kernel.compiled import COMPILED
     from kernel.cube.game import Game
     from kernel.cube.variants import RAUMSCHACH
-    from kernel.evaluation import DEFAULT_WEIGHTS
+    from kernel.play.alphabeta import Limits, Searcher, TranspositionTable
+    from kernel.play.alphabeta_core import CompiledSearcher, core_slots
+    from kernel.play.evaluation import DEFAULT_WEIGHTS
 
     games = [
         random_game(5, RANDOM_PLIES, random.Random(f"passed/{number}"), RAUMSCHACH)[0]

@@ -6,7 +6,7 @@ With ``[play] thinking = "always"`` the engine writes each finished depth of a `
     depth 4 score +0.37 nodes 97327 nps 39950 time 2.44 pv Qc2(I)-c2(II) qc4(V)-c4(IV)
 
 A fixed depth that a limit stopped before it was searched in full adds one line of its own
-(kernel/player.py, `Cut`), which the page shows under the last depth:
+(kernel/play/player.py, `Cut`), which the page shows under the last depth:
 
     depth 6 cut: search.max_nodes (5000000 positions) reached after 5000001 positions; ...
 

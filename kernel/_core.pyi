@@ -1,6 +1,6 @@
 """Types of kernel._core, the compiled core (kernel/core/*.c): the df-pn of
 kernel/mates/proofnumber.py (MateCore), the helpmate of kernel/mates/helpmate.py
-(HelpmateCore), the search of kernel/alphabeta.py (PlayerCore) and the retrograde solver
+(HelpmateCore), the search of kernel/play/alphabeta.py (PlayerCore) and the retrograde solver
 of tablebase/retrograde.py (retrograde)."""
 
 from collections.abc import Callable, Mapping, Sequence
@@ -61,7 +61,7 @@ class HelpmateCore:
         past `limit` the count that passed it, under the variant's `rules`."""
 
 class PlayerCore:
-    """One position's search by kernel/alphabeta.py's rules, compiled (set up once)."""
+    """One position's search by kernel/play/alphabeta.py's rules, compiled (set up once)."""
 
     #: Positions counted so far, and the material-and-placement sum (white's positive).
     nodes: int

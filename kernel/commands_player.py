@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kernel.alphabeta import Iteration
 from kernel.arguments import (
     MAX_CLOCK_SECONDS,
     MAX_STONES,
@@ -18,7 +17,8 @@ from kernel.arguments import (
 )
 from kernel.clock import Clocks, TimeSettings
 from kernel.config import MAX_MOVE_TIME, MAX_PLAY_DEPTH
-from kernel.player import Level, depth_cut, limits_for, search_summary, thinking_line
+from kernel.play.alphabeta import Iteration
+from kernel.play.player import Level, depth_cut, limits_for, search_summary, thinking_line
 from kernel.protocol import CommandError, shorten
 from kernel.session import Session
 from kernel.text.notation import (

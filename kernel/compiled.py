@@ -3,8 +3,8 @@
 `pip install` (and so `make`) compiles it where a C compiler is found; elsewhere the install
 goes on without it, `COMPILED` is False and every search runs in Python. The C mirrors
 Python modules, which stay the ones to read: the mate search (kernel/mates/proofnumber.py), the
-helpmate (kernel/mates/helpmate.py) and the player's search (kernel/alphabeta.py with
-kernel/evaluation.py). The config's `[search]
+helpmate (kernel/mates/helpmate.py) and the player's search (kernel/play/alphabeta.py with
+kernel/play/evaluation.py). The config's `[search]
 compiled = false` asks for Python even where the core was built.
 
 The core plays every variant whose rules it can be told as data (`core_rules`): the cube's,

@@ -16,12 +16,12 @@ from kernel.cube.game import Game, Outcome
 from kernel.cube.position import NO_POINT, WHITE, Move, Position
 from kernel.cube.rules import Analysis, is_game_position
 from kernel.cube.variants import Variant, variant_named
-from kernel.evaluation import Weights
 from kernel.mates.search import (
     Budget,
     Progress,
 )
-from kernel.player import Level, Player
+from kernel.play.evaluation import Weights
+from kernel.play.player import Level, Player
 from kernel.protocol import CommandError
 from kernel.tables.tablebase import tablebases_for
 

@@ -1,4 +1,4 @@
-"""The clock's arithmetic (kernel/clock.py) and the limits of one search (kernel/player.py).
+"""The clock's arithmetic (kernel/clock.py) and the limits of one search (kernel/play/player.py).
 
 Every budget is worked out by hand from the rule in clock.py's docstring: main time spread over
 25 moves (plus 80 % of a period's share when there is a period behind it), never more than 80 %
@@ -14,12 +14,12 @@ import time
 
 import pytest
 
-from kernel.alphabeta import Limits
 from kernel.clock import Clocks, SideClock, TimeSettings
 from kernel.config import EngineConfig
 from kernel.cube.position import BLACK, WHITE
 from kernel.kernel import Kernel
-from kernel.player import Level, limits_for
+from kernel.play.alphabeta import Limits
+from kernel.play.player import Level, limits_for
 from tests.conftest import ask
 
 #: Floating-point slack only: the budgets are exact sums of the numbers below.

@@ -304,8 +304,8 @@ def test_echo_stderr_copies_the_console_log(tmp_path: Path) -> None:
 
 
 def test_the_evaluation_defaults_are_the_evaluations_own() -> None:
-    """The config's [evaluation] defaults are the numbers kernel/evaluation.py documents."""
-    from kernel.evaluation import DEFAULT_WEIGHTS
+    """The config's [evaluation] defaults are the numbers kernel/play/evaluation.py documents."""
+    from kernel.play.evaluation import DEFAULT_WEIGHTS
     from kernel.session import weights_of
 
     assert weights_of(EngineConfig()) == DEFAULT_WEIGHTS
@@ -325,7 +325,7 @@ def test_the_unicorn_and_pawn_factors_reach_genmove(tmp_path: Path, compiled: st
     with the unicorn at 2.0 and the pawn at 1.5, genmove's score at depth 2 in a quiet
     position a unicorn and a pawn up rises by the extra unicorn and half a pawn exactly."""
     from kernel.cube.variants import RAUMSCHACH
-    from kernel.evaluation import DEFAULT_WEIGHTS, Weights
+    from kernel.play.evaluation import DEFAULT_WEIGHTS, Weights
 
     scores = []
     for name, factors in (("plain", ""), ("factors", "unicorn = 2.0\npawn = 1.5\n")):

@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from kernel.alphabeta import Limits, Searcher, TranspositionTable
-from kernel.alphabeta_core import CompiledSearcher
 from kernel.compiled import COMPILED
 from kernel.config import EngineConfig
 from kernel.cube.game import Game
 from kernel.cube.position import WHITE, Position
-from kernel.evaluation import Weights, draw_value, evaluate
 from kernel.kernel import Kernel
+from kernel.play.alphabeta import Limits, Searcher, TranspositionTable
+from kernel.play.alphabeta_core import CompiledSearcher
+from kernel.play.evaluation import Weights, draw_value, evaluate
 from tests.conftest import Engine, ask, read_json_log, set_position
 from tests.positions import noise_game_position
 from tests.reference import BLACK

@@ -1,4 +1,4 @@
-"""Raumschach's passed pawns (kernel/evaluation.py's `passed_pawns`, issue 48).
+"""Raumschach's passed pawns (kernel/play/evaluation.py's `passed_pawns`, issue 48).
 
 A pawn is passed when no enemy pawn can ever stand in its way or take it. The evaluation finds
 that by geometry (`opposes`: an enemy pawn ahead along both axes pawns advance on, beside it
@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from kernel.alphabeta import Limits, Searcher, TranspositionTable
-from kernel.alphabeta_core import CompiledSearcher
 from kernel.compiled import COMPILED
 from kernel.cube.game import Game
 from kernel.cube.position import Position
 from kernel.cube.variants import RAUMSCHACH, impossible_pawn, is_promotion_cell
-from kernel.evaluation import (
+from kernel.play.alphabeta import Limits, Searcher, TranspositionTable
+from kernel.play.alphabeta_core import CompiledSearcher
+from kernel.play.evaluation import (
     DEFAULT_WEIGHTS,
     PAWN_PASSED,
     Tables,

@@ -1,4 +1,5 @@
-"""The compiled player's search (kernel/core/player.c) held to the Python one (kernel/alphabeta.py).
+"""The compiled player's search (kernel/core/player.c) held to the Python one
+(kernel/play/alphabeta.py).
 
 Both search the same tree, so at a fixed depth (or node count) they must give the same move,
 the same score, the same principal variation and the same count of positions: on seeded game
@@ -17,18 +18,18 @@ from pathlib import Path
 
 import pytest
 
-from kernel.alphabeta import Limits, Searcher, SearchResult, TranspositionTable
-from kernel.alphabeta_core import CompiledSearcher, core_slots
 from kernel.compiled import COMPILED, CORE_LARGEST_SIZE
 from kernel.config import EngineConfig
 from kernel.cube.game import Game
 from kernel.cube.position import Position
 from kernel.cube.rules import Analysis
 from kernel.cube.start import start_position
-from kernel.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
 from kernel.interrupt import COMMAND
 from kernel.kernel import Kernel
-from kernel.player import Player
+from kernel.play.alphabeta import Limits, Searcher, SearchResult, TranspositionTable
+from kernel.play.alphabeta_core import CompiledSearcher, core_slots
+from kernel.play.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
+from kernel.play.player import Player
 from tests.conftest import Engine, read_json_log, set_position
 from tests.positions import game_position, mate_problem, noise_game_position
 from tests.reference import BLACK, WHITE, Side, board_text

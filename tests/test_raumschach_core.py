@@ -23,9 +23,6 @@ from typing import Any
 
 import pytest
 
-from kernel import player
-from kernel.alphabeta import Limits, Searcher, TranspositionTable
-from kernel.alphabeta_core import CompiledSearcher
 from kernel.compiled import COMPILED, MateCore, core_pieces, core_rules, core_takes
 from kernel.cube.board import EMPTY
 from kernel.cube.game import Game
@@ -33,10 +30,13 @@ from kernel.cube.position import Move, Position
 from kernel.cube.rules import Analysis, InvalidPosition, check_position
 from kernel.cube.start import start_position
 from kernel.cube.variants import CUBE, RAUMSCHACH, impossible_pawn
-from kernel.evaluation import evaluate
 from kernel.mates.helpmate import HelpmateSearch, Line, TooManySolutions
 from kernel.mates.proofnumber import ProofNumberSearch
 from kernel.mates.search import Budget
+from kernel.play import player
+from kernel.play.alphabeta import Limits, Searcher, TranspositionTable
+from kernel.play.alphabeta_core import CompiledSearcher
+from kernel.play.evaluation import evaluate
 from tests.conftest import Engine, read_json_log
 from tests.raumschach_reference import HAND_POSITIONS, mirrored, position_from
 from tests.raumschach_reference import Position as Reference

@@ -250,9 +250,9 @@ def test_the_search_keeps_each_army_through_promotions_and_captures() -> None:
     """The player's running count of each side's material (king safety and the endgame terms
     read it) stays what counting the board gives, through a promotion and the capture of the
     piece promoted, and back."""
-    from kernel.alphabeta import Limits, Searcher, TranspositionTable
     from kernel.cube.position import WHITE
-    from kernel.evaluation import armies
+    from kernel.play.alphabeta import Limits, Searcher, TranspositionTable
+    from kernel.play.evaluation import armies
     from kernel.text.notation import parse_board
 
     text = parse_board(PROMOTING.rsplit(" ", 1)[0], 5)

@@ -5,7 +5,7 @@
    Each C file mirrors a Python module, which is the one to read first: board.c mirrors
    kernel/cube/rules.py and kernel/cube/position.py (and kernel/mates/mateinone.py's question, whether the
    side to move mates in one), mate.c kernel/mates/proofnumber.py, helpmate.c kernel/mates/helpmate.py,
-   player.c kernel/alphabeta.py and kernel/evaluation.py, retrograde.c
+   player.c kernel/play/alphabeta.py and kernel/play/evaluation.py, retrograde.c
    tablebase/retrograde.py. Each says at its top where it differs. */
 
 #ifndef CUBEMATE_CORE_H

@@ -25,7 +25,7 @@ static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     "_core",
     "The compiled core: kernel/mates/proofnumber.py's df-pn (MateCore), kernel/mates/helpmate.py's\n"
-    "search (HelpmateCore) and kernel/alphabeta.py's (PlayerCore), on one board;\n"
+    "search (HelpmateCore) and kernel/play/alphabeta.py's (PlayerCore), on one board;\n"
     "tablebase/retrograde.py's solve (retrograde).",
     -1,
     functions,

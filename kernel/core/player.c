@@ -1,8 +1,8 @@
-/* The player's search of kernel/alphabeta.py, compiled, with the evaluation of
-   kernel/evaluation.py: the same principal variation search, move by move.
+/* The player's search of kernel/play/alphabeta.py, compiled, with the evaluation of
+   kernel/play/evaluation.py: the same principal variation search, move by move.
 
-   kernel/alphabeta.py is the search to read first; this file runs it 20 to 40 times faster
-   (bench/play.py), and CompiledSearcher (kernel/alphabeta_core.py) hands it each iteration's
+   kernel/play/alphabeta.py is the search to read first; this file runs it 20 to 40 times faster
+   (bench/play.py), and CompiledSearcher (kernel/play/alphabeta_core.py) hands it each iteration's
    root when it was built. tests/test_playercore.py holds the two to each other: at a fixed
    depth the same move, the same score and the same count of positions.
 
@@ -46,7 +46,7 @@
 
 #include "core.h"
 
-/* As in kernel/alphabeta.py. */
+/* As in kernel/play/alphabeta.py. */
 #define MATE 1000000
 #define MATE_THRESHOLD (MATE - 10000)
 #define INFINITY_SCORE (10 * MATE)
@@ -96,7 +96,7 @@ typedef struct {
     int cornering, start_material, ray_limit, drawish, mating_pieces;
     /* What a draw is worth to white: the contempt, against the side searched for. */
     int draw;
-    /* Each kind's steps in kernel/evaluation.py's order (that of kernel/cube/directions.py), as
+    /* Each kind's steps in kernel/play/evaluation.py's order (that of kernel/cube/directions.py), as
        (dx, dy, dz) and as offsets in the padded array; whether the kind slides. */
     int8_t step_xyz[KINDS][26][3];
     int steps[KINDS][26], step_count[KINDS], slides[KINDS];
@@ -189,7 +189,7 @@ static inline void put(Board *b, int side, int cell) {
     b->index[cell] = place;
 }
 
-/* --- the evaluation, as kernel/evaluation.py -------------------------------------------- */
+/* --- the evaluation, as kernel/play/evaluation.py -------------------------------------------- */
 
 static inline int code_index(const Player *p, int code) {
     return SIDE_OF(code) * p->kinds + KIND_OF(code) - 1;
@@ -1301,7 +1301,7 @@ static PyMemberDef player_members[] = {
 
 PyTypeObject PlayerCoreType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kernel._core.PlayerCore",
-    .tp_doc = "kernel/alphabeta.py's search of one position, compiled (kernel/_core.pyi).",
+    .tp_doc = "kernel/play/alphabeta.py's search of one position, compiled (kernel/_core.pyi).",
     .tp_basicsize = sizeof(Player),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,

@@ -20,7 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kernel.alphabeta import (
+from kernel.clock import RESERVE, Clocks
+from kernel.compiled import COMPILED, core_takes
+from kernel.cube.game import Game
+from kernel.cube.position import Move
+from kernel.play.alphabeta import (
     MATE,
     Iteration,
     Limits,
@@ -30,12 +34,8 @@ from kernel.alphabeta import (
     TranspositionTable,
     mate_distance,
 )
-from kernel.alphabeta_core import CompiledSearcher, core_slots
-from kernel.clock import RESERVE, Clocks
-from kernel.compiled import COMPILED, core_takes
-from kernel.cube.game import Game
-from kernel.cube.position import Move
-from kernel.evaluation import DEFAULT_WEIGHTS, Weights
+from kernel.play.alphabeta_core import CompiledSearcher, core_slots
+from kernel.play.evaluation import DEFAULT_WEIGHTS, Weights
 from kernel.tables.tablebase import Tablebases, is_loss, is_win, plies_of, table_move
 from kernel.text.notation import get_move_name
 
@@ -173,8 +173,8 @@ def search_summary(game: Game, choice: Choice, cut: Cut | None = None) -> dict[s
 class Player:
     """Search moves for a game; keeps nothing between moves but its table's memory budget.
 
-    `compiled`: search in the compiled core (kernel/alphabeta_core.py) where it was built and
-    takes the board; else in Python (kernel/alphabeta.py), the same search, slower.
+    `compiled`: search in the compiled core (kernel/play/alphabeta_core.py) where it was built and
+    takes the board; else in Python (kernel/play/alphabeta.py), the same search, slower.
     """
 
     def __init__(

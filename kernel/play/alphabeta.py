@@ -14,7 +14,7 @@ for move ordering. Around it:
 - a check extension: a side in check is searched one ply deeper;
 - mate scores that count the plies to the mate, draws by repetition (a position that stood
   before on the path or in the game) and by the fifty-move rule inside the tree; with a
-  contempt (kernel/evaluation.py), a draw costs the side searched for.
+  contempt (kernel/play/evaluation.py), a draw costs the side searched for.
 
 No late-move reductions, no null-move pruning and no futility pruning. Each was tried against
 the search without it, by an SPRT on 5³ (docs/search.md), and none gained: late-move
@@ -48,7 +48,8 @@ from kernel.cube.rules import (
     pin_of,
 )
 from kernel.cube.variants import PAWN_LETTERS
-from kernel.evaluation import (
+from kernel.interrupt import COMMAND
+from kernel.play.evaluation import (
     DEFAULT_WEIGHTS,
     Tables,
     Weights,
@@ -57,7 +58,6 @@ from kernel.evaluation import (
     evaluate,
     move_delta,
 )
-from kernel.interrupt import COMMAND
 
 #: A move as the search handles it: piece letter, origin, target, captured (EMPTY if none),
 #: what a pawn becomes (EMPTY if none). The same fields as kernel.cube.position.Move, as a plain

@@ -1,10 +1,10 @@
 """The player's search with its roots searched by the compiled core (kernel/core/player.c).
 
-kernel/alphabeta.py is the search; this module changes nothing of it but where each
+kernel/play/alphabeta.py is the search; this module changes nothing of it but where each
 iteration's root is searched. `CompiledSearcher` is a `Searcher` whose `root` hands the root
 moves to the core, which searches the tree below them as `Searcher.pvs` and
 `Searcher.quiescence` would, on its own copy of the position, with the same evaluation
-(kernel/evaluation.py's numbers, handed over here) and the same keys: at a fixed depth the
+(kernel/play/evaluation.py's numbers, handed over here) and the same keys: at a fixed depth the
 two choose the same move with the same score after the same count of positions
 (tests/test_playercore.py; tests/test_raumschach_core.py for Raumschach, whose rules and
 pawn bonuses are handed over too). The iterations, the limits between them and the reports
@@ -19,14 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kernel.alphabeta import (
-    Limits,
-    OnIteration,
-    OutOfTime,
-    Searcher,
-    SearchMove,
-    TranspositionTable,
-)
 from kernel.compiled import (
     CODE_LETTERS,
     CORE_CODES,
@@ -39,7 +31,16 @@ from kernel.cube.board import EMPTY
 from kernel.cube.game import Game
 from kernel.cube.position import BLACK_TO_MOVE_KEY, LETTER_SALTS
 from kernel.cube.variants import Variant
-from kernel.evaluation import (
+from kernel.interrupt import COMMAND
+from kernel.play.alphabeta import (
+    Limits,
+    OnIteration,
+    OutOfTime,
+    Searcher,
+    SearchMove,
+    TranspositionTable,
+)
+from kernel.play.evaluation import (
     BLOCKING,
     DEFAULT_WEIGHTS,
     RAY_LIMIT,
@@ -49,12 +50,11 @@ from kernel.evaluation import (
     pawn_advance,
     variant_moves,
 )
-from kernel.interrupt import COMMAND
 
 #: What one entry of the core's table takes (kernel/core/player.c, `Entry`).
 CORE_ENTRY_BYTES = 32
 CoreMove = tuple[int, int, int, int, int]
-#: A white pawn's bonus on a cell, by kernel/evaluation.py's rules.
+#: A white pawn's bonus on a cell, by kernel/play/evaluation.py's rules.
 PawnBonus = Callable[[Variant, int, tuple[int, int, int], Weights], int]
 
 
@@ -195,7 +195,7 @@ class CompiledSearcher(Searcher):
 
 
 def by_cell(bonus: PawnBonus, variant: Variant, size: int, weights: Weights) -> list[int]:
-    """A white pawn's bonus (kernel/evaluation.py's pawn_advance or passed_bonus) on each cell
+    """A white pawn's bonus (kernel/play/evaluation.py's pawn_advance or passed_bonus) on each cell
     (x, y, z), at x + n (y + n z), as the core takes it."""
     return [
         bonus(variant, size, (x, y, z), weights)
