@@ -1,5 +1,5 @@
-"""The records file: every finished game as a record of kernel/record.py, and reading it back
-to resume a match.
+"""The records file: every finished game as a record of kernel/records/record.py, and reading
+it back to resume a match.
 
 Each record is written whole with one write and ends with the empty line that separates
 records, so a file cut by a kill ends inside at most its last record, which `--resume` cuts
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernel.record import (
+from kernel.records.record import (
     HEADER,
     MOVE_LINE,
     GameRecord,

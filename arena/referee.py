@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.speaker import Speaker, SpeakerDied
-from kernel.record import MOVE_LINE
+from kernel.records.record import MOVE_LINE
 
 #: What `result` answers while the game goes on.
 GOING_ON = "*"

@@ -35,7 +35,7 @@ from arena.report import headline
 from arena.stats import Estimate, Sprt
 from arena.tally import Tally
 from client.cores import usable_cores
-from kernel.record import RecordError, parse_records
+from kernel.records.record import RecordError, parse_records
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "docs" / "ladder"

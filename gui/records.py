@@ -18,7 +18,7 @@ from pathlib import Path
 
 #: A move line of a record, as printgame writes it: `3. m m`, or `1... m` with black first.
 MOVE_LINE = re.compile(r"[0-9]+\.(?:\.\.)?[ \t]+(.*)")
-#: The longest file name the engine quotes whole in a refusal (kernel/replay.py).
+#: The longest file name the engine quotes whole in a refusal (kernel/records/replay.py).
 QUOTED_NAME_CHARS = 60
 
 

@@ -37,7 +37,7 @@ def cmd_loadgame(kernel: Session, args: list[str]) -> str:
     Nothing changes then.
     Returns: nothing.
     """
-    from kernel.replay import ReplayError, file_name, load_game  # imported when first used
+    from kernel.records.replay import ReplayError, file_name, load_game  # imported when first used
 
     ply = None if len(args) < 2 or args[1] == "end" else read_count(args[1], "PLY", 0)
     game_number = 1 if len(args) < 3 else read_count(args[2], "GAME", 1)
@@ -161,7 +161,7 @@ def read_notation(args: list[str]) -> str:
 
 def game_text(kernel: Session, notation: str, **extra: str) -> str:
     """The record of the game as printgame writes it, with any extra headers."""
-    from kernel.replay import game_record  # imported when first used, to start faster
+    from kernel.records.replay import game_record  # imported when first used, to start faster
 
     outcome = kernel.outcome() if kernel.is_game() else None
     short = notation == "short"
@@ -178,7 +178,7 @@ def cmd_savegame(kernel: Session, args: list[str]) -> str:
     another user, or cannot be written; nothing is changed then.
     Returns: nothing.
     """
-    from kernel.savegame import PROGRAM, SaveError, default_program, save_game
+    from kernel.records.savegame import PROGRAM, SaveError, default_program, save_game
 
     record = game_text(kernel, "short", **{PROGRAM: default_program()})
     try:

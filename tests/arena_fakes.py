@@ -16,7 +16,7 @@ from arena.speaker import Launch, Reply, Speaker, SpeakerDied
 from arena.table import Table
 from tests.arena_fake_engine import FakeEngine, read_behaviour
 
-REPO_MODULE = "kernel.record"
+REPO_MODULE = "kernel.records.record"
 
 
 #: The game record module, for the tests to read records with.

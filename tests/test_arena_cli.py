@@ -3,7 +3,7 @@ Ctrl-C and --resume, Dask, the live line, and every refusal as one line with exi
 
 The players and the referee are the fake engine of tests/arena_fakes.py (the real kernel for
 the rules) until the engine has new_game, result and genmove; the arena is started through
-tests/arena_fakes.py only to give it the stand-in of kernel/record.py until that lands.
+tests/arena_fakes.py only to give it the stand-in of kernel/records/record.py until that lands.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def arena(*arguments: str, log_dir: Path) -> subprocess.CompletedProcess[str]:
 
 
 def read_records(path: Path) -> list[Any]:
-    """The records of a file (GameRecord objects of kernel.record)."""
+    """The records of a file (GameRecord objects of kernel.records.record)."""
     games: list[Any] = records.parse_records(path.read_text())
     return games
 

@@ -21,7 +21,7 @@ from arena.judge import IllegalMove, judge_move
 from arena.openings import RandomPlies, StartOpening
 from arena.referee import GOING_ON, Position, Referee
 from arena.speaker import Launch, ProcessSpeaker
-from kernel.record import parse_records
+from kernel.records.record import parse_records
 
 REPO = Path(__file__).resolve().parent.parent
 ARENA = [sys.executable, "-m", "arena"]

@@ -21,8 +21,8 @@ import pytest
 from kernel.config import EngineConfig
 from kernel.cube.board import EMPTY
 from kernel.kernel import Kernel
-from kernel.record import parse_records
-from kernel.replay import MAX_RECORD_BYTES, file_name
+from kernel.records.record import parse_records
+from kernel.records.replay import MAX_RECORD_BYTES, file_name
 from kernel.text.notation import get_move_name
 from tests.conftest import TIMEOUT, Engine, ask, run_engine, split_responses
 from tests.perft_table import START_PERFT

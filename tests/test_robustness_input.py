@@ -21,8 +21,8 @@ from kernel.cube.board import empty_cells
 from kernel.cube.directions import CACHED_SIZES, offsets_for
 from kernel.cube.position import Position
 from kernel.interrupt import COMMAND, EndingSignal, handlers, on_ending
-from kernel.record import MAX_HEADERS, MAX_VALUE_CHARS
-from kernel.replay import MAX_RECORD_BYTES, file_name
+from kernel.records.record import MAX_HEADERS, MAX_VALUE_CHARS
+from kernel.records.replay import MAX_RECORD_BYTES, file_name
 from tests.conftest import Engine, run_engine, split_responses
 from tests.test_interrupt import wait_for_input
 from tests.test_robustness import peak_rss_kib

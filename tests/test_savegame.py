@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel.record import parse_records
+from kernel.records.record import parse_records
 from tests.conftest import MAIN, REPO, TIMEOUT, Engine, assert_still_running
 
 #: Five plies of 5³ (tests/test_terminal_game.py's game), long and short: play reads both.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pexpect
 
-from kernel.record import parse_records
+from kernel.records.record import parse_records
 from tests.conftest import MAIN, REPO, TIMEOUT, default_signals, engine_env
 
 #: Black mates on the eighth ply (found by the engine: mate_in 1 against random moves, seeded),

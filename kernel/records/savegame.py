@@ -20,8 +20,8 @@ import tempfile
 from kernel.config import EngineConfig
 from kernel.cube.game import Game
 from kernel.cube.rules import Analysis
-from kernel.record import RecordError, parse_records
-from kernel.replay import (
+from kernel.records.record import RecordError, parse_records
+from kernel.records.replay import (
     MAX_RECORD_BYTES,
     ReplayError,
     check_record_file,

@@ -18,7 +18,7 @@ from kernel.cube.position import BLACK, Position
 from kernel.cube.rules import Analysis, InvalidPosition, check_position, is_game_position
 from kernel.cube.variants import CUBE, UnknownVariant, variant_named
 from kernel.interrupt import stop_read_if_asked
-from kernel.record import GameRecord, RecordError, format_record, parse_block, record_blocks
+from kernel.records.record import GameRecord, RecordError, format_record, parse_block, record_blocks
 from kernel.text.move_reading import IllegalMove, read_move
 from kernel.text.notation import (
     SIDE_WORDS,
