@@ -11,14 +11,14 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
-from kernel.commands_analysis import (
+from kernel.commands.analysis import (
     cmd_checkers,
     cmd_checkmate,
     cmd_explain,
     cmd_legal_moves,
     cmd_status,
 )
-from kernel.commands_game import (
+from kernel.commands.game import (
     cmd_loadgame,
     cmd_new_game,
     cmd_play,
@@ -28,14 +28,20 @@ from kernel.commands_game import (
     cmd_undo,
     cmd_variant,
 )
-from kernel.commands_player import (
+from kernel.commands.messages import (
+    BOARD_ROW_AGAIN,
+    BOARD_ROW_HINT,
+    looks_like_board_row,
+    unknown_command,
+)
+from kernel.commands.player import (
     cmd_genmove,
     cmd_level,
     cmd_reg_genmove,
     cmd_time_left,
     cmd_time_settings,
 )
-from kernel.commands_position import (
+from kernel.commands.position import (
     cmd_boardsize,
     cmd_clear_board,
     cmd_get_board,
@@ -43,7 +49,7 @@ from kernel.commands_position import (
     cmd_showboard,
     cmd_test_get_point_from_xy,
 )
-from kernel.commands_search import (
+from kernel.commands.search import (
     cmd_helpmate,
     cmd_mate_in,
     cmd_mate_search,
@@ -51,15 +57,9 @@ from kernel.commands_search import (
     cmd_selfmate,
     cmd_solution,
 )
-from kernel.commands_tablebase import cmd_tb_probe
-from kernel.messages import (
-    BOARD_ROW_AGAIN,
-    BOARD_ROW_HINT,
-    looks_like_board_row,
-    unknown_command,
-)
+from kernel.commands.session import Session
+from kernel.commands.tablebase import cmd_tb_probe
 from kernel.protocol import Command, CommandError, Reply, frame, parse_command
-from kernel.session import Session
 from kernel.version import package_version as package_version
 
 Handler = Callable[["Session", list[str]], str]
@@ -121,7 +121,7 @@ class Kernel(Session):
         return spec.handler(self, args)
 
 
-# --- the handlers about the engine itself; the others are in kernel/commands_*.py ---------
+# --- the handlers about the engine itself; the others are in kernel/commands/ ---------
 
 
 def cmd_help(kernel: Session, args: list[str]) -> str:

@@ -305,8 +305,8 @@ def test_echo_stderr_copies_the_console_log(tmp_path: Path) -> None:
 
 def test_the_evaluation_defaults_are_the_evaluations_own() -> None:
     """The config's [evaluation] defaults are the numbers kernel/play/evaluation.py documents."""
+    from kernel.commands.session import weights_of
     from kernel.play.evaluation import DEFAULT_WEIGHTS
-    from kernel.session import weights_of
 
     assert weights_of(EngineConfig()) == DEFAULT_WEIGHTS
 

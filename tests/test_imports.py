@@ -108,7 +108,7 @@ def test_the_walk_sees_the_imports() -> None:
     """The walker finds plain, from- and in-function imports (else the tests below are empty)."""
     edges = graph()
     assert "kernel.cube.board" in edges["kernel.cube.position"]
-    assert "kernel.text.explain" in edges["kernel.commands_analysis"]  # imported inside a function
+    assert "kernel.text.explain" in edges["kernel.commands.analysis"]  # imported inside a function
     assert "client.engine" in edges["batch.work"]
     assert {"kernel", "client", "batch", "arena", "gui", "regress", "main"} <= set(ROOMS)
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernel import kernel as kernel_module
+from kernel.commands.session import Session
 from kernel.config import EngineConfig
 from kernel.kernel import COMMANDS, COMMANDS_BY_NAME, CommandSpec, Kernel
 from kernel.protocol import (
@@ -22,7 +23,6 @@ from kernel.protocol import (
     parse_command,
     prepare_line,
 )
-from kernel.session import Session
 from tests.conftest import CASE_1
 
 #: A framed response: mark, optional id, one space, text without an empty line, empty line.

@@ -361,13 +361,13 @@ def test_a_long_search_reports_its_progress(
 ) -> None:
     """Both searches count against the command's budget, which reports at a terminal (here
     a recorder, and at once rather than after a second)."""
+    import kernel.commands.session
     import kernel.mates.search
-    import kernel.session
 
     reports: list[tuple[int, int]] = []
     monkeypatch.setattr(kernel.mates.search, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr(
-        kernel.session,
+        kernel.commands.session,
         "terminal_progress",
         lambda: lambda depth, nodes, seconds: reports.append((depth, nodes)),
     )

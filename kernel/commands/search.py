@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from kernel.arguments import move_list, parse_int
+from kernel.commands.arguments import move_list, parse_int
+from kernel.commands.session import Session
 from kernel.interrupt import SearchStopped
 from kernel.mates.search import (
     MAX_MATE_MOVES,
@@ -17,7 +18,6 @@ from kernel.mates.search import (
     perft,
 )
 from kernel.protocol import CommandError, shorten
-from kernel.session import Session
 from kernel.text.notation import get_move_name
 
 Result = TypeVar("Result")
@@ -79,7 +79,7 @@ def cmd_mate_search(kernel: Session, args: list[str]) -> str:
     """
     search = proof_search(kernel, args[0] if args else str(kernel.config.max_mate_moves), "MAX")
     most = search.budget.depth
-    from kernel.commands_tablebase import table_mate  # where tables cover it, at any length
+    from kernel.commands.tablebase import table_mate  # where tables cover it, at any length
 
     answer = table_mate(kernel)
     if answer is not None:

@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from kernel.commands.session import Session
 from kernel.cube.position import Move, Position
 from kernel.protocol import CommandError, shorten
-from kernel.session import Session
 from kernel.text.notation import (
     SIDE_WORDS,
     get_move_name,

@@ -1,7 +1,7 @@
 """What the commands share: the game, the player's level and clocks, and the analysis of the
 position, worked out once for every command that asks.
 
-The handlers (kernel/commands_*.py) take a Session; kernel.kernel.Kernel is one, with the
+The handlers (kernel/commands/) take a Session; kernel.kernel.Kernel is one, with the
 command table and the one place replies are framed.
 """
 

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kernel.arguments import (
+from kernel.commands.arguments import (
     read_count,
     read_size,
 )
+from kernel.commands.session import Session, variant_size
 from kernel.cube.game import UNDECIDED
 from kernel.cube.variants import VARIANTS, UnknownVariant, Variant, variant_named
 from kernel.interrupt import ReadStopped
 from kernel.protocol import CommandError, shorten
-from kernel.session import Session, variant_size
 from kernel.text.move_reading import IllegalMove, read_move
 from kernel.text.notation import (
     NotationError,

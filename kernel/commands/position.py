@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kernel.arguments import (
+from kernel.commands.arguments import (
     parse_int,
     read_size,
 )
+from kernel.commands.session import Session
 from kernel.cube.position import NO_POINT, WHITE, Position
 from kernel.cube.rules import InvalidPosition, check_position
 from kernel.protocol import CommandError, shorten
-from kernel.session import Session
 from kernel.text.notation import (
     SIDE_NAMES,
     SIDE_WORDS,

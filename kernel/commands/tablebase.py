@@ -4,9 +4,9 @@ and the tables' answer to mate_search where they cover the position.
 
 from __future__ import annotations
 
+from kernel.commands.session import Session
 from kernel.cube.position import Move, Position
 from kernel.protocol import CommandError
-from kernel.session import Session
 from kernel.tables.tablebase import (
     NO_VALUE,
     NoTable,

@@ -8,19 +8,19 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kernel.arguments import (
+from kernel.clock import Clocks, TimeSettings
+from kernel.commands.arguments import (
     MAX_CLOCK_SECONDS,
     MAX_STONES,
     read_colour,
     read_count,
     read_seconds,
 )
-from kernel.clock import Clocks, TimeSettings
+from kernel.commands.session import Session
 from kernel.config import MAX_MOVE_TIME, MAX_PLAY_DEPTH
 from kernel.play.alphabeta import Iteration
 from kernel.play.player import Level, depth_cut, limits_for, search_summary, thinking_line
 from kernel.protocol import CommandError, shorten
-from kernel.session import Session
 from kernel.text.notation import (
     SIDE_NAMES,
     get_move_name,

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kernel.arguments import (
+from kernel.commands.arguments import (
     move_list,
 )
-from kernel.session import Session
+from kernel.commands.session import Session
 from kernel.text.notation import (
     piece_label,
 )
