@@ -132,3 +132,69 @@ def test_each_room_imports_only_the_rooms_below_it() -> None:
         and target.split(".")[0] not in BELOW[room] | {room}
     ]
     assert wrong == []
+
+
+#: kernel/'s floors from the bottom up (docs/design.md draws them): each subpackage or
+#: top-level module imports only those below it, so the folders read as the engine's layers.
+KERNEL_FLOORS = [
+    # services that stand on nothing of the engine
+    "kernel.protocol",
+    "kernel.interrupt",
+    "kernel.clock",
+    "kernel.version",
+    "kernel.dependencies",
+    "kernel.logfile",
+    "kernel.logger",
+    # the board and the rules
+    "kernel.cube",
+    # moves and positions as people write them
+    "kernel.text",
+    # whether the compiled core was built, and the rules as it takes them
+    "kernel.compiled",
+    # the mate searches
+    "kernel.mates",
+    # the endgame tables as the engine reads them
+    "kernel.tables",
+    # the player
+    "kernel.play",
+    # engine_config.toml
+    "kernel.config",
+    # game records and their files
+    "kernel.records",
+    # the session and the commands' handlers
+    "kernel.commands",
+    # the command table
+    "kernel.kernel",
+]
+
+
+def kernel_unit(module: str) -> str:
+    """The floor a kernel module belongs to: its subpackage, or itself if it stands in kernel/."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_kernel_keeps_few_modules_at_its_top() -> None:
+    """At most 12 modules stand directly in kernel/; the rest live in subpackages whose
+    docstrings say their job."""
+    kernel = REPO / "kernel"
+    top = [path.name for path in kernel.glob("*.py") if path.name != "__init__.py"]
+    assert len(top) <= 12, top
+    for package in kernel.glob("*/__init__.py"):
+        docstring = ast.get_docstring(ast.parse(package.read_text(encoding="utf-8")))
+        assert docstring, f"{package} says nothing of its job"
+
+
+def test_kernel_floors_import_only_downward() -> None:
+    """Each of kernel/'s floors imports only the floors below it, and every module has a floor."""
+    position = {unit: floor for floor, unit in enumerate(KERNEL_FLOORS)}
+    modules = [module for module in graph() if module.startswith("kernel.")]
+    assert sorted({kernel_unit(module) for module in modules} - set(position)) == []
+    upward = [
+        f"{module} imports {target}"
+        for module in modules
+        for target in graph()[module]
+        if target.startswith("kernel.")
+        and kernel_unit(target) != kernel_unit(module)
+        and position[kernel_unit(target)] > position[kernel_unit(module)]
+    ]
+    assert upward == []

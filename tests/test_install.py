@@ -81,7 +81,7 @@ def test_installed_cubemate_runs_from_anywhere(tmp_path: Path) -> None:
         [sys.executable, "-c", where], capture_output=True, text=True, cwd=elsewhere, env=env,
         timeout=TIMEOUT, check=True,
     )  # fmt: skip
-    assert found.stdout == f"True kernel._core {site / 'kernel' / 'proofnumber.py'}\n"
+    assert found.stdout == f"True kernel._core {site / 'kernel' / 'mates' / 'proofnumber.py'}\n"
     assert list(elsewhere.iterdir()) == []
     start = json.loads((state / "cubemate" / "logs" / "cubemate.jsonl").read_text().split("\n")[0])
     assert (start["event"], start["config"]) == ("start", "<built-in defaults>")
