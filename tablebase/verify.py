@@ -20,11 +20,11 @@ from kernel.tablebase import (
     Table,
     file_name,
     letters_of,
-    read_header,
     read_table,
     value_text,
 )
 from tablebase.retrograde import Capture, capture_value, captures_of, core_captures, rules_for
+from tablebase.stats import header_as_named
 
 #: At most this many faults are listed.
 MOST_FAULTS = 20
@@ -49,7 +49,7 @@ def verify(
 ) -> list[str]:
     """Check every value of a table file; return the faults found (empty: sound). In the
     compiled core where it was built (kernel/core/retrograde.c's verify), else in Python."""
-    header = read_header(path)
+    header = header_as_named(path)
     name, size, variant = header.name, header.size, header.variant
     values = read_table(path, name, size, variant)
     folder = path.parent
