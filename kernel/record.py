@@ -271,13 +271,14 @@ def rewritten(text: str, changed: dict[str, str], added: dict[str, str], moves: 
     follow its last header; its last move line, when it holds one move alone, is given the
     next, and the rest follow it in new move lines. Every other line stays as written, with
     its own line end: comments, blank lines, the other headers, the moves it had, each in
-    the notation it was written in. New lines end as the record's first line does.
+    the notation it was written in. New lines end as the record's first header does.
     """
     pieces: list[list[str]] = []  # each line's text and its end ("" for none)
     last_header = last_move = -1
     held = 0  # the moves the record holds
     last_alone = False  # whether its last move line holds one move alone
     black_starts = False
+    newline = "\n"
     for found in _LINE.finditer(text):
         line, end = found.groups()
         if not line and end is None:
@@ -298,11 +299,12 @@ def rewritten(text: str, changed: dict[str, str], added: dict[str, str], moves: 
         if header is None:
             raise RecordError(f"line {len(pieces)}: not a record's line: {shorten(stripped)}")
         key = header.group(1)
+        if last_header < 0:  # the record's first line: new lines end as it does
+            newline = "\r\n" if end == "\r\n" else "\n"
         last_header = len(pieces) - 1
         black_starts = black_starts or (key == "Start" and black_to_move(header.group(2)))
         if key in changed:
             pieces[-1][0] = f"{key}: {one_line(changed[key])}"
-    newline = "\r\n" if pieces and pieces[0][1] == "\r\n" else "\n"
     headers = [f"{key}: {one_line(value)}" for key, value in added.items()]
     first_new = held
     if last_alone and held < len(moves):
