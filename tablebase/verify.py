@@ -18,6 +18,7 @@ from kernel.tablebase import (
     FORMAT_VERSION,
     NO_VALUE,
     Table,
+    TableError,
     file_name,
     letters_of,
     read_table,
@@ -53,12 +54,16 @@ def verify(
     name, size, variant = header.name, header.size, header.variant
     values = read_table(path, name, size, variant)
     folder = path.parent
-    captures = captures_of(
-        name,
-        lambda smaller: read_table(
-            folder / file_name(smaller, size, variant), smaller, size, variant, header.numbering
-        ),
-    )
+    try:
+        captures = captures_of(
+            name,
+            lambda smaller: read_table(
+                folder / file_name(smaller, size, variant), smaller, size, variant, header.numbering
+            ),
+        )
+    except TableError as error:
+        # The fault is a smaller table's: say which table needed it.
+        raise TableError(f"{path}: its captures need the smaller tables: {error}") from None
     checker = compiled_verifier() if compiled else None
     if checker is not None:
         found = checker(size, name, captures, values, MOST_FAULTS, variant, header.numbering)

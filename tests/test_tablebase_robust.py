@@ -430,3 +430,21 @@ def test_a_header_naming_another_ending_is_refused_by_every_command(
     assert info.stdout.strip().endswith(
         f"FAULTY: named {named} on the 3-cube, holds another ending"
     )
+
+
+@pytest.mark.skipif(not COMPILED, reason="four-piece tables need the compiled core")
+def test_verify_of_a_table_without_its_smaller_ones_names_both(
+    tables: Path, tmp_path: Path
+) -> None:
+    """A sound table alone in its folder: verify names the table it was asked for and the
+    smaller table its captures need (before, only the smaller one, as if it were asked for)."""
+    alone = tmp_path / file_name("KQKR", 3)
+    shutil.copy(tables / alone.name, alone)
+    process = cli("verify", str(alone))
+    assert process.returncode == 2 and process.stdout == ""
+    needed = "|".join(re.escape(str(tmp_path / file_name(name, 3))) for name in ("KQK", "KRK"))
+    assert re.fullmatch(
+        rf"tablebase: {re.escape(str(alone))}: its captures need the smaller tables: "
+        rf"({needed}): no such file",
+        one_line(process.stderr),
+    ), process.stderr
