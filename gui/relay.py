@@ -65,10 +65,22 @@ def check_line(line: str) -> str | None:
     return server_file_problem(line)
 
 
-#: Commands that name a file of the machine the engine runs on. The page sends a record's
-#: text (POST /record), never a path: relayed, `loadgame /etc/passwd` read the server's file,
-#: and its refusal quoted a line of it.
-SERVER_FILE_COMMANDS = frozenset({"loadgame"})
+#: Commands that name a file of the machine the engine runs on, and what each does with it.
+#: The page sends a record's text (POST /record) and downloads the record it shows, never
+#: naming a path: relayed, `loadgame /etc/passwd` read the server's file, and its refusal
+#: quoted a line of it; `savegame /any/path` wrote a file wherever the server could (a
+#: relative name into the checkout). These are every command of the engine's table whose
+#: arguments name a path (tests/test_gui_server.py holds the two together).
+SERVER_FILE_COMMANDS = {
+    "loadgame": (
+        "reads a file on the server, which the page never names: open a record with the "
+        "page's Open button (POST /record sends its text)"
+    ),
+    "savegame": (
+        "writes a file on the server, which the page never names: save the record with the "
+        "page's Download record button (the record printgame writes)"
+    ),
+}
 
 
 #: What the engine drops from a line before it reads it (kernel/protocol.py, which a client
@@ -102,10 +114,7 @@ def server_file_problem(line: str) -> str | None:
     for comments in ("line-start", "anywhere"):
         name = command_name(line, comments)
         if name in SERVER_FILE_COMMANDS:
-            return (
-                f"{name} reads a file on the server, which the page never names: open a record "
-                "with the page's Open button (POST /record sends its text)"
-            )
+            return f"{name} {SERVER_FILE_COMMANDS[name]}"
     return None
 
 

@@ -15,6 +15,7 @@ from kernel.tables.tablebase import (
     ORDER,
     SUFFIX,
     TABLE_KINDS,
+    Header,
     Table,
     TableError,
     TableFile,
@@ -65,7 +66,7 @@ HEADING = (
 def stats_of(path: Path) -> Stats:
     """Count one table file, checked as it is read, a stretch at a time: what it holds is
     never all in memory (a five-piece table of 5³ is up to 1.4 GB)."""
-    header = read_header(path)
+    header = header_as_named(path)
     table = open_table(path, header.name, header.size, header.variant)
     try:
         white, black = count_values(table)
@@ -152,6 +153,20 @@ def position_text(table: Table, index: int) -> str:
         position.cells[geometry.get_point_from_cell(x, y, z)] = letter
     board = format_board(Position(table.size, position.cells))
     return f"{table.size} {board} {'w' if side == 0 else 'b'}"
+
+
+def header_as_named(path: Path) -> Header:
+    """Read and check a file's header as the engine reads it: a file named as a table's must
+    hold that ending, of that size and variant (a forged header names another, its checksum
+    made anew); raise TableError naming the file and both endings otherwise. A file of
+    another name is read by its header alone."""
+    named = table_file_name(path)
+    if named is None:
+        return read_header(path)
+    name, size, variant = named
+    table = open_table(path, name, size, variant)
+    table.close()
+    return table.header
 
 
 def table_name(path: Path) -> tuple[str, int] | None:

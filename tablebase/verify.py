@@ -18,13 +18,14 @@ from kernel.tables.tablebase import (
     FORMAT_VERSION,
     NO_VALUE,
     Table,
+    TableError,
     file_name,
     letters_of,
-    read_header,
     read_table,
     value_text,
 )
 from tablebase.retrograde import Capture, capture_value, captures_of, core_captures, rules_for
+from tablebase.stats import header_as_named
 
 #: At most this many faults are listed.
 MOST_FAULTS = 20
@@ -49,16 +50,20 @@ def verify(
 ) -> list[str]:
     """Check every value of a table file; return the faults found (empty: sound). In the
     compiled core where it was built (kernel/core/retrograde.c's verify), else in Python."""
-    header = read_header(path)
+    header = header_as_named(path)
     name, size, variant = header.name, header.size, header.variant
     values = read_table(path, name, size, variant)
     folder = path.parent
-    captures = captures_of(
-        name,
-        lambda smaller: read_table(
-            folder / file_name(smaller, size, variant), smaller, size, variant, header.numbering
-        ),
-    )
+    try:
+        captures = captures_of(
+            name,
+            lambda smaller: read_table(
+                folder / file_name(smaller, size, variant), smaller, size, variant, header.numbering
+            ),
+        )
+    except TableError as error:
+        # The fault is a smaller table's: say which table needed it.
+        raise TableError(f"{path}: its captures need the smaller tables: {error}") from None
     checker = compiled_verifier() if compiled else None
     if checker is not None:
         found = checker(size, name, captures, values, MOST_FAULTS, variant, header.numbering)

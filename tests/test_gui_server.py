@@ -29,8 +29,10 @@ from typing import Any
 import pytest
 
 from gui.connections import DEFAULT_WORKERS, HEAD_LIMIT
+from gui.relay import SERVER_FILE_COMMANDS
 from gui.request_body import MAX_BATCH
 from gui.server import MAX_BODY
+from kernel.kernel import COMMANDS
 from tablebase.build import build
 from tests.conftest import CASE_1, CASE_2, REPO, TIMEOUT
 
@@ -520,19 +522,20 @@ def test_several_hosts_or_origins_are_refused(
     assert engine_board(server.port) == CASE_1
 
 
-@pytest.mark.parametrize(
-    "line",
-    [
-        "loadgame {path}",
-        "7 loadgame {path} 0",
-        "\tloadgame\t{path}",
-        "\ufeffloadgame {path}",
-        "load\ufeffgame {path}",
-        "loadgame\u3000{path}",
-    ],
-    ids=["plain", "with-id", "tabs", "bom-first", "bom-inside", "wide-space"],
-)
-def test_the_relay_opens_no_file_of_the_server(server: Server, tmp_path: Path, line: str) -> None:
+SPELLINGS = {
+    "plain": "{command} {path}",
+    "with-id": "7 {command} {path} 0",
+    "tabs": "\t{command}\t{path}",
+    "bom-first": "\ufeff{command} {path}",
+    "bom-inside": "{head}\ufeff{tail} {path}",
+    "wide-space": "{command}\u3000{path}",
+}
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_the_relay_opens_no_file_of_the_server(
+    server: Server, tmp_path: Path, spelling: str
+) -> None:
     """Issue 38: `loadgame /etc/passwd` relayed read the server's file, and the refusal
     quoted a line of it. The relay refuses loadgame, however it is spelt for the engine (a
     byte-order mark the engine drops, an id, tabs), alone or in a batch, before any line
@@ -540,7 +543,7 @@ def test_the_relay_opens_no_file_of_the_server(server: Server, tmp_path: Path, l
     secret = tmp_path / "secret.txt"
     secret.write_text("Size: 3\nnot a record: SECRET-38\n")
     set_board(server.port, CASE_1)
-    text = line.format(path=secret)
+    text = SPELLINGS[spelling].format(command="loadgame", head="load", tail="game", path=secret)
     for payload in ({"line": text}, {"lines": [f"set_board {CASE_2}", text]}):
         status, answer = ask(server.port, payload)
         assert status == 400, answer
@@ -549,6 +552,43 @@ def test_the_relay_opens_no_file_of_the_server(server: Server, tmp_path: Path, l
         assert engine_board(server.port) == CASE_1
     status, answer = ask(server.port, {"line": "help loadgame"})
     assert (status, answer["ok"]) == (200, True)
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_the_relay_writes_no_file_of_the_server(
+    server: Server, tmp_path: Path, spelling: str
+) -> None:
+    """Issue 63, item 5: `savegame /any/path` relayed answered 200 and wrote the file on the
+    server (a relative name into the checkout, where the engine runs). The relay refuses it
+    as it refuses loadgame, however spelt, alone or in a batch, before any line is sent: no
+    file appears, at an absolute path or a relative one, and the game is the one before."""
+    set_board(server.port, CASE_1)
+    relative = f"issue63-{spelling}-{os.getpid()}.txt"
+    for target in (str(tmp_path / "written.txt"), relative):
+        text = SPELLINGS[spelling].format(command="savegame", head="save", tail="game", path=target)
+        for payload in ({"line": text}, {"lines": [f"set_board {CASE_2}", text]}):
+            status, answer = ask(server.port, payload)
+            assert status == 400, answer
+            assert answer["error"].endswith(
+                "savegame writes a file on the server, which the page never names: save the"
+                " record with the page's Download record button (the record printgame writes)"
+            )
+            assert engine_board(server.port) == CASE_1
+    assert not (tmp_path / "written.txt").exists()
+    assert not (REPO / relative).exists()
+    status, answer = ask(server.port, {"line": "help savegame"})
+    assert (status, answer["ok"]) == (200, True)
+
+
+def test_every_command_that_names_a_path_is_refused_by_the_relay() -> None:
+    """The relay's list of commands naming a server's file is the engine's: each command of
+    the table whose syntax names a FILE (or a folder or path) is refused, and nothing else."""
+    naming = {
+        spec.name
+        for spec in COMMANDS
+        if re.search(r"\b(FILE|DIR|FOLDER|PATH)S?\b", spec.syntax.upper())
+    }
+    assert naming == set(SERVER_FILE_COMMANDS) == {"loadgame", "savegame"}
 
 
 # --- item 8: timeouts and bounded threads ------------------------------------------------------

@@ -21,7 +21,7 @@ import pytest
 from kernel.config import EngineConfig
 from kernel.cube.board import EMPTY
 from kernel.kernel import Kernel
-from kernel.records.record import parse_records
+from kernel.records.record import parse_records, rewritten
 from kernel.records.replay import MAX_RECORD_BYTES, file_name
 from kernel.text.notation import get_move_name
 from tests.conftest import TIMEOUT, Engine, ask, run_engine, split_responses
@@ -399,3 +399,56 @@ def test_a_long_file_name_keeps_its_end() -> None:
     long = "/" + "a" * 100 + "/games.txt"
     assert file_name(long) == repr("..." + long[-57:])
     assert len(file_name(long)) == 62 and file_name(long).endswith("/games.txt'")
+
+
+# --- saving again: a record's own lines kept (issue 63, item 4) --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "changed", "added", "moves", "expected"),
+    [
+        # Black first, no moves yet: the headers added after the last header, then `1...`.
+        (
+            "Size: 3\nStart: x b\nResult: *\n# a note\n",
+            {"Result": "0-1 (checkmate)"},
+            {"Date": "2026-12-07"},
+            ["a", "b", "c", "d"],
+            "Size: 3\nStart: x b\nResult: 0-1 (checkmate)\nDate: 2026-12-07\n1... a\n2. b c\n"
+            "3. d\n# a note\n",
+        ),
+        # A last line of one move gets black's; a file without a last line end gets one.
+        (
+            "Size: 3\nStart: x w\nResult: *\n1. Ra3(I)-a3(II)  ra1\n2.   a",
+            {},
+            {},
+            ["Ra3(II)", "ra1", "a", "b", "c"],
+            "Size: 3\nStart: x w\nResult: *\n1. Ra3(I)-a3(II)  ra1\n2.   a b\n3. c\n",
+        ),
+        # CRLF kept, new lines in CRLF; comments and blank lines around the record kept.
+        (
+            "# top\n\nSize: 3\r\nStart: x w\r\n  White: Alice  \r\nResult: *\r\n"
+            "1. a b\r\n\r\n# end",
+            {},
+            {"Event": "club"},
+            ["a", "b", "c"],
+            "# top\n\nSize: 3\r\nStart: x w\r\n  White: Alice  \r\nResult: *\r\nEvent: club\r\n"
+            "1. a b\r\n2. c\r\n\r\n# end",
+        ),
+        # Nothing new: the text comes back as it was, but for what changed.
+        (
+            "Size: 3\nStart: x w\nResult: 1/2-1/2 (agreed)\nProgram: cubemate 0.0.1\n1. a b\n",
+            {"Program": "cubemate 0.1.0"},
+            {},
+            ["a", "b"],
+            "Size: 3\nStart: x w\nResult: 1/2-1/2 (agreed)\nProgram: cubemate 0.1.0\n1. a b\n",
+        ),
+    ],
+    ids=["black-first", "one-move-alone", "crlf-and-comments", "nothing-new"],
+)
+def test_a_record_written_again_keeps_its_own_lines(
+    text: str, changed: dict[str, str], added: dict[str, str], moves: list[str], expected: str
+) -> None:
+    written = rewritten(text, changed, added, moves)
+    assert written == expected
+    (record,) = parse_records(written)
+    assert len(record.moves) == len(moves)

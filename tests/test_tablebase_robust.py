@@ -6,6 +6,7 @@ closed pipes, concurrent builds and links, each through the real process: the en
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -20,7 +21,9 @@ import pytest
 from kernel.compiled import COMPILED
 from kernel.tables.tablebase import (
     HEADER_SIZE,
+    MOST_HEADER_BYTES,
     Header,
+    check_header,
     entries_of,
     file_name,
     read_header,
@@ -369,3 +372,79 @@ def test_a_link_to_nothing_or_a_loop_at_a_tables_name_is_never_replaced(tmp_path
         assert probe(engine, rook) == f"? {loop}: a loop of symbolic links"
     finally:
         engine.discard()
+
+
+# --- issue 63, item 2: a header that names another ending than its file ---------------------
+
+
+def renamed_header(data: bytes, name: str) -> bytes:
+    """A table file's bytes with its header naming another ending of as many letters, the
+    header's checksum made anew: every other check of the file still holds."""
+    header = read_header_of_bytes(data)
+    length = len(header.pack())
+    return dataclasses.replace(header, name=name).pack() + data[length:]
+
+
+def read_header_of_bytes(data: bytes) -> Header:
+    """The header of a table file's bytes, as the engine checks it."""
+    return check_header(Path("forged"), data[:MOST_HEADER_BYTES], len(data))
+
+
+FORGERIES = [("KQK", "KRK")] + ([("KQKR", "KRKN")] if COMPILED else [])
+
+
+@pytest.mark.parametrize("version", ["plain", "compressed"])
+@pytest.mark.parametrize(("named", "holds"), FORGERIES)
+def test_a_header_naming_another_ending_is_refused_by_every_command(
+    tables: Path, tmp_path: Path, version: str, named: str, holds: str
+) -> None:
+    source = tables
+    if version == "compressed":
+        source = tmp_path / "v4"
+        assert cli("compress", str(tables), "--out", str(source)).returncode == 0
+    folder = tmp_path / "t"
+    shutil.copytree(source, folder)
+    path = folder / file_name(named, 3)
+    path.write_bytes(renamed_header(path.read_bytes(), holds))
+    assert read_header(path).name == holds  # the forgery is sound but for its name
+    refusal = f"{path}: holds {holds} on the 3-cube, not {named} on the 3-cube"
+    stats = cli("stats", str(folder))
+    assert stats.returncode == 2
+    assert one_line(stats.stderr) == f"tablebase: {refusal}; left out"
+    rows = [line for line in stats.stdout.splitlines() if line.startswith(f"| {holds} |")]
+    assert len(rows) == 1  # the real table's row alone
+    # verify names the forged file (not a smaller table it would have read for the header's
+    # ending), also where it stands alone in its folder.
+    alone = tmp_path / "alone" / path.name
+    alone.parent.mkdir()
+    shutil.copy(path, alone)
+    for checked in (path, alone):
+        process = cli("verify", str(checked))
+        assert process.returncode == 2
+        assert one_line(process.stderr) == (
+            f"tablebase: {checked}: holds {holds} on the 3-cube, not {named} on the 3-cube"
+        )
+        assert process.stdout == ""
+    info = cli("info", str(path))
+    assert info.returncode == 1
+    assert info.stdout.strip().endswith(
+        f"FAULTY: named {named} on the 3-cube, holds another ending"
+    )
+
+
+@pytest.mark.skipif(not COMPILED, reason="four-piece tables need the compiled core")
+def test_verify_of_a_table_without_its_smaller_ones_names_both(
+    tables: Path, tmp_path: Path
+) -> None:
+    """A sound table alone in its folder: verify names the table it was asked for and the
+    smaller table its captures need (before, only the smaller one, as if it were asked for)."""
+    alone = tmp_path / file_name("KQKR", 3)
+    shutil.copy(tables / alone.name, alone)
+    process = cli("verify", str(alone))
+    assert process.returncode == 2 and process.stdout == ""
+    needed = "|".join(re.escape(str(tmp_path / file_name(name, 3))) for name in ("KQK", "KRK"))
+    assert re.fullmatch(
+        rf"tablebase: {re.escape(str(alone))}: its captures need the smaller tables: "
+        rf"({needed}): no such file",
+        one_line(process.stderr),
+    ), process.stderr

@@ -175,7 +175,9 @@ def cmd_savegame(kernel: Session, args: list[str]) -> str:
     Arguments: FILE (one word), relative to the engine's working folder.
     Fails: FILE exists and is not a record savegame wrote of this game (the same start, and
     moves this game begins with), is a symbolic link, a folder, a FIFO or a device, belongs to
-    another user, or cannot be written; nothing is changed then.
+    another user, or cannot be written; another engine is saving it; it holds a Result
+    written by hand that this game's further moves would lose; SIGUSR1 stopped its check.
+    Nothing is changed then. Saving again keeps what FILE holds that the engine did not write.
     Returns: nothing.
     """
     from kernel.records.savegame import PROGRAM, SaveError, default_program, save_game

@@ -79,17 +79,21 @@ def format_record(record: GameRecord) -> str:
     for key, value in record.headers.items():
         if key not in REQUIRED and HEADER.fullmatch(f"{key}: x"):
             lines.append(f"{key}: {one_line(value)}")
-    moves = record.moves
-    number = 1
-    index = 0
-    if record.black_starts and moves:
-        lines.append(f"1... {moves[0]}")
-        number, index = 2, 1
-    while index < len(moves):
-        lines.append(f"{number}. " + " ".join(moves[index : index + 2]))
-        number += 1
-        index += 2
+    lines.extend(text for _, text in move_lines(record.moves, record.black_starts))
     return "\n".join(lines) + "\n"
+
+
+def move_lines(moves: list[str], black_starts: bool, first: int = 0) -> Iterator[tuple[int, str]]:
+    """Write the move lines of a record from the move at index `first` (one that begins a
+    line): each line with the index of its first move."""
+    index = first
+    if black_starts and index == 0 and moves:
+        yield 0, f"1... {moves[0]}"
+        index = 1
+    while index < len(moves):
+        number = (index + int(black_starts)) // 2 + 1
+        yield index, f"{number}. " + " ".join(moves[index : index + 2])
+        index += 2
 
 
 def format_records(records: list[GameRecord]) -> str:
@@ -257,3 +261,68 @@ def read_move_line(found: re.Match[str], number: int, moves: list[str], black_st
     if len(digits) > MAX_DIGITS or int(digits) != expected:
         raise RecordError(f"line {number}: move {expected} expected, got {digits}{dots}")
     moves.extend(words)
+
+
+def rewritten(text: str, changed: dict[str, str], added: dict[str, str], moves: list[str]) -> str:
+    """Write the text of one record again, keeping every line of its own as it stands.
+
+    `text` holds one record (parse_records read it whole), whose moves `moves` begin with.
+    The header lines named in `changed` get their new values in place; the headers of `added`
+    follow its last header; its last move line, when it holds one move alone, is given the
+    next, and the rest follow it in new move lines. Every other line stays as written, with
+    its own line end: comments, blank lines, the other headers, the moves it had, each in
+    the notation it was written in. New lines end as the record's first header does.
+    """
+    pieces: list[list[str]] = []  # each line's text and its end ("" for none)
+    last_header = last_move = -1
+    held = 0  # the moves the record holds
+    last_alone = False  # whether its last move line holds one move alone
+    black_starts = False
+    newline = "\n"
+    for found in _LINE.finditer(text):
+        line, end = found.groups()
+        if not line and end is None:
+            continue
+        pieces.append([line, end or ""])
+        if not len(pieces) % STOP_EVERY:
+            stop_read_if_asked(f"at line {len(pieces)}")
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        move_line = MOVE_LINE.fullmatch(stripped)
+        if move_line is not None:
+            last_move = len(pieces) - 1
+            held += len(move_line.group(3).split())
+            last_alone = move_line.group(2) == "." and len(move_line.group(3).split()) == 1
+            continue
+        header = HEADER.fullmatch(stripped)
+        if header is None:
+            raise RecordError(f"line {len(pieces)}: not a record's line: {shorten(stripped)}")
+        key = header.group(1)
+        if last_header < 0:  # the record's first line: new lines end as it does
+            newline = "\r\n" if end == "\r\n" else "\n"
+        last_header = len(pieces) - 1
+        black_starts = black_starts or (key == "Start" and black_to_move(header.group(2)))
+        if key in changed:
+            pieces[-1][0] = f"{key}: {one_line(changed[key])}"
+    headers = [f"{key}: {one_line(value)}" for key, value in added.items()]
+    first_new = held
+    if last_alone and held < len(moves):
+        pieces[last_move][0] = pieces[last_move][0].rstrip() + f" {moves[held]}"
+        first_new = held + 1
+    new_moves = [line for _, line in move_lines(moves, black_starts, first_new)]
+    # The later place first, so that the earlier one's index still holds.
+    if last_move >= 0:
+        insert_lines(pieces, last_move, new_moves, newline)
+        insert_lines(pieces, last_header, headers, newline)
+    else:
+        insert_lines(pieces, last_header, headers + new_moves, newline)
+    return "".join(line + end for line, end in pieces)
+
+
+def insert_lines(pieces: list[list[str]], after: int, lines: list[str], newline: str) -> None:
+    """Put new lines after the line at index `after`, which gets a line end if it had none."""
+    if lines:
+        if not pieces[after][1]:
+            pieces[after][1] = newline
+        pieces[after + 1 : after + 1] = [[line, newline] for line in lines]
