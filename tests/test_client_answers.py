@@ -91,16 +91,17 @@ def test_responses_come_whole_however_the_bytes_are_cut() -> None:
 
 def test_a_long_answer_is_read_in_linear_time() -> None:
     """32 MB in 64 KB chunks (a pipe's size): well under a second where appending and
-    searching it all again at each chunk took minutes (16 MB: 14 s on the pipe)."""
+    searching it all again at each chunk took minutes (16 MB: 14 s on the pipe). The time is
+    this process's CPU time, not the clock's: on a loaded machine the clock ran 6.5 s here."""
     answer = b"=1 " + b"x" * (32 << 20)
     answers = Answers()
-    started = time.perf_counter()
+    started = time.process_time()
     for start in range(0, len(answer), 1 << 16):
         answers.feed(answer[start : start + (1 << 16)])
         assert answers.response() is None
     answers.feed(b"\n\n")
     assert answers.response() == answer
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
 
 
 def test_an_answer_over_the_limit_is_refused_before_more_is_kept() -> None:
