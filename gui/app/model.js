@@ -207,3 +207,19 @@ export function plyNames() {
   const named = r !== null && r.short.length === state.moves.length && r.long.length === state.moves.length;
   return state.moves.map((sent, k) => (named ? { short: r.short[k], long: r.long[k] } : { short: sent, long: sent }));
 }
+
+/** Whether it is the computer's turn in the position shown. */
+export function computersTurn() {
+  return state.opponent !== "none" && state.side === state.opponent;
+}
+
+export const colourWord = (s) => (s === "w" ? "white" : "black");
+
+export function replayPly() {
+  // Where the game stands in the opened record: the moves played, if they are its first ones.
+  if (!state.replay || state.moves.length > state.replay.moves.length) return -1;
+  // A move counts as the record's however it was written: as sent, or either of its names.
+  const names = plyNames();
+  const same = (k, text) => [state.moves[k], names[k].short, names[k].long].includes(text);
+  return state.replay.moves.slice(0, state.moves.length).every((text, k) => same(k, text)) ? state.moves.length : -1;
+}
