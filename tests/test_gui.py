@@ -1463,6 +1463,8 @@ def test_a_promotion_asks_which_piece(page: Page, server_url: str) -> None:
     load(page, PROMOTION_BOARD)
     sent = engine_lines(page)
     page.click('[data-cell="b4(V)"]')
+    # Five moves, one per piece it may become, to one cell (issue 63: it said "1 legal move").
+    assert page.inner_text("#selection") == "Selected b4(V) — white pawn: 5 legal moves"
     page.click('[data-cell="b5(V)"]')
     wait_until(page, "#promotion[open]")
     choices = page.locator("#promotion-choices button")

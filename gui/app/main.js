@@ -242,6 +242,7 @@ export function setMode(next) {
   for (const chip of document.querySelectorAll("#palette .chip")) chip.disabled = state.mode !== "edit";
   if (state.mode !== "edit") arm(null);
   if (state.mode !== "play") stopSearches(); // the computer moves in Play only
+  savePosition();
   paint();
   if (state.mode === "play" && was !== "play" && state.analysis && !state.debounceTimer) maybeComputerMove();
 }
@@ -303,15 +304,12 @@ export function markLastMove(text) {
   saveGame();
 }
 
-export async function goToPly(ply) {
+export function goToPly(ply) {
   // A ply of the move list clicked: back to it, or on along the opened record to it.
   if (ply < state.moves.length) return takeBack(state.moves.length - ply);
-  const record = state.replay;
-  for (let at = replayPly(); record === state.replay && at >= 0 && at < Math.min(ply, record.moves.length); at = replayPly()) {
-    await playMove(record.moves[at]);
-    if (replayPly() !== at + 1) return undefined;
-  }
-  return undefined;
+  const at = replayPly();
+  if (at < 0) return undefined;
+  return playMoves(state.replay.moves.slice(at, ply));
 }
 
 export function undo() {
@@ -516,7 +514,10 @@ export function newGame() {
 
 export function setOpponent(value) {
   stopSearches(); // a move the computer is thinking about belongs to the side it played
+  const player = state.opponent === "w" ? "b" : "w";
   state.opponent = value === "white" ? "w" : value === "black" ? "b" : "none";
+  // The board turns to the side the person now plays.
+  if (view3d && player !== (state.opponent === "w" ? "b" : "w")) view3d.reset();
   if (state.opponent !== "none") setMode("play");
   savePosition();
   renderGame();
@@ -586,12 +587,48 @@ export function openRecord(file) {
 
 
 export async function replayForward(all) {
-  // Play the record's next move, or every move left, one after another as if clicked.
+  // Play the record's next move, or every move left (in one exchange of up to MAX_BATCH lines
+  // at a time, the board shown once at the end: a record's 146 moves in a blink).
   const record = state.replay;
-  for (let ply = replayPly(); record === state.replay && ply >= 0 && ply < record.moves.length; ply = replayPly()) {
-    await playMove(record.moves[ply]);
-    if (!all || replayPly() !== ply + 1) return;
-  }
+  const ply = replayPly();
+  if (ply < 0 || ply >= record.moves.length) return undefined;
+  if (!all) return playMove(record.moves[ply]);
+  return playMoves(record.moves.slice(ply));
+}
+
+export function playMoves(texts) {
+  // Play `texts` one after another in the engine, then show the position it holds; the moves
+  // it refuses, and those after, are not played (its message says why).
+  if (!texts.length) return Promise.resolve();
+  stopSearches();
+  const gen = ++state.generation;
+  return exclusive(async () => {
+    if (variantLines().length || state.engineKey !== boardKey()) {
+      const { sent } = await askAbout(["get_board"]); // the board on screen, where the engine lacks it
+      if (!sent.ok) { showFailure(sent); return; }
+    }
+    const played = [];
+    let refused = null;
+    for (let k = 0; !refused && k < texts.length; k += MAX_BATCH) {
+      const chunk = texts.slice(k, k + MAX_BATCH);
+      const replies = await engineBatch(chunk.map((m) => `play ${m}`));
+      for (const [j, r] of replies.entries()) {
+        if (refused) break;
+        if (r.ok) played.push(chunk[j]); else refused = r;
+      }
+    }
+    const [g, ...names] = await engineBatch(["get_board", ...RECORD_LINES]);
+    const parsed = g.ok ? fromNotation(g.text) : null;
+    state.engineKey = parsed ? g.text.trim() : null;
+    if (gen !== state.generation) return;
+    if (!parsed || parsed.size > MAX_VIEW) { setMessage("cannot read the engine's board after the moves", "error"); return; }
+    adopt(parsed);
+    state.moves.push(...played);
+    takeRecord(names);
+    changed({ immediate: true, edited: false });
+    if (played.length) markLastMove(played[played.length - 1]);
+    if (refused) showFailure(refused);
+  });
 }
 
 export function playClick(i) {
@@ -999,7 +1036,13 @@ for (const [id, key] of [["levels-shown", "levels"], ["level-from", "from"], ["l
   });
 }
 $("camera-reset").addEventListener("click", () => { if (view3d) view3d.reset(); });
-for (const button of document.querySelectorAll("#camera-presets button")) {
+$("skip").addEventListener("click", (ev) => {
+  // Tab, Enter: the board takes the keys (the 3D view when shown, else the layers' cursor cell).
+  ev.preventDefault();
+  if (document.body.dataset.view !== "layers") $("scene-canvas").focus();
+  else { const cell = document.querySelector(`#boards .cell[data-index="${state.cursor}"]`); if (cell) cell.focus(); }
+});
+for (const button of document.querySelectorAll("#camera-presets button[data-preset]")) {
   button.addEventListener("click", () => { if (view3d) view3d.preset(button.dataset.preset); });
 }
 
