@@ -106,7 +106,7 @@ export function paintLayers(marks) {
     if (keyFrom.has(i) || keyTo.has(i)) notes.push("mating key");
     const lastEnd = last ? (i === last.from ? "from" : i === last.to ? "to" : "") : "";
     const hintEnd = hint ? (i === hint.from ? "from" : i === hint.to ? "to" : "") : "";
-    if (lastEnd) notes.push(`computer's last move ${lastEnd} here`);
+    if (lastEnd) notes.push(`last move ${lastEnd} here`);
     if (hintEnd) notes.push(`hint: move ${hintEnd} here`);
     setData(el, "lastMove", lastEnd);
     setData(el, "hint", hintEnd);
