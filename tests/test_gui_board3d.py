@@ -73,6 +73,9 @@ def board_page(shared_tab: Page, server_url: str, request: pytest.FixtureRequest
     with loaded(shared_tab, server_url, width, height, view="3d") as page:
         page.check('#mode input[value="play"]')
         yield page
+        # What a test chose and the page keeps (localStorage) is not the next test's.
+        page.select_option("#levels-shown", "all")
+        page.select_option("#opponent", "none")
 
 
 def point(page: Page, cell: str, kind: str) -> dict[str, float] | None:
@@ -460,8 +463,8 @@ ROOK_BOARD = "[k##,###,###],[###,###,###],[###,###,R#K]"
 @pytest.mark.parametrize("board_page", [(1400, 900)], indirect=True, ids=["1400"])
 def test_keyboard_play_in_3d(board_page: Page, server_url: str) -> None:
     """Tab once and Enter reach the 3D board; W moves the cursor a rank up, D a file right,
-    R a level up, F down; Enter selects the rook and plays it; the cell under the pointer is
-    named above the board."""
+    R a level up, F down; Enter selects the rook and plays it, the rook glides to its cell and
+    the move stays marked; the cell under the pointer is named above the board."""
     page = board_page
     load(page, ROOK_BOARD)
     page.goto(f"{server_url}?view=3d&pause=0")  # the position left, the focus at the start
@@ -477,9 +480,15 @@ def test_keyboard_play_in_3d(board_page: Page, server_url: str) -> None:
     for key in ("r", "f", "d", "a", "w"):
         page.keyboard.press(key)
     assert page.inner_text("#cell-name") == "a2(I)"
+    page.evaluate(
+        """() => { window.glides = []; new MutationObserver(() => window.glides.push(
+            document.getElementById("scene-canvas").dataset.gliding)).observe(
+            document.getElementById("scene-canvas"), { attributeFilter: ["data-gliding"] }); }"""
+    )
     page.keyboard.press("Enter")
     wait_until(page, "#moves .ply")
     settle(page)
+    page.wait_for_function("() => window.glides.join() === '1,0'")  # the rook glided, and arrived
     assert page.inner_text("#moves") == "1. Ra2(I)"
     assert engine_board(server_url) == "[k##,###,###],[###,###,###],[###,R##,##K] b"
     assert page.get_attribute('[data-cell="a2(I)"]', "data-last-move") == "to"

@@ -644,7 +644,6 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
     step: view.step,
     frameTimes: () => [...frameTimes],
     gliding: () => glide !== null,
-    debug: () => [...sprites.values()].map((sp) => [cellName(sp.userData.cell), sp.material.map.userData.core.length]),
   };
   return view;
 }
