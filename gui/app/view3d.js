@@ -26,6 +26,8 @@ const TURN = Math.PI / 12;      // a camera key turns it by 15°
 const ZOOM = 1.2;               // + and − change the distance by this factor
 // No multisampling: in software WebGL it cost a third of each frame (docs/gui.md).
 const ANTIALIAS = false;
+// The resolution while a drag turns the camera, a share of the full one (docs/gui.md, "Speed").
+const MOVING_RATIO = 0.6;
 // Draw order: the levels, then the marks and coordinates, then the figures, then the hover ring.
 const ORDER = { squares: 0, marks: 1, figures: 2, hover: 3 };
 const FIGURE_SIZE = 0.86;       // a figure's sprite, in cells
@@ -140,7 +142,8 @@ function figureMaterial(letter) {
 
 export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveSettings, playerSide }) {
   const renderer = new THREE.WebGLRenderer({ canvas, antialias: ANTIALIAS });
-  renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+  const pixelRatio = Math.min(window.devicePixelRatio || 1, 2);
+  renderer.setPixelRatio(pixelRatio);
   renderer.setClearColor(0xeef1f4);
   const scene = new THREE.Scene();
   const camera = new THREE.PerspectiveCamera(40, 1, 0.1, 500);
@@ -448,10 +451,18 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   }
   // While a drag turns the camera nothing is picked (the pointer is on the move); when it ends,
   // what now lies under the pointer is lit.
-  let dragging = false;
-  controls.addEventListener("start", () => { dragging = true; });
+  // While it turns, the view is drawn at MOVING_RATIO of its resolution (half the pixels to
+  // fill in software WebGL), and sharp again the moment it stops.
+  let dragging = false, sharpTimer = 0;
+  function turning(on) {
+    clearTimeout(sharpTimer);
+    const ratio = pixelRatio * (on ? MOVING_RATIO : 1);
+    if (renderer.getPixelRatio() !== ratio) renderer.setPixelRatio(ratio); // a new buffer: only on a change
+    if (!on) requestRender();
+  }
+  controls.addEventListener("start", () => { dragging = true; turning(true); });
   controls.addEventListener("change", () => { requestRender(); if (pointer && !dragging) hoverAt(pointer); });
-  controls.addEventListener("end", () => { dragging = false; saveCamera(); if (pointer) hoverAt(pointer); });
+  controls.addEventListener("end", () => { dragging = false; turning(false); saveCamera(); if (pointer) hoverAt(pointer); });
 
   function turn(dTheta, dPhi, scale = 1) {
     const offset = camera.position.clone().sub(controls.target);
@@ -629,7 +640,12 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
     reset() { resetCamera(); saveCamera(); requestRender(); },
     preset(name) { preset(name); saveCamera(); requestRender(); },
     /** Turn the camera a step and draw at once: for measuring frames. */
-    step(dTheta) { turn(dTheta, 0); render(true); },
+    step(dTheta) {
+      turning(true);
+      turn(dTheta, 0);
+      render(true);
+      sharpTimer = setTimeout(() => turning(false), 200); // as a drag's end would
+    },
   };
   const name = (i) => (i >= 0 ? cellName(i) : null);
   // The tests' hook (docs/gui.md): what a pixel picks, a visible pixel that picks a cell's figure
