@@ -1639,4 +1639,7 @@ def screenshots_3d(tab: Page, server_url: str, folder: Path) -> None:
             path = folder / f"gui-3d-raumschach-{preset}.png"
             page.locator("#scene-canvas").screenshot(path=str(path))
             assert path.stat().st_size > 10_000
+            if preset == "white":
+                page.keyboard.press("Escape")  # the unicorn put down
+                wait_until(page, '[data-cell="b1(II)"]:not(.sel)')
             page.mouse.move(0, 0)

@@ -225,7 +225,10 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
       board.add(new THREE.Line(outline, new THREE.LineBasicMaterial({ color: COLORS.frame })));
       const name = levelName(state.variant, z);
       labels.push(name);
-      board.add(textSprite(name, "#24292f", "#eef1f4", new THREE.Vector3(-h - 0.9, y, h + 0.3), 0.6));
+      // Beside its own rank along the left edge (level I by rank 1): from above the names
+      // run up the edge instead of piling on one corner.
+      const along = n <= 16 ? (n - 1) / 2 - z : h;
+      board.add(textSprite(name, "#24292f", "#eef1f4", new THREE.Vector3(-h - 0.9, y, along), 0.6));
     }
     if (levels.length && n <= 26) {
       const y = (levels[0] - (n - 1) / 2) * spacing() - 0.05;
