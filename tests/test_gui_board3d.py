@@ -440,7 +440,7 @@ def test_camera_presets_frame_the_levels_shown(board_page: Page) -> None:
     page.select_option("#level-from", "3")
     page.click('#camera-presets [data-preset="white"]')
     shown_3d(page)
-    assert spread() > 0.6
+    assert spread() > 0.5  # a flat board seen at 30°, its coordinates and its name beside it
     page.click('#camera-presets [data-preset="side"]')
     page.select_option("#opponent", "white")  # the person plays Black: the board turns
     settle(page)

@@ -247,11 +247,13 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   function frame(theta, phi) {
     const n = state.n, levels = shownLevels();
     const lo = ((levels[0] ?? 0) - (n - 1) / 2) * spacing(), hi = ((levels[levels.length - 1] ?? 0) - (n - 1) / 2) * spacing();
-    const h = n / 2 + 0.6;
+    const h = n / 2;
     const centreY = (lo + hi) / 2 + 0.2;
     controls.target.set(0, centreY, 0);
     const corners = [];
-    for (const x of [-h - 0.6, h]) for (const y of [lo - 0.2, hi + 0.9]) for (const z of [-h, h]) corners.push(new THREE.Vector3(x, y, z));
+    // The levels' names reach 1.5 left of the board, the ranks' numbers 0.8 right, the files'
+    // letters 0.7 in front, the figures 0.9 above the top level.
+    for (const x of [-h - 1.5, h + 0.8]) for (const y of [lo - 0.3, hi + 0.9]) for (const z of [-h, h + 0.7]) corners.push(new THREE.Vector3(x, y, z));
     const direction = new THREE.Vector3().setFromSpherical(new THREE.Spherical(1, phi, theta));
     resize();
     const fits = (radius) => {
