@@ -37,7 +37,7 @@ const GLIDE_MS = 320;           // a move's glide
 
 // The presets: [theta (around the vertical, 0 = from rank 1), phi (from straight above)].
 const PRESETS = {
-  white: [0.35, 1.05], black: [Math.PI + 0.35, 1.05], top: [0, 0.02], side: [Math.PI / 2 + 0.35, 1.2],
+  white: [0.35, 1.05], black: [Math.PI + 0.35, 1.05], top: [0, 0.3], side: [Math.PI / 2 + 0.35, 1.2],
 };
 
 /** A texture of a piece's glyph (or a key's number, a level's name): drawn once on a canvas,
