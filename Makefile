@@ -33,7 +33,7 @@ export PYTHONDONTWRITEBYTECODE :=
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 # The browser tests run in a pytest of their own beside the workers: they wait on Chromium
 # and the page most of the time (38 s for 22 CPU-s alone), and the other tests fill the waits.
-BROWSER_TESTS := tests/test_gui.py tests/test_gui_game.py
+BROWSER_TESTS := tests/test_gui.py tests/test_gui_game.py tests/test_gui_board3d.py
 # What npm ci leaves once three.js is installed (the rule near `gui`).
 THREE := gui/node_modules/.package-lock.json
 

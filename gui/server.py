@@ -80,6 +80,7 @@ STATIC_FILES: dict[str, tuple[Path, str]] = {
         f"/app/{name}.js": (GUI / "app" / f"{name}.js", JS)
         for name in (
             "main",
+            "dom",
             "model",
             "pieces",
             "connection",

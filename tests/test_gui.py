@@ -1463,6 +1463,8 @@ def test_a_promotion_asks_which_piece(page: Page, server_url: str) -> None:
     load(page, PROMOTION_BOARD)
     sent = engine_lines(page)
     page.click('[data-cell="b4(V)"]')
+    # Five moves, one per piece it may become, to one cell (issue 63: it said "1 legal move").
+    assert page.inner_text("#selection") == "Selected b4(V) — white pawn: 5 legal moves"
     page.click('[data-cell="b5(V)"]')
     wait_until(page, "#promotion[open]")
     choices = page.locator("#promotion-choices button")
@@ -1586,7 +1588,8 @@ def test_screenshots(shared_tab: Page, server_url: str, tmp_path: Path) -> None:
 
 def screenshots_3d(tab: Page, server_url: str, folder: Path) -> None:
     """The 3D view at 1400 px (a game against the computer, its last move and a piece's lines
-    across the levels) and on a 390 px phone (the board and the verdict on one screen)."""
+    across the levels), on a 390 px phone (the board, the verdict and the moves on one screen),
+    and Raumschach from White's view, Black's and above."""
     with loaded(tab, server_url, 1400, 900, view="both") as page:
         page.select_option("#size", "5")
         page.select_option("#level", "level nodes 1")
@@ -1597,7 +1600,7 @@ def screenshots_3d(tab: Page, server_url: str, folder: Path) -> None:
         wait_until(page, "[data-last-move]")
         page.evaluate("window.scrollTo(0, 0)")  # the click on the layers scrolled them in
         shown_3d(page)
-        queen = page.evaluate("window.cubemate3d.pixelOf('c2(I)')")
+        queen = page.evaluate("window.cubemate3d.pixelOf('c2(I)', 'figure')")
         page.mouse.move(queen["x"], queen["y"])  # its lines across the levels
         wait_until(page, ".cell.reach")
         shown_3d(page)
@@ -1608,7 +1611,35 @@ def screenshots_3d(tab: Page, server_url: str, folder: Path) -> None:
         page.select_option("#size", "5")
         page.click("#new-game")
         settle(page)
+        page.evaluate("window.scrollTo(0, 0)")
+        shown_3d(page)
+        for cell, kind in (("b1(I)", "figure"), ("c3(I)", "square")):  # Nc3(I), clicked in 3D
+            point = page.evaluate(f"window.cubemate3d.pixelOf('{cell}', '{kind}')")
+            page.mouse.click(point["x"], point["y"])
+            wait_until(page, f'[data-cell="{cell}"].sel' if kind == "figure" else "#moves .ply")
+        settle(page)
         shown_3d(page)
         path = folder / "gui-3d-390.png"
         page.screenshot(path=str(path))
         assert path.stat().st_size > 10_000
+    # Raumschach in the 3D view alone, from White's view (the unicorn b1(II) selected, its
+    # targets lit), Black's and above: the canvas only, to keep the pictures small.
+    with loaded(tab, server_url, 900, 700, view="3d") as page:
+        page.select_option("#variant", "raumschach")
+        wait_until(page, 'body[data-variant="raumschach"]')
+        settle(page)
+        for preset in ("white", "black", "top"):
+            page.click(f'#camera-presets [data-preset="{preset}"]')
+            shown_3d(page)
+            if preset == "white":
+                unicorn = page.evaluate("window.cubemate3d.pixelOf('b1(II)', 'figure')")
+                page.mouse.click(unicorn["x"], unicorn["y"])
+                wait_until(page, '[data-cell="b1(II)"].sel')
+                shown_3d(page)
+            path = folder / f"gui-3d-raumschach-{preset}.png"
+            page.locator("#scene-canvas").screenshot(path=str(path))
+            assert path.stat().st_size > 10_000
+            if preset == "white":
+                page.keyboard.press("Escape")  # the unicorn put down
+                wait_until(page, '[data-cell="b1(II)"]:not(.sel)')
+            page.mouse.move(0, 0)

@@ -1,8 +1,15 @@
 // The connection to the engine through gui.server: one request at a time in the page's queue,
 // batches of lines, the versions of the engine's game, the console's log of every exchange.
+// It imports only the model: what the page shows when the engine's moves are forgotten (an
+// engine restarted, a board set) or a job fails is the controller's, handed in by
+// setConnectionHooks().
+import { $ } from "./dom.js";
 import { state, boardKey, fromNotation } from "./model.js";
-import { $, renderMoves, setMessage } from "./panels.js";
 import { variantOf } from "./variants.js";
+
+/** The controller's hooks: the move list emptied, a job that failed with a page error. */
+const hooks = { movesForgotten: () => {}, failed: () => {} };
+export function setConnectionHooks(handlers) { Object.assign(hooks, handlers); }
 export const MAX_BATCH = 16;    // lines the server takes in one request
 
 export function logLine(text, cls) {
@@ -50,7 +57,7 @@ export function received(line, data) {
     // A new engine holds an empty board and no moves: ours must be sent again.
     state.engineKey = null;
     state.engineVariant = null; // it plays the config's rules: the page's are sent again
-    if (state.moves.length) { state.moves = []; renderMoves(); }
+    if (state.moves.length) { state.moves = []; hooks.movesForgotten(); }
     state.notice = `${data.notice || data.error || "the engine was restarted"}; the page sent its board again`;
     logLine(`(server) ${state.notice}`, "bad");
   }
@@ -104,7 +111,7 @@ export async function askAbout(lines) {
       sent = replies.shift();
       if (!sent.ok) return { sent, replies: [] };
       state.engineKey = key;
-      if (state.moves.length) { state.moves = []; renderMoves(); } // set_board starts a new history
+      if (state.moves.length) { state.moves = []; hooks.movesForgotten(); } // set_board starts a new history
     }
     // An engine restarted before a line answered it about an empty board: again, with ours.
     const restarted = replies.some((r) => r.restarted && r.raw !== undefined);
@@ -125,7 +132,7 @@ export async function ensureBoard() {
   const r = replies[0];
   if (r.ok) {
     state.engineKey = key;
-    if (state.moves.length) { state.moves = []; renderMoves(); } // set_board starts a new history
+    if (state.moves.length) { state.moves = []; hooks.movesForgotten(); } // set_board starts a new history
   }
   return r;
 }
@@ -167,7 +174,7 @@ export function exclusive(job) {
   updatePending();
   // A stop on its way is waited for first: it may still be taking a move back.
   const run = state.queueTail.then(() => state.pendingStop).then(job)
-    .catch((err) => setMessage(`page error: ${err}`, "error"));
+    .catch((err) => hooks.failed(`page error: ${err}`));
   state.queueTail = run.finally(() => { state.jobs -= 1; updatePending(); });
   return state.queueTail;
 }

@@ -1,11 +1,23 @@
 // The layer view: the levels side by side as grids of cells, their marks, and what the mouse,
 // the keyboard and drag and drop do on them (the palette's drags included).
+// It imports only downward (the model, the lines, the DOM helpers): what a click, a key or a
+// drop does to the game is the controller's (main.js), handed in by setLayerActions().
+import { $, setData } from "./dom.js";
 import { boardLines } from "./lines.js";
-import { editCell, moveTo, paint, place, playClick, whenLoaded } from "./main.js";
 import { state, cellIndex, cellName, coords, describe, fileName, index, ownPiece } from "./model.js";
-import { $, arm, setData } from "./panels.js";
 import { figure, LETTERS } from "./pieces.js";
 import { levelName, lettersOf } from "./variants.js";
+
+/** The controller's handlers: an edit of a cell, a move, a redraw, a placed piece, a click in
+ * Play, and an action deferred until a pasted board has loaded. */
+const actions = {
+  editCell: () => {}, moveTo: () => {}, paint: () => {}, place: () => {}, playClick: () => {}, whenLoaded: (f) => f(),
+};
+export function setLayerActions(handlers) { Object.assign(actions, handlers); }
+const editCell = (...a) => actions.editCell(...a), moveTo = (...a) => actions.moveTo(...a);
+const paint = () => actions.paint(), place = (...a) => actions.place(...a);
+const playClick = (...a) => actions.playClick(...a), whenLoaded = (f) => actions.whenLoaded(f);
+
 export function cellSize(size) {
   // Sizes chosen so that three layers fit in a row next to the panel at 1400 px.
   const base = { 2: 72, 3: 62, 4: 50, 5: 44, 6: 38, 7: 32, 8: 28, 9: 26, 10: 24 }[size]
@@ -94,7 +106,7 @@ export function paintLayers(marks) {
     if (keyFrom.has(i) || keyTo.has(i)) notes.push("mating key");
     const lastEnd = last ? (i === last.from ? "from" : i === last.to ? "to" : "") : "";
     const hintEnd = hint ? (i === hint.from ? "from" : i === hint.to ? "to" : "") : "";
-    if (lastEnd) notes.push(`computer's last move ${lastEnd} here`);
+    if (lastEnd) notes.push(`last move ${lastEnd} here`);
     if (hintEnd) notes.push(`hint: move ${hintEnd} here`);
     setData(el, "lastMove", lastEnd);
     setData(el, "hint", hintEnd);
@@ -287,3 +299,16 @@ export function buildPalette() {
   });
 }
 
+/** The palette's tool: a piece letter, "" (the eraser) or null (a click cycles). */
+export function arm(tool) {
+  state.armed = tool;
+  for (const chip of document.querySelectorAll("#palette .chip")) {
+    chip.setAttribute("aria-pressed", String(tool !== null && chip.dataset.palette === tool));
+  }
+  $("pieces-hint").textContent = tool === null
+    ? "Pick a piece, then click cells to place it (click the piece again to stop). "
+      + `Without one, a click cycles ${[...lettersOf(state.variant)].join(" ")} and empty.`
+    : tool === ""
+      ? "Eraser: click a cell to empty it. Esc or ✕ again puts it away."
+      : `Click a cell to place a ${describe(tool)} (click it again to remove). Esc puts it away.`;
+}

@@ -2,10 +2,13 @@
 // every board shown, the computer's moves, the hint, records, the solver and the console.
 // It owns no drawing: paint() hands the model to the layer view, the 3D view and the panels.
 // The 3D view once its module (and three.js) loaded; null while the layers are the only view.
-import { ask, askAbout, engine, engineBatch, ensureBoard, exclusive, heard, heardVariant, learnEngineBoard, logLine, MAX_BATCH, post, received, updatePending, variantLines } from "./connection.js";
-import { applyZoom, buildBoards, buildPalette, clickCell, paintLayers, renderPalette } from "./layers.js";
-import { state, boardKey, boardMarks, cellIndex, cellName, fromNotation, MAX_3D, MAX_VIEW, ownPiece, parseCheckers, parseMoves, plyNames, recordPlies, sideName, VERDICTS } from "./model.js";
-import { $, arm, choosePromotion, clearMessage, problem, renderGame, renderMoves, renderNotationState, renderPosition, renderSolve, renderThinking, renderUndo, setMessage, setRecordLink, setSolveStatus, setTable, setText, setVerdict, showFailure, showIdleThinking, showNotation } from "./panels.js";
+// It sits on top: it imports the views, the connection and the model, and hands the views the
+// handlers of what their clicks do (no module below imports it; tests/test_gui_modules.py).
+import { ask, askAbout, engine, engineBatch, ensureBoard, exclusive, heard, heardVariant, learnEngineBoard, logLine, MAX_BATCH, post, received, setConnectionHooks, updatePending, variantLines } from "./connection.js";
+import { $, setText } from "./dom.js";
+import { applyZoom, arm, buildBoards, buildPalette, clickCell, paintLayers, renderPalette, setLayerActions } from "./layers.js";
+import { state, boardKey, boardMarks, cellIndex, cellName, colourWord, computersTurn, fromNotation, MAX_3D, MAX_VIEW, ownPiece, parseCheckers, parseMoves, plyNames, recordPlies, replayPly, sideName, VERDICTS } from "./model.js";
+import { choosePromotion, clearMessage, problem, renderGame, renderMoves, renderNotationState, renderPosition, renderSolve, renderThinking, renderUndo, setMessage, setPanelActions, setRecordLink, setSolveStatus, setTable, setVerdict, showFailure, showIdleThinking, showNotation } from "./panels.js";
 import { allowsSize, cycleOf, knownVariant, levelName, lettersOf, variantOf } from "./variants.js";
 let view3d = null;
 
@@ -239,6 +242,7 @@ export function setMode(next) {
   for (const chip of document.querySelectorAll("#palette .chip")) chip.disabled = state.mode !== "edit";
   if (state.mode !== "edit") arm(null);
   if (state.mode !== "play") stopSearches(); // the computer moves in Play only
+  savePosition();
   paint();
   if (state.mode === "play" && was !== "play" && state.analysis && !state.debounceTimer) maybeComputerMove();
 }
@@ -262,9 +266,6 @@ export function moveTo(from, to) {
   });
 }
 
-export function computersTurn() {
-  return state.opponent !== "none" && state.side === state.opponent;
-}
 
 export function playMove(text) {
   // Ask the engine to play `text` on the board shown; adopt the position it then holds.
@@ -291,7 +292,24 @@ export function playMove(text) {
     state.moves.push(text);
     takeRecord(names);
     changed({ immediate: true, edited: false });
+    markLastMove(text);
   });
+}
+
+export function markLastMove(text) {
+  // The move just played, the person's or the computer's, stays marked on the board it left.
+  const [m] = parseMoves(text);
+  state.lastMove = m ? { key: boardKey(), from: m.from, to: m.to } : null;
+  paint();
+  saveGame();
+}
+
+export function goToPly(ply) {
+  // A ply of the move list clicked: back to it, or on along the opened record to it.
+  if (ply < state.moves.length) return takeBack(state.moves.length - ply);
+  const at = replayPly();
+  if (at < 0) return undefined;
+  return playMoves(state.replay.moves.slice(at, ply));
 }
 
 export function undo() {
@@ -338,7 +356,6 @@ export function levelLines() {
   return [LEVEL_RESET, $("level").value];
 }
 
-export const colourWord = (s) => (s === "w" ? "white" : "black");
 
 export function maybeComputerMove() {
   // After every judged board: the computer moves when it is its turn in a game going on.
@@ -382,10 +399,8 @@ export function computerMove() {
       adopt(parsed);
       state.moves.push(r.text);
       takeRecord(names);
-      const [m] = parseMoves(r.text);
       changed({ immediate: true, edited: false });
-      if (m) state.lastMove = { key: boardKey(), from: m.from, to: m.to };
-      paint();
+      markLastMove(r.text);
     } finally {
       thinking.answered = true;
       clearTimeout(thinking.timer);
@@ -499,7 +514,10 @@ export function newGame() {
 
 export function setOpponent(value) {
   stopSearches(); // a move the computer is thinking about belongs to the side it played
+  const player = state.opponent === "w" ? "b" : "w";
   state.opponent = value === "white" ? "w" : value === "black" ? "b" : "none";
+  // The board turns to the side the person now plays.
+  if (view3d && player !== (state.opponent === "w" ? "b" : "w")) view3d.reset();
   if (state.opponent !== "none") setMode("play");
   savePosition();
   renderGame();
@@ -567,22 +585,50 @@ export function openRecord(file) {
   });
 }
 
-export function replayPly() {
-  // Where the game stands in the opened record: the moves played, if they are its first ones.
-  if (!state.replay || state.moves.length > state.replay.moves.length) return -1;
-  // A move counts as the record's however it was written: as sent, or either of its names.
-  const names = plyNames();
-  const same = (k, text) => [state.moves[k], names[k].short, names[k].long].includes(text);
-  return state.replay.moves.slice(0, state.moves.length).every((text, k) => same(k, text)) ? state.moves.length : -1;
-}
 
 export async function replayForward(all) {
-  // Play the record's next move, or every move left, one after another as if clicked.
+  // Play the record's next move, or every move left (in one exchange of up to MAX_BATCH lines
+  // at a time, the board shown once at the end: a record's 146 moves in a blink).
   const record = state.replay;
-  for (let ply = replayPly(); record === state.replay && ply >= 0 && ply < record.moves.length; ply = replayPly()) {
-    await playMove(record.moves[ply]);
-    if (!all || replayPly() !== ply + 1) return;
-  }
+  const ply = replayPly();
+  if (ply < 0 || ply >= record.moves.length) return undefined;
+  if (!all) return playMove(record.moves[ply]);
+  return playMoves(record.moves.slice(ply));
+}
+
+export function playMoves(texts) {
+  // Play `texts` one after another in the engine, then show the position it holds; the moves
+  // it refuses, and those after, are not played (its message says why).
+  if (!texts.length) return Promise.resolve();
+  stopSearches();
+  const gen = ++state.generation;
+  return exclusive(async () => {
+    if (variantLines().length || state.engineKey !== boardKey()) {
+      const { sent } = await askAbout(["get_board"]); // the board on screen, where the engine lacks it
+      if (!sent.ok) { showFailure(sent); return; }
+    }
+    const played = [];
+    let refused = null;
+    for (let k = 0; !refused && k < texts.length; k += MAX_BATCH) {
+      const chunk = texts.slice(k, k + MAX_BATCH);
+      const replies = await engineBatch(chunk.map((m) => `play ${m}`));
+      for (const [j, r] of replies.entries()) {
+        if (refused) break;
+        if (r.ok) played.push(chunk[j]); else refused = r;
+      }
+    }
+    const [g, ...names] = await engineBatch(["get_board", ...RECORD_LINES]);
+    const parsed = g.ok ? fromNotation(g.text) : null;
+    state.engineKey = parsed ? g.text.trim() : null;
+    if (gen !== state.generation) return;
+    if (!parsed || parsed.size > MAX_VIEW) { setMessage("cannot read the engine's board after the moves", "error"); return; }
+    adopt(parsed);
+    state.moves.push(...played);
+    takeRecord(names);
+    changed({ immediate: true, edited: false });
+    if (played.length) markLastMove(played[played.length - 1]);
+    if (refused) showFailure(refused);
+  });
 }
 
 export function playClick(i) {
@@ -953,6 +999,8 @@ function loadView3d() {
       const module = await import("./view3d.js");
       view3d = module.createView3d({
         canvas: $("scene-canvas"),
+        nameBox: $("cell-name"),
+        playerSide: () => (state.opponent === "w" ? "b" : "w"),
         onCell: (i) => clickCell(i),
         onHover: (i) => { if (i !== state.hover) { state.hover = i; paint(); } },
         settings: view,
@@ -988,6 +1036,15 @@ for (const [id, key] of [["levels-shown", "levels"], ["level-from", "from"], ["l
   });
 }
 $("camera-reset").addEventListener("click", () => { if (view3d) view3d.reset(); });
+$("skip").addEventListener("click", (ev) => {
+  // Tab, Enter: the board takes the keys (the 3D view when shown, else the layers' cursor cell).
+  ev.preventDefault();
+  if (document.body.dataset.view !== "layers") $("scene-canvas").focus();
+  else { const cell = document.querySelector(`#boards .cell[data-index="${state.cursor}"]`); if (cell) cell.focus(); }
+});
+for (const button of document.querySelectorAll("#camera-presets button[data-preset]")) {
+  button.addEventListener("click", () => { if (view3d) view3d.preset(button.dataset.preset); });
+}
 
 // ---------------------------------------------------------------- the move list's notation
 // Short (the default) or long, as the person last chose it; it survives a reload in localStorage.
@@ -1008,6 +1065,48 @@ for (const r of document.querySelectorAll("#move-notation input")) {
 const POSITION_KEY = "cubemate.position";
 export function savePosition() {
   save(POSITION_KEY, { board: boardKey(), variant: state.variant, opponent: state.opponent, mode: state.mode });
+  saveGame();
+}
+
+// The game survives a reload and opens in a second tab: its start (the board when no move had
+// been played: a new game's, a loaded board's, an opened record's real start), its moves as
+// sent and the record being stepped through, in localStorage. The page plays them again in
+// the engine on the next visit, so that the list, Undo and the record are the game's.
+const GAME_KEY = "cubemate.game";
+let gameStart = null;
+export function saveGame() {
+  if (!state.moves.length || !gameStart) gameStart = { board: boardKey(), variant: state.variant };
+  save(GAME_KEY, { start: gameStart, moves: state.moves, replay: state.replay, board: boardKey() });
+}
+
+export function restoreGame(game) {
+  // Set the saved start in the engine and play the saved moves there (up to MAX_BATCH lines a
+  // request); if any is refused, or the engine ends elsewhere, the position alone is kept.
+  const gen = ++state.generation;
+  return exclusive(async () => {
+    const rules = variantLines();
+    const lines = [...rules, `set_board ${game.start.board}`, ...game.moves.map((m) => `play ${m}`)];
+    let ok = true;
+    for (let k = 0; ok && k < lines.length; k += MAX_BATCH) {
+      const replies = await engineBatch(lines.slice(k, k + MAX_BATCH));
+      if (k === 0 && heardVariant(rules, replies)) ok = false;
+      ok = ok && replies.every((r) => r.ok);
+    }
+    const [g, ...names] = await engineBatch(["get_board", ...RECORD_LINES]);
+    state.engineKey = g.ok ? g.text.trim() : null;
+    if (gen !== state.generation) return;
+    if (ok && g.ok && g.text.trim() === game.board) {
+      state.moves = [...game.moves];
+      state.replay = game.replay && Array.isArray(game.replay.moves) ? game.replay : null;
+      gameStart = game.start;
+      takeRecord(names);
+      changed({ immediate: true, edited: false });
+      markLastMove(state.moves[state.moves.length - 1]);
+      renderMoves();
+    } else {
+      changed({ immediate: true });
+    }
+  });
 }
 for (let s = 2; s <= 16; s++) {
   const opt = document.createElement("option");
@@ -1022,6 +1121,13 @@ EXAMPLES.forEach(([label], k) => {
   $("examples").append(opt);
 });
 
+// The views and the connection are told what their events do (they import nothing above them).
+setLayerActions({ editCell, moveTo, paint, place, playClick, whenLoaded });
+setPanelActions({
+  playKey: (text) => { setMode("play"); playMove(text); },
+  goToPly: (ply) => goToPly(ply),
+});
+setConnectionHooks({ movesForgotten: () => renderMoves(), failed: (text) => setMessage(text, "error") });
 buildPalette();
 arm(null);
 setSize(3);
@@ -1041,7 +1147,12 @@ else if (ADDRESS.get("board") === "empty") {
   adopt({ ...leftBoard, variant: knownVariant(left.variant) ? left.variant : "cube" });
   state.opponent = ["w", "b"].includes(left.opponent) ? left.opponent : "none";
   state.notice = "The position you left. New game starts another."; // shown once judged
-  changed({ immediate: true });
+  const game = readSaved(GAME_KEY, null);
+  const whole = game && game.start && typeof game.start.board === "string" && game.start.variant === state.variant
+    && Array.isArray(game.moves) && game.moves.length > 0 && game.moves.every((m) => typeof m === "string" && !/\s/.test(m))
+    && game.board === boardKey();
+  if (whole) restoreGame(game);
+  else changed({ immediate: true });
   setMode(left.mode === "play" ? "play" : "edit");
 } else {
   $("size").value = "5";

@@ -1,6 +1,6 @@
 // The model of the position the page shows, shared by the layer view, the 3D view and the
 // panels: the board, the side to move, the page's state around them (selection, the engine's
-// analysis, the keys, the hint, the computer's last move), the cells' names and the notation.
+// analysis, the keys, the hint, the last move), the cells' names and the notation.
 import { LETTERS, pieceOf } from "./pieces.js";
 
 /** Every piece letter, as a regular expression's class. */
@@ -34,7 +34,7 @@ export const state = {
   opponent: "none",   // the side the computer plays: "w", "b" or "none"
   gameVersion: 0,     // the server's version of the engine's game, as last heard
   result: "",         // the engine's `result` for the board shown; "" while unknown
-  lastMove: null,     // {key, from, to} of the computer's move, while its board is shown
+  lastMove: null,     // {key, from, to} of the last move played (either side), while its board is shown
   hint: null,         // {key, from, to, text}: the hint for the board shown
   computer: null,     // the computer's move while it is asked for: {gen, version, cancelled}
   hinting: null,      // the hint while it is asked for, in the same shape
@@ -168,7 +168,7 @@ export function parseCheckers(text) {
 
 /** What both views mark on the board shown: the king to move and its state, the checkers, the
  * selected piece's legal targets, the mating keys (numbered, in the engine's order), the
- * computer's last move and the hint; each only while it belongs to this board. */
+ * last move played and the hint; each only while it belongs to this board. */
 export function boardMarks() {
   const key = boardKey();
   const status = state.analysis ? state.analysis.status : "";
@@ -206,4 +206,20 @@ export function plyNames() {
   const r = state.record;
   const named = r !== null && r.short.length === state.moves.length && r.long.length === state.moves.length;
   return state.moves.map((sent, k) => (named ? { short: r.short[k], long: r.long[k] } : { short: sent, long: sent }));
+}
+
+/** Whether it is the computer's turn in the position shown. */
+export function computersTurn() {
+  return state.opponent !== "none" && state.side === state.opponent;
+}
+
+export const colourWord = (s) => (s === "w" ? "white" : "black");
+
+export function replayPly() {
+  // Where the game stands in the opened record: the moves played, if they are its first ones.
+  if (!state.replay || state.moves.length > state.replay.moves.length) return -1;
+  // A move counts as the record's however it was written: as sent, or either of its names.
+  const names = plyNames();
+  const same = (k, text) => [state.moves[k], names[k].short, names[k].long].includes(text);
+  return state.replay.moves.slice(0, state.moves.length).every((text, k) => same(k, text)) ? state.moves.length : -1;
 }

@@ -1,16 +1,15 @@
 // The side panel: the verdict, messages, the move list, the computer's thinking, the solver's
 // keys, the record's replay buttons and the piece picker's state.
-import { colourWord, computersTurn, playMove, replayPly, setMode } from "./main.js";
-import { state, boardKey, cellName, describe, isWhite, ownPiece, plyNames, sideName } from "./model.js";
+// It imports only downward (the model, the DOM helpers): what a click in it does is the
+// controller's, handed in by setPanelActions().
+import { $, setData, setText } from "./dom.js";
+import { state, boardKey, cellName, colourWord, computersTurn, describe, isWhite, ownPiece, plyNames, replayPly, sideName } from "./model.js";
 import { figure, pieceOf } from "./pieces.js";
-import { lettersOf } from "./variants.js";
-export const $ = (id) => document.getElementById(id);
 
-export function setData(el, name, value) {
-  // Set a data attribute, or remove it when the value is empty.
-  if (value) { if (el.dataset[name] !== value) el.dataset[name] = value; }
-  else if (name in el.dataset) delete el.dataset[name];
-}
+/** What the panel's own buttons do, as the controller (main.js) says: play a mating key, go to
+ * a ply of the move list. */
+const actions = { playKey: () => {}, goToPly: () => {} };
+export function setPanelActions(handlers) { Object.assign(actions, handlers); }
 
 export function renderUndo() {
   const off = state.moves.length === 0 && !state.computer;
@@ -19,34 +18,46 @@ export function renderUndo() {
 
 export function renderMoves() {
   const list = $("moves");
-  // In pairs, as printgame writes them: `1. Nc3(I) Qc1(V)+`, or long, `1. Nb1(I)-c3(I)
-  // qc4(V)-c1(V)`, as chosen; each ply's other form is its tooltip. A game that began with
-  // black to move opens with `1. … move`.
+  // One column of pairs, as printgame writes them: `1. Nc3(I) Qc1(V)+`, or long, `1. Nb1(I)-c3(I)
+  // qc4(V)-c1(V)`, as chosen; each ply's other form is its tooltip. A game that began with black
+  // to move opens with `1. … move`. While a record is stepped through, its moves still to come
+  // are listed too, dimmed. The current move (the last played) is marked and scrolled into the
+  // list's view; a click on a ply goes to the position after it.
   const other = state.notation === "long" ? "short" : "long";
   const names = plyNames();
-  const plies = names.length;
-  const blackFirst = (plies % 2 === 0) === (state.side === "b");
-  const row = blackFirst ? [null, ...names] : [...names];
+  const at = replayPly();
+  const ahead = at >= 0 ? state.replay.moves.slice(names.length).map((text) => ({ short: text, long: text, ahead: true })) : [];
+  const all = [...names, ...ahead];
+  const blackFirst = (names.length % 2 === 0) === (state.side === "b");
+  const row = blackFirst ? [null, ...all] : [...all];
   const items = [];
+  let current = null;
   for (let k = 0; k < row.length; k += 2) {
     const li = document.createElement("li");
     li.append(`${k / 2 + 1}.`);
-    for (const ply of row.slice(k, k + 2)) {
+    for (const [offset, ply] of row.slice(k, k + 2).entries()) {
       const span = document.createElement("span");
       if (ply === null) span.textContent = "…";
       else {
-        span.className = "ply";
+        const number = k + offset + (blackFirst ? 0 : 1); // plies played up to and with this one
+        span.className = ply.ahead ? "ahead" : "ply"; // only played plies are .ply
         span.textContent = ply[state.notation];
         span.title = ply[other];
         span.dataset.short = ply.short;
         span.dataset.long = ply.long;
+        span.dataset.ply = String(number);
+        span.tabIndex = -1;
+        span.setAttribute("role", "button");
+        span.addEventListener("click", () => actions.goToPly(number));
+        if (number === names.length) { span.classList.add("current"); span.setAttribute("aria-current", "step"); current = span; }
       }
       li.append(" ", span);
     }
     items.push(li);
   }
   list.replaceChildren(...items);
-  list.scrollTop = list.scrollHeight;
+  if (current) list.scrollTop = Math.max(0, current.offsetTop - list.clientHeight / 2);
+  else list.scrollTop = 0;
   for (const r of document.querySelectorAll("#move-notation input")) r.checked = r.value === state.notation;
   renderUndo();
   renderReplay();
@@ -61,7 +72,7 @@ export function renderSolve() {
     b.textContent = m.text;
     b.dataset.move = m.text;
     b.title = "Play this key (switches to Play)";
-    b.addEventListener("click", () => { setMode("play"); playMove(m.text); });
+    b.addEventListener("click", () => actions.playKey(m.text));
     li.append(b);
     return li;
   }));
@@ -131,18 +142,6 @@ export function showFailure(data) {
   setMessage(problem(data), data.raw !== undefined ? "refused" : "error");
 }
 
-export function arm(tool) {
-  state.armed = tool;
-  for (const chip of document.querySelectorAll("#palette .chip")) {
-    chip.setAttribute("aria-pressed", String(tool !== null && chip.dataset.palette === tool));
-  }
-  $("pieces-hint").textContent = tool === null
-    ? "Pick a piece, then click cells to place it (click the piece again to stop). "
-      + `Without one, a click cycles ${[...lettersOf(state.variant)].join(" ")} and empty.`
-    : tool === ""
-      ? "Eraser: click a cell to empty it. Esc or ✕ again puts it away."
-      : `Click a cell to place a ${describe(tool)} (click it again to remove). Esc puts it away.`;
-}
 
 export function scoreWords(depth, who) {
   // The engine scores for the side to move: the computer, while it thinks.
@@ -198,10 +197,6 @@ export function showIdleThinking() {
   setData(box, "score", "");
 }
 
-export function setText(el, text) {
-  // Write only what changed: every write costs the page a style pass.
-  if (el.textContent !== text) el.textContent = text;
-}
 
 export function renderGame() {
   const over = state.result !== "" && state.result !== "*"; // no move is asked for in a game that has ended
@@ -260,7 +255,9 @@ export function renderPosition(marks) {
     const p = state.cells[state.selected];
     let text = `Selected ${cellName(state.selected)} — ${describe(p)}`;
     if (ownPiece(p) && state.analysis) {
-      text += `: ${marks.targets.size} legal move${marks.targets.size === 1 ? "" : "s"}`;
+      // Moves, not cells: a pawn about to promote has one move per piece it may become.
+      const count = state.analysis.moves.filter((m) => m.from === state.selected).length;
+      text += `: ${count} legal move${count === 1 ? "" : "s"}`;
     }
     info.textContent = text;
   }

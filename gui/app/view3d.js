@@ -1,39 +1,58 @@
 // The 3D view: the levels stacked in three.js, translucent, under a camera that orbits, zooms and
-// pans (three's OrbitControls: mouse and touch; the arrow keys turn it, + and − zoom, 0 resets).
+// pans (three's OrbitControls: mouse and touch; the keys turn it, zoom it and choose presets).
 // It draws the model the layer view draws, with the same marks and the lines across the levels,
-// and a click on a cell goes to the same handler as a click on the layers. It draws only when
-// something changed (a camera move, a new position), never in a loop.
+// and hands a click on a cell to the controller's handler. It draws only when something changed
+// (a camera move, a new position, a glide), never in a loop.
+//
+// What is seen is what is clicked: one function, pick(), names the cell under a pixel for the
+// hover highlight and for the click alike. The figures are drawn after every level, nearest last
+// and without depth test, so that no translucent level tints or hides them; pick() follows that
+// order (the nearest figure whose opaque pixels lie under the pointer wins), then the squares.
 import * as THREE from "three";
 import { OrbitControls } from "/three/OrbitControls.js";
-import { state, coords, isWhite, cellName, cellIndex } from "./model.js";
+import { state, coords, isWhite, cellName, cellIndex, fileName } from "./model.js";
 import { pieceOf } from "./pieces.js";
 import { levelName } from "./variants.js";
 import { boardLines } from "./lines.js";
 
 const COLORS = {
-  light: 0xf0dcb8, dark: 0xb98a5e, selected: 0x5b8def, target: 0x9cc0ff, capture: 0x6f9cf5,
+  light: 0xf0dcb8, dark: 0xb98a5e, selected: 0x2f6feb, target: 0x6fa3ff, capture: 0x3d7bf5,
   king: 0x7fd18f, check: 0xf6a04d, mated: 0xe5534b, stalemated: 0x9aa4ad, checker: 0xf08c8c,
   keyFrom: 0xb79cf2, keyTo: 0x9a72ec, last: 0xc3dc5c, hint: 0x6fcf85, reach: 0xf7e27c,
-  column: 0xd8e6f7, frame: 0x57606a,
+  column: 0xd8e6f7, frame: 0x57606a, hover: 0xd1242f,
 };
 const KEY_COLORS = [0x8250df, 0x1f883d, 0xbf3989, 0x0969da, 0x9a6700, 0xcf222e, 0x1b7c83, 0x6e7781];
-const TURN = Math.PI / 12;      // an arrow key turns the camera by 15°
+const TURN = Math.PI / 12;      // a camera key turns it by 15°
 const ZOOM = 1.2;               // + and − change the distance by this factor
 // No multisampling: in software WebGL it cost a third of each frame (docs/gui.md).
 const ANTIALIAS = false;
+// The resolution while a drag turns the camera, a share of the full one (docs/gui.md, "Speed").
+const MOVING_RATIO = 0.6;
+// Draw order: the levels, then the marks and coordinates, then the figures, then the hover ring.
+const ORDER = { squares: 0, marks: 1, figures: 2, hover: 3 };
+const FIGURE_SIZE = 0.86;       // a figure's sprite, in cells
+const FIGURE_LIFT = 0.42;       // its centre above its square
+const ALPHA_CUT = 0.2;          // a figure's texel counts (drawn, picked) above this opacity
+const GLIDE_MS = 320;           // a move's glide
+
+// The presets: [theta (around the vertical, 0 = from rank 1), phi (from straight above)].
+const PRESETS = {
+  white: [0.35, 1.05], black: [Math.PI + 0.35, 1.05], top: [0, 0.3], side: [Math.PI / 2 + 0.35, 1.2],
+};
 
 /** A texture of a piece's glyph (or a key's number, a level's name): drawn once on a canvas,
- * reused. `wide` draws on a canvas twice as wide (a name like "V (E)"); `mirror` turns the
- * glyph about and `horn` adds a horn, as the pieces' table says (the unicorn). */
+ * reused, with its texels' opacity kept for picking and the points of its fill for the hook.
+ * `wide` draws on a canvas twice as wide (a name like "V (E)"); `mirror` turns the glyph about
+ * and `horn` adds a horn, as the pieces' table says (the unicorn). */
 const textures = new Map();
-function glyphTexture(text, fill, stroke, { wide = false, mirror = false, horn = false } = {}) {
+function glyphTexture(text, fill, stroke, { wide = false, mirror = false, horn = false, keep = false } = {}) {
   const key = `${text}|${fill}|${stroke}|${wide}|${mirror}|${horn}`;
   if (textures.has(key)) return textures.get(key);
   const size = 128;
   const canvas = document.createElement("canvas");
   canvas.width = wide ? 2 * size : size;
   canvas.height = size;
-  const g = canvas.getContext("2d");
+  const g = canvas.getContext("2d", { willReadFrequently: keep });
   g.font = `${size * (wide ? 0.6 : 0.8)}px "DejaVu Sans", "Segoe UI Symbol", "Noto Sans Symbols2", serif`;
   g.textAlign = "center";
   g.textBaseline = "middle";
@@ -63,19 +82,68 @@ function glyphTexture(text, fill, stroke, { wide = false, mirror = false, horn =
   g.fillText(text, canvas.width / 2, size * 0.54);
   const texture = new THREE.CanvasTexture(canvas);
   texture.colorSpace = THREE.SRGBColorSpace;
+  if (keep) texture.userData = shapeOf(g.getImageData(0, 0, canvas.width, canvas.height), fill);
   textures.set(key, texture);
   return texture;
 }
-function pieceTexture(letter) {
-  const piece = pieceOf(letter);
-  const glyph = piece.glyph + "\uFE0E";
-  const shape = { mirror: Boolean(piece.mirror), horn: Boolean(piece.horn) };
-  return isWhite(letter) ? glyphTexture(glyph, "#fffdf8", "#1b1b1b", shape) : glyphTexture(glyph, "#161616", "#f6f8fa", shape);
+
+/** A figure's shape for picking: each texel's opacity, and the texels deep inside its fill
+ * (fill-coloured with a fill-coloured ring around them), nearest the fill's middle first. */
+function shapeOf(image, fill) {
+  const { width, height, data } = image;
+  const rgb = [1, 3, 5].map((k) => parseInt(fill.slice(k, k + 2), 16)); // "#rrggbb", as drawn
+  const alpha = new Uint8Array(width * height);
+  const isFill = new Uint8Array(width * height);
+  for (let k = 0; k < width * height; k++) {
+    alpha[k] = data[4 * k + 3];
+    const near = Math.abs(data[4 * k] - rgb[0]) + Math.abs(data[4 * k + 1] - rgb[1]) + Math.abs(data[4 * k + 2] - rgb[2]);
+    isFill[k] = alpha[k] === 255 && near < 24 ? 1 : 0;
+  }
+  // How deep inside the fill a texel lies: the largest ring (every 2 texels, up to 16) around
+  // it that is all fill. The deepest texels come first: mipmapping blurs a small figure's edge
+  // into its outline, never its middle.
+  const fillAt = (x, y) => x >= 0 && y >= 0 && x < width && y < height && isFill[y * width + x] === 1;
+  const core = [];
+  for (let y = 2; y < height - 2; y += 2) {
+    for (let x = 2; x < width - 2; x += 2) {
+      let depth = 0;
+      for (let r = 2; r <= 16 && fillAt(x, y); r += 2) {
+        let all = true;
+        for (let d = -r; all && d <= r; d += 2) {
+          all = fillAt(x + d, y - r) && fillAt(x + d, y + r) && fillAt(x - r, y + d) && fillAt(x + r, y + d);
+        }
+        if (!all) break;
+        depth = r;
+      }
+      // Texture coordinates: u to the right, v upwards (the canvas is flipped onto the sprite).
+      if (depth >= 2) core.push([(x + 0.5) / width, 1 - (y + 0.5) / height, depth]);
+    }
+  }
+  const mid = core.reduce((m, [u, v]) => [m[0] + u / core.length, m[1] + v / core.length], [0, 0]);
+  const away = (p) => Math.hypot(p[0] - mid[0], p[1] - mid[1]);
+  core.sort((a, b) => b[2] - a[2] || away(a) - away(b));
+  return { width, height, alpha, core };
 }
 
-export function createView3d({ canvas, onCell, onHover, settings, saveSettings }) {
+/** The shared material of a piece's figure: white ones light with a dark outline, black ones
+ * dark with a light one; drawn after the levels without depth test (their order by distance
+ * decides which of two overlapping figures shows). */
+const figureMaterials = new Map();
+function figureMaterial(letter) {
+  if (figureMaterials.has(letter)) return figureMaterials.get(letter);
+  const piece = pieceOf(letter);
+  const glyph = piece.glyph + "\uFE0E";
+  const shape = { mirror: Boolean(piece.mirror), horn: Boolean(piece.horn), keep: true };
+  const map = isWhite(letter) ? glyphTexture(glyph, "#fffdf8", "#1b1b1b", shape) : glyphTexture(glyph, "#161616", "#f6f8fa", shape);
+  const material = new THREE.SpriteMaterial({ map, alphaTest: ALPHA_CUT, transparent: true, depthTest: false, depthWrite: false });
+  figureMaterials.set(letter, material);
+  return material;
+}
+
+export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveSettings, playerSide }) {
   const renderer = new THREE.WebGLRenderer({ canvas, antialias: ANTIALIAS });
-  renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
+  const pixelRatio = Math.min(window.devicePixelRatio || 1, 2);
+  renderer.setPixelRatio(pixelRatio);
   renderer.setClearColor(0xeef1f4);
   const scene = new THREE.Scene();
   const camera = new THREE.PerspectiveCamera(40, 1, 0.1, 500);
@@ -84,9 +152,13 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
   controls.listenToKeyEvents = undefined;
   const board = new THREE.Group();
   const marks3d = new THREE.Group();
-  scene.add(board, marks3d);
-  let squares = null, pieces = [], built = "", frameTimes = [], frames = 0, labels = [];
-  let firstPicture = 0, pending = false, lastMarks = null;
+  const figures = new THREE.Group();
+  scene.add(board, marks3d, figures);
+  let squares = null, built = "", frameTimes = [], frames = 0, labels = [];
+  let firstPicture = 0, pending = false, lastMarks = null, hoverCell = -1, pointer = null;
+  const sprites = new Map(); // cell → its figure's sprite
+  let glide = null;           // {sprite, from, to, start} while a moved figure glides
+  let glided = null;          // the last move whose glide was begun
   const color = new THREE.Color();
   const matrix = new THREE.Matrix4();
 
@@ -97,11 +169,28 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
     const c = (state.n - 1) / 2;
     return new THREE.Vector3(x - c, (z - c) * spacing(), c - y);
   }
+  const figureCentre = (i) => centre(i).add(new THREE.Vector3(0, FIGURE_LIFT, 0));
   function shown(z) {
     const from = Math.min(settings.from, state.n) - 1, to = Math.min(settings.to, state.n) - 1;
     if (settings.levels === "one") return z === from;
     if (settings.levels === "slab") return z >= Math.min(from, to) && z <= Math.max(from, to);
     return true;
+  }
+  function shownLevels() {
+    const out = [];
+    for (let z = 0; z < state.n; z++) if (shown(z)) out.push(z);
+    return out;
+  }
+
+  function textSprite(text, fill, stroke, at, height, order = ORDER.marks) {
+    const wide = text.length > 2;
+    const sprite = new THREE.Sprite(new THREE.SpriteMaterial({
+      map: glyphTexture(text, fill, stroke, { wide }), depthTest: false, transparent: true,
+    }));
+    sprite.position.copy(at);
+    sprite.scale.set(wide ? 2 * height : height, height, 1);
+    sprite.renderOrder = order;
+    return sprite;
   }
 
   function build() {
@@ -114,6 +203,7 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
       transparent: true, opacity: Number(settings.opacity), depthWrite: false, side: THREE.DoubleSide,
     });
     squares = new THREE.InstancedMesh(geometry, material, n * n * n);
+    squares.renderOrder = ORDER.squares;
     for (let i = 0; i < n * n * n; i++) {
       const [, , z] = coords(i);
       const at = centre(i);
@@ -123,11 +213,11 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
       squares.setColorAt(i, color.set(COLORS.light));
     }
     board.add(squares);
-    // A frame and a name for each level shown.
-    for (let z = 0; z < n; z++) {
-      if (!shown(z)) continue;
+    // A frame and a name for each level shown; the files and ranks along the lowest one's edges.
+    const levels = shownLevels();
+    const h = n / 2;
+    for (const z of levels) {
       const y = (z - (n - 1) / 2) * spacing();
-      const h = n / 2;
       const outline = new THREE.BufferGeometry().setFromPoints([
         new THREE.Vector3(-h, y, -h), new THREE.Vector3(h, y, -h), new THREE.Vector3(h, y, h),
         new THREE.Vector3(-h, y, h), new THREE.Vector3(-h, y, -h),
@@ -135,25 +225,59 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
       board.add(new THREE.Line(outline, new THREE.LineBasicMaterial({ color: COLORS.frame })));
       const name = levelName(state.variant, z);
       labels.push(name);
-      const wide = name.length > 4;
-      const label = new THREE.Sprite(new THREE.SpriteMaterial({
-        map: glyphTexture(name, "#24292f", "#eef1f4", { wide }), depthTest: false,
-      }));
-      label.position.set(-h - (wide ? 0.9 : 0.6), y, h + 0.3);
-      label.scale.set(wide ? 1.4 : 0.7, 0.7, 1);
-      board.add(label);
+      // Beside its own rank along the left edge (level I by rank 1): from above the names
+      // run up the edge instead of piling on one corner.
+      const along = n <= 16 ? (n - 1) / 2 - z : h;
+      board.add(textSprite(name, "#24292f", "#eef1f4", new THREE.Vector3(-h - 0.9, y, along), 0.6));
     }
-    built = `${n} ${state.variant}`;
+    if (levels.length && n <= 26) {
+      const y = (levels[0] - (n - 1) / 2) * spacing() - 0.05;
+      const c = (n - 1) / 2;
+      for (let k = 0; k < n; k++) {
+        board.add(textSprite(fileName(k), "#24292f", "#eef1f4", new THREE.Vector3(k - c, y, h + 0.45), 0.45));
+        board.add(textSprite(String(k + 1), "#24292f", "#eef1f4", new THREE.Vector3(h + 0.45, y, c - k), 0.45));
+      }
+    }
+    built = `${n} ${state.variant} ${levels.join(",")} ${spacing()}`;
   }
 
-  function resetCamera() {
-    const n = state.n;
-    const height = (n - 1) * spacing();
-    controls.target.set(0, 0, 0);
-    const radius = 1.5 * Math.max(n, height) + 3;
-    camera.position.setFromSpherical(new THREE.Spherical(radius, 1.05, 0.35));
+  // ------------------------------------------------------------------ the camera
+  /** The camera looking from (theta, phi) at the levels shown, as close as lets all of them
+   * (and their labels) fit the view with a margin. */
+  function frame(theta, phi) {
+    const n = state.n, levels = shownLevels();
+    const lo = ((levels[0] ?? 0) - (n - 1) / 2) * spacing(), hi = ((levels[levels.length - 1] ?? 0) - (n - 1) / 2) * spacing();
+    const h = n / 2;
+    const centreY = (lo + hi) / 2 + 0.2;
+    controls.target.set(0, centreY, 0);
+    const corners = [];
+    // The levels' names reach 1.5 left of the board, the ranks' numbers 0.8 right, the files'
+    // letters 0.7 in front, the figures 0.9 above the top level.
+    for (const x of [-h - 1.5, h + 0.8]) for (const y of [lo - 0.3, hi + 0.9]) for (const z of [-h, h + 0.7]) corners.push(new THREE.Vector3(x, y, z));
+    const direction = new THREE.Vector3().setFromSpherical(new THREE.Spherical(1, phi, theta));
+    resize();
+    const fits = (radius) => {
+      camera.position.copy(controls.target).addScaledVector(direction, radius);
+      camera.lookAt(controls.target);
+      camera.updateMatrixWorld();
+      return corners.every((p) => {
+        const q = p.clone().project(camera);
+        return Math.abs(q.x) <= 0.94 && Math.abs(q.y) <= 0.92 && q.z < 1;
+      });
+    };
+    let near = 1, far = 4 * n * Math.max(1, spacing()) + 20;
+    for (let k = 0; k < 24; k++) { const mid = (near + far) / 2; if (fits(mid)) far = mid; else near = mid; }
+    camera.position.copy(controls.target).addScaledVector(direction, far);
     controls.update();
   }
+  function preset(name) {
+    // White's and Black's views, from above and from the side; "player": the side the person plays.
+    const side = name === "player" ? (playerSide() === "b" ? "black" : "white") : name;
+    const [theta, phi] = PRESETS[side] || PRESETS.white;
+    const flip = side === "top" && playerSide() === "b" ? Math.PI : 0;
+    frame(theta + flip, phi);
+  }
+  const resetCamera = () => preset("player");
 
   function resize() {
     const width = canvas.clientWidth, height = canvas.clientHeight;
@@ -166,17 +290,28 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
     }
   }
 
-  function render() {
-    // One frame, timed to when the GPU (here the software rasteriser) has finished it.
+  function render(timed = false) {
+    // One frame. A timed one (step(), gui.frames) waits until the GPU (here the software
+    // rasteriser) has finished it; the others do not stall the pipeline for that.
     pending = false;
     resize();
+    const now = performance.now();
+    if (glide) {
+      const t = Math.min(1, (now - glide.start) / GLIDE_MS);
+      const ease = t * t * (3 - 2 * t);
+      glide.sprite.position.lerpVectors(glide.from, glide.to, ease);
+      glide.sprite.position.y += Math.sin(Math.PI * t) * 0.6; // it climbs over what lies between
+      if (t < 1) requestRender();
+      else { glide.sprite.position.copy(glide.to); glide = null; canvas.dataset.gliding = "0"; }
+    }
     const t0 = performance.now();
     renderer.render(scene, camera);
-    const gl = renderer.getContext();
-    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
-    const ms = performance.now() - t0;
-    frameTimes.push(ms);
-    if (frameTimes.length > 240) frameTimes.shift();
+    if (timed) {
+      const gl = renderer.getContext();
+      gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4));
+      frameTimes.push(performance.now() - t0);
+      if (frameTimes.length > 240) frameTimes.shift();
+    }
     frames += 1;
     canvas.dataset.frames = String(frames);
     if (!firstPicture) {
@@ -187,7 +322,7 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
   function requestRender() {
     if (pending) return;
     pending = true;
-    requestAnimationFrame(render);
+    requestAnimationFrame(() => render());
   }
 
   function squareColor(i, marks, lines) {
@@ -210,7 +345,9 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
 
   function segment(a, b, hex, group) {
     const geometry = new THREE.BufferGeometry().setFromPoints([a, b]);
-    group.add(new THREE.Line(geometry, new THREE.LineBasicMaterial({ color: hex, depthTest: false })));
+    const line = new THREE.Line(geometry, new THREE.LineBasicMaterial({ color: hex, depthTest: false, transparent: true }));
+    line.renderOrder = ORDER.marks;
+    group.add(line);
   }
   function arrow(from, to, hex, number, group) {
     // A key: an arrow from its piece to its target, with its number at the start.
@@ -218,41 +355,72 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
     const dir = b.clone().sub(a);
     const length = dir.length();
     const helper = new THREE.ArrowHelper(dir.normalize(), a, length, hex, Math.min(0.5, length / 3), 0.25);
-    helper.line.material.depthTest = false;
-    helper.cone.material.depthTest = false;
+    for (const part of [helper.line, helper.cone]) {
+      part.material.depthTest = false;
+      part.material.transparent = true;
+      part.renderOrder = ORDER.marks;
+    }
     group.add(helper);
     if (number) {
-      const label = new THREE.Sprite(new THREE.SpriteMaterial({
-        map: glyphTexture(String(number), `#${hex.toString(16).padStart(6, "0")}`, "#ffffff"), depthTest: false,
-      }));
-      label.position.copy(a.clone().lerp(b, 0.5)).add(new THREE.Vector3(0, 0.35, 0));
-      label.scale.setScalar(0.6);
-      group.add(label);
+      const at = a.clone().lerp(b, 0.5).add(new THREE.Vector3(0, 0.35, 0));
+      group.add(textSprite(String(number), `#${hex.toString(16).padStart(6, "0")}`, "#ffffff", at, 0.6));
+    }
+  }
+  function ring(i, hex, group, order = ORDER.hover) {
+    // A square's outline drawn over everything: the cell under the pointer, the last move's ends.
+    const at = centre(i);
+    const r = 0.5;
+    const points = [[-r, -r], [r, -r], [r, r], [-r, r], [-r, -r]].map(([dx, dz]) => new THREE.Vector3(at.x + dx, at.y + 0.01, at.z + dz));
+    const line = new THREE.Line(new THREE.BufferGeometry().setFromPoints(points),
+      new THREE.LineBasicMaterial({ color: hex, depthTest: false, transparent: true }));
+    line.renderOrder = order;
+    group.add(line);
+  }
+
+  function placeFigures(marks) {
+    // One sprite per piece shown, kept from paint to paint; a moved piece glides to its cell.
+    const last = marks.last;
+    const moved = last && last !== glided && state.cells[last.to] && shown(coords(last.from)[2]) ? last : null;
+    if (last) glided = last;
+    const wanted = new Map();
+    state.cells.forEach((p, i) => { if (p && shown(coords(i)[2])) wanted.set(i, p); });
+    for (const [i, sprite] of sprites) {
+      if (wanted.get(i) !== sprite.userData.letter) { sprite.removeFromParent(); sprites.delete(i); }
+    }
+    for (const [i, p] of wanted) {
+      if (sprites.has(i)) continue;
+      const sprite = new THREE.Sprite(figureMaterial(p));
+      sprite.position.copy(figureCentre(i));
+      sprite.scale.setScalar(FIGURE_SIZE);
+      sprite.renderOrder = ORDER.figures;
+      sprite.userData = { cell: i, letter: p };
+      figures.add(sprite);
+      sprites.set(i, sprite);
+    }
+    if (moved && sprites.has(moved.to)) {
+      glide = { sprite: sprites.get(moved.to), from: figureCentre(moved.from), to: figureCentre(moved.to), start: performance.now() };
+      glide.sprite.position.copy(glide.from);
+      canvas.dataset.gliding = "1";
     }
   }
 
   function paint(marks) {
     lastMarks = marks;
-    if (built !== `${state.n} ${state.variant}`) {
-      const resized = !built.startsWith(`${state.n} `);
+    const key = `${state.n} ${state.variant} ${shownLevels().join(",")} ${spacing()}`;
+    if (built !== key) {
+      const resized = !built.startsWith(`${state.n} `), was = built;
+      for (const sprite of sprites.values()) sprite.removeFromParent();
+      sprites.clear();
+      glided = marks.last; // a board drawn afresh has nothing to glide
       build();
       if (resized) resetCameraOrRestore();
+      else if (was) { const s = cameraNow(); frame(s.theta, s.phi); saveCamera(); } // other levels or spacing: framed again
     }
     const lines = boardLines(marks);
     for (let i = 0; i < state.cells.length; i++) squares.setColorAt(i, color.set(squareColor(i, marks, lines)));
     squares.instanceColor.needsUpdate = true;
     squares.material.opacity = Number(settings.opacity);
-    for (const sprite of pieces) sprite.removeFromParent();
-    pieces = [];
-    state.cells.forEach((p, i) => {
-      if (!p || !shown(coords(i)[2])) return;
-      const sprite = new THREE.Sprite(new THREE.SpriteMaterial({ map: pieceTexture(p), alphaTest: 0.2 }));
-      sprite.position.copy(centre(i)).add(new THREE.Vector3(0, 0.42, 0));
-      sprite.scale.setScalar(0.86);
-      sprite.userData.cell = i;
-      board.add(sprite);
-      pieces.push(sprite);
-    });
+    placeFigures(marks);
     marks3d.clear();
     for (const [a, b] of lines.rays) segment(centre(a), centre(b), 0xb08800, marks3d);
     if (lines.column.length) {
@@ -260,9 +428,14 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
         centre(lines.column[lines.column.length - 1]).add(new THREE.Vector3(0, 0.3, 0)), 0x0969da, marks3d);
     }
     for (const check of lines.checks) arrow(check.from, check.to, 0xcf222e, 0, marks3d);
-    for (const key of lines.keys) arrow(key.from, key.to, KEY_COLORS[(key.number - 1) % KEY_COLORS.length], key.number, marks3d);
+    for (const k of lines.keys) arrow(k.from, k.to, KEY_COLORS[(k.number - 1) % KEY_COLORS.length], k.number, marks3d);
     if (marks.hint) arrow(marks.hint.from, marks.hint.to, 0x1f883d, 0, marks3d);
-    if (marks.last) arrow(marks.last.from, marks.last.to, 0x7a9a01, 0, marks3d);
+    if (marks.last) {
+      arrow(marks.last.from, marks.last.to, 0x7a9a01, 0, marks3d);
+      for (const end of [marks.last.from, marks.last.to]) if (shown(coords(end)[2])) ring(end, 0x7a9a01, marks3d, ORDER.marks);
+    }
+    if (hoverCell >= 0 && hoverCell < state.cells.length) ring(hoverCell, COLORS.hover, marks3d);
+    if (state.cursor >= 0 && document.activeElement === canvas && state.cursor < state.cells.length) ring(state.cursor, 0x0b1320, marks3d);
     requestRender();
   }
 
@@ -281,56 +454,131 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
       resetCamera();
     }
   }
-  controls.addEventListener("change", requestRender);
-  controls.addEventListener("end", saveCamera);
+  // While a drag turns the camera nothing is picked (the pointer is on the move); when it ends,
+  // what now lies under the pointer is lit.
+  // While it turns, the view is drawn at MOVING_RATIO of its resolution (half the pixels to
+  // fill in software WebGL), and sharp again the moment it stops.
+  let dragging = false, sharpTimer = 0;
+  function turning(on) {
+    clearTimeout(sharpTimer);
+    const ratio = pixelRatio * (on ? MOVING_RATIO : 1);
+    if (renderer.getPixelRatio() !== ratio) renderer.setPixelRatio(ratio); // a new buffer: only on a change
+    if (!on) requestRender();
+  }
+  controls.addEventListener("start", () => { dragging = true; turning(true); });
+  controls.addEventListener("change", () => { requestRender(); if (pointer && !dragging) hoverAt(pointer); });
+  controls.addEventListener("end", () => { dragging = false; turning(false); saveCamera(); if (pointer) hoverAt(pointer); });
 
   function turn(dTheta, dPhi, scale = 1) {
     const offset = camera.position.clone().sub(controls.target);
     const s = new THREE.Spherical().setFromVector3(offset);
     s.theta += dTheta;
-    s.phi = Math.min(Math.PI - 0.05, Math.max(0.05, s.phi + dPhi));
+    s.phi = Math.min(Math.PI - 0.05, Math.max(0.02, s.phi + dPhi));
     s.radius = Math.min(controls.maxDistance, Math.max(0.5, s.radius * scale));
     camera.position.copy(controls.target).add(new THREE.Vector3().setFromSpherical(s));
     controls.update();
     saveCamera();
   }
-  canvas.addEventListener("keydown", (ev) => {
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const act = {
-      ArrowLeft: () => turn(-TURN, 0), ArrowRight: () => turn(TURN, 0),
-      ArrowUp: () => turn(0, -TURN), ArrowDown: () => turn(0, TURN),
-      "+": () => turn(0, 0, 1 / ZOOM), "=": () => turn(0, 0, 1 / ZOOM), "-": () => turn(0, 0, ZOOM),
-      0: () => { resetCamera(); saveCamera(); }, Home: () => { resetCamera(); saveCamera(); },
-    }[ev.key];
-    if (!act) return;
-    act();
-    ev.preventDefault();
-  });
 
-  // Picking: the nearest thing under the pointer, a piece's figure or a level's square,
-  // whichever the ray from the camera meets first; hidden levels are not hit. While a piece is
-  // selected, one of its legal targets anywhere along the ray wins over nearer cells, so that
-  // a move to a lower level can be clicked through the levels above it.
+  // ------------------------------------------------------------------ picking
   const raycaster = new THREE.Raycaster();
-  function cellAt(clientX, clientY, prefer = null) {
+  const ndc = new THREE.Vector3();
+  function rayAt(clientX, clientY) {
     const rect = canvas.getBoundingClientRect();
-    if (clientX < rect.left || clientX > rect.right || clientY < rect.top || clientY > rect.bottom) return -1;
-    const pointer = new THREE.Vector2(
-      ((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1);
-    raycaster.setFromCamera(pointer, camera);
-    const hits = raycaster.intersectObjects([squares, ...pieces], false);
-    const cells = hits.map((hit) => (hit.object === squares ? hit.instanceId : hit.object.userData.cell));
-    if (prefer) {
-      const target = cells.find((i) => prefer.has(i));
-      if (target !== undefined) return target;
-    }
-    return cells.length ? cells[0] : -1;
+    if (clientX < rect.left || clientX >= rect.right || clientY < rect.top || clientY >= rect.bottom) return false;
+    camera.updateMatrixWorld();
+    raycaster.setFromCamera(new THREE.Vector2(
+      ((clientX - rect.left) / rect.width) * 2 - 1, -((clientY - rect.top) / rect.height) * 2 + 1), camera);
+    return true;
   }
-  function pixelOf(i) {
-    // The point on screen (client coordinates) of cell i's square centre.
-    const rect = canvas.getBoundingClientRect();
-    const p = centre(i).project(camera);
+  function opaqueAt(sprite, uv) {
+    const shape = sprite.material.map.userData;
+    const x = Math.min(shape.width - 1, Math.floor(uv.x * shape.width));
+    const y = Math.min(shape.height - 1, Math.floor((1 - uv.y) * shape.height));
+    return shape.alpha[y * shape.width + x] > ALPHA_CUT * 255;
+  }
+  /** The cell a click at (clientX, clientY) picks, and what of it: {cell, kind} or null. The
+   * figure drawn on top there (the nearest whose opaque pixels are under the pointer: figures
+   * are drawn nearest last, over every level); else, while a piece is selected, the one of its
+   * legal targets along the ray whose middle is nearest the pointer, so that a target is picked
+   * through the levels above it; else the nearest square of a level shown. The hover highlight
+   * and the click both ask this. */
+  function pick(clientX, clientY) {
+    if (!squares || !rayAt(clientX, clientY)) return null;
+    let best = null, bestZ = Infinity;
+    for (const hit of raycaster.intersectObjects(figures.children, false)) {
+      if (!opaqueAt(hit.object, hit.uv)) continue;
+      const z = ndc.setFromMatrixPosition(hit.object.matrixWorld).project(camera).z;
+      if (z < bestZ || (z === bestZ && hit.object.id > best.object.id)) { best = hit; bestZ = z; }
+    }
+    if (best) return { cell: best.object.userData.cell, kind: "figure" };
+    const hits = raycaster.intersectObject(squares, false);
+    const targets = lastMarks ? lastMarks.targets : new Map();
+    // Of the targets along the ray, the one whose middle is nearest the point hit on it: where
+    // targets of several levels overlap on screen, each keeps the part around its own middle.
+    let target = -1, off = Infinity;
+    for (const hit of hits) {
+      if (!targets.has(hit.instanceId)) continue;
+      const d = hit.point.distanceTo(centre(hit.instanceId));
+      if (d < off - 1e-9) { target = hit.instanceId; off = d; }
+    }
+    if (target >= 0) return { cell: target, kind: "square" };
+    return hits.length ? { cell: hits[0].instanceId, kind: "square" } : null;
+  }
+  const cellAt = (clientX, clientY) => { const p = pick(clientX, clientY); return p ? p.cell : -1; };
+
+  function toClient(point, rect) {
+    const p = point.clone().project(camera);
     return { x: rect.left + (p.x + 1) / 2 * rect.width, y: rect.top + (1 - p.y) / 2 * rect.height };
+  }
+  /** A point on screen (client coordinates) that picks cell i's figure (kind "figure") or its
+   * square ("square"), nearest the figure's or the square's middle; null if none is visible. */
+  function pixelOf(i, kind = "square") {
+    if (!squares) return null;
+    camera.updateMatrixWorld();
+    const rect = canvas.getBoundingClientRect();
+    const candidates = [];
+    if (kind === "figure") {
+      const sprite = sprites.get(i);
+      if (!sprite) return null;
+      const right = new THREE.Vector3().setFromMatrixColumn(camera.matrixWorld, 0);
+      const up = new THREE.Vector3().setFromMatrixColumn(camera.matrixWorld, 1);
+      const { core } = sprite.material.map.userData;
+      const step = Math.max(1, Math.floor(core.length / 200));
+      for (let k = 0; k < core.length; k += step) {
+        const [u, v] = core[k];
+        candidates.push(sprite.position.clone().addScaledVector(right, (u - 0.5) * sprite.scale.x)
+          .addScaledVector(up, (v - 0.5) * sprite.scale.y));
+      }
+    } else {
+      if (!shown(coords(i)[2])) return null;
+      const at = centre(i), grid = [];
+      for (let a = -4; a <= 4; a++) for (let b = -4; b <= 4; b++) grid.push([a * 0.1, b * 0.1]);
+      grid.sort((p, q) => Math.hypot(...p) - Math.hypot(...q));
+      for (const [dx, dz] of grid) candidates.push(new THREE.Vector3(at.x + dx, at.y, at.z + dz));
+    }
+    // Visible: inside the canvas and inside the window (a page scrolled shows part of it).
+    const left = Math.max(rect.left, 0), top = Math.max(rect.top, 0);
+    const right = Math.min(rect.right, window.innerWidth), bottom = Math.min(rect.bottom, window.innerHeight);
+    for (const point of candidates) {
+      const { x, y } = toClient(point, rect);
+      if (x < left + 2 || x >= right - 2 || y < top + 2 || y >= bottom - 2) continue;
+      // The pixels around it pick the same: a point inside what is seen, not on its edge.
+      const same = (dx, dy) => { const p = pick(x + dx, y + dy); return p && p.cell === i && p.kind === kind; };
+      const r = kind === "figure" ? 2 : 1;
+      if (same(0, 0) && same(-r, -r) && same(r, -r) && same(-r, r) && same(r, r)) return { x, y };
+    }
+    return null;
+  }
+
+  // ------------------------------------------------------------------ the pointer
+  function hoverAt(ev) {
+    const p = pick(ev.clientX, ev.clientY);
+    const i = p ? p.cell : -1;
+    nameBox.textContent = i >= 0 ? `${cellName(i)}${state.cells[i] ? ` · ${describePiece(state.cells[i])}` : ""}` : "";
+    if (i === hoverCell) return;
+    hoverCell = i;
+    onHover(i);
   }
   let down = null;
   canvas.addEventListener("pointerdown", (ev) => { down = { x: ev.clientX, y: ev.clientY }; });
@@ -338,49 +586,89 @@ export function createView3d({ canvas, onCell, onHover, settings, saveSettings }
     // A click, not the end of a drag that turned the camera.
     if (!down || Math.hypot(ev.clientX - down.x, ev.clientY - down.y) > 5) { down = null; return; }
     down = null;
-    const i = cellAt(ev.clientX, ev.clientY, lastMarks ? lastMarks.targets : null);
-    if (i >= 0) onCell(i);
+    pointer = ev;
+    hoverAt(ev); // what is lit is what is played: the same pick, now
+    if (hoverCell >= 0) onCell(hoverCell);
   });
-  let hoverQueued = false, hoverAt = null;
+  let hoverQueued = false;
   canvas.addEventListener("pointermove", (ev) => {
-    hoverAt = ev;
+    pointer = { clientX: ev.clientX, clientY: ev.clientY };
     if (hoverQueued || ev.buttons) return;
     hoverQueued = true;
-    requestAnimationFrame(() => {
-      hoverQueued = false;
-      onHover(cellAt(hoverAt.clientX, hoverAt.clientY));
-    });
+    requestAnimationFrame(() => { hoverQueued = false; if (pointer) hoverAt(pointer); });
   });
-  canvas.addEventListener("pointerleave", () => onHover(-1));
+  canvas.addEventListener("pointerleave", () => {
+    pointer = null;
+    nameBox.textContent = "";
+    if (hoverCell !== -1) { hoverCell = -1; onHover(-1); }
+  });
   new ResizeObserver(() => requestRender()).observe(canvas);
 
+  // ------------------------------------------------------------------ the keyboard
+  // Shift or not: the arrows turn the camera (with Shift: tilt and turn); W A S D move the
+  // cursor across files and ranks, R and F up and down the levels; Enter or Space clicks it.
+  canvas.addEventListener("keydown", (ev) => {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const n = state.n;
+    const [x, y, z] = coords(Math.max(0, state.cursor));
+    const flip = playerSide() === "b" ? -1 : 1; // the cursor's "forward" is away from the player
+    const step = { w: [0, flip, 0], s: [0, -flip, 0], a: [-flip, 0, 0], d: [flip, 0, 0], r: [0, 0, 1], f: [0, 0, -1] }[ev.key.toLowerCase()];
+    const act = {
+      ArrowLeft: () => turn(-TURN, 0), ArrowRight: () => turn(TURN, 0),
+      ArrowUp: () => turn(0, -TURN), ArrowDown: () => turn(0, TURN),
+      "+": () => turn(0, 0, 1 / ZOOM), "=": () => turn(0, 0, 1 / ZOOM), "-": () => turn(0, 0, ZOOM),
+      0: () => { resetCamera(); saveCamera(); }, Home: () => { resetCamera(); saveCamera(); },
+      1: () => { preset("white"); saveCamera(); }, 2: () => { preset("black"); saveCamera(); },
+      3: () => { preset("top"); saveCamera(); }, 4: () => { preset("side"); saveCamera(); },
+      Enter: () => onCell(Math.max(0, state.cursor)), " ": () => onCell(Math.max(0, state.cursor)),
+    }[ev.key];
+    if (step) {
+      const [a, b, c] = [x + step[0], y + step[1], z + step[2]];
+      if ([a, b, c].every((v) => v >= 0 && v < n)) state.cursor = a + n * b + n * n * c;
+      nameBox.textContent = `${cellName(state.cursor)}${state.cells[state.cursor] ? ` · ${describePiece(state.cells[state.cursor])}` : ""}`;
+      if (lastMarks) paint(lastMarks);
+    } else if (act) act();
+    else return;
+    ev.preventDefault();
+  });
+  canvas.addEventListener("focus", () => { if (lastMarks) paint(lastMarks); });
+  canvas.addEventListener("blur", () => { if (lastMarks) paint(lastMarks); });
+
+  function cameraNow() {
+    const s = new THREE.Spherical().setFromVector3(camera.position.clone().sub(controls.target));
+    return { theta: s.theta, phi: s.phi, radius: s.radius };
+  }
   const view = {
     paint,
-    /** Levels shown, spacing or translucency changed: build the board again. */
-    rebuild() { built = ""; if (lastMarks) paint(lastMarks); },
+    /** Levels shown, spacing or translucency changed: build the board again and frame it. */
+    rebuild() { if (lastMarks) paint(lastMarks); },
     reset() { resetCamera(); saveCamera(); requestRender(); },
-    cellAt,
-    pixelOf,
+    preset(name) { preset(name); saveCamera(); requestRender(); },
     /** Turn the camera a step and draw at once: for measuring frames. */
-    step(dTheta) { turn(dTheta, 0); render(); },
-    frameTimes: () => [...frameTimes],
-    camera: () => {
-      const s = new THREE.Spherical().setFromVector3(camera.position.clone().sub(controls.target));
-      return { theta: s.theta, phi: s.phi, radius: s.radius };
+    step(dTheta) {
+      turning(true);
+      turn(dTheta, 0);
+      render(true);
+      sharpTimer = setTimeout(() => turning(false), 200); // as a drag's end would
     },
   };
-  // The tests' hook: which cell lies under a pixel, where a cell lies on screen, the camera.
+  const name = (i) => (i >= 0 ? cellName(i) : null);
+  // The tests' hook (docs/gui.md): what a pixel picks, a visible pixel that picks a cell's figure
+  // or square, the cell lit under the pointer, the camera, the level labels drawn.
   window.cubemate3d = {
-    cellAt: (x, y) => {
-      const i = cellAt(x, y, lastMarks ? lastMarks.targets : null);
-      return i >= 0 ? cellName(i) : null;
-    },
-    pixelOf: (name) => { const i = cellIndex(name); return i >= 0 ? pixelOf(i) : null; },
-    camera: view.camera,
+    cellAt: (x, y) => name(cellAt(x, y)),
+    pixelOf: (cell, kind = "square") => { const i = cellIndex(cell); return i >= 0 ? pixelOf(i, kind) : null; },
+    hovered: () => name(hoverCell),
+    camera: cameraNow,
     /** The level labels drawn, bottom first: ["I (A)", …] in Raumschach. */
     labels: () => [...labels],
     step: view.step,
-    frameTimes: view.frameTimes,
+    frameTimes: () => [...frameTimes],
+    gliding: () => glide !== null,
   };
   return view;
+}
+
+function describePiece(p) {
+  return `${isWhite(p) ? "white" : "black"} ${pieceOf(p).name}`;
 }
