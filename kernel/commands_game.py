@@ -115,8 +115,9 @@ def read_variant(name: str) -> Variant:
 def cmd_play(kernel: Session, args: list[str]) -> str:
     """Play a move for the side to move, which then passes to the other side.
 
-    Arguments: MOVE as legal_moves writes it; the letter may be left out, `-` and `x` are
-    interchangeable, and levels may be decimal.
+    Arguments: MOVE as legal_moves writes it, or short; the letter may be left out, `-` and
+    `x` are interchangeable between two whole cells, and levels may be decimal or letters
+    (docs/rules.md, "Reading").
     Fails: the move cannot be read, names a cell off the board or the same cell twice, or is
     not legal (no piece of the side to move there, the piece cannot move so, the king would be
     left in check, the letter does not match the piece); no white king; the side not to move
