@@ -26,11 +26,20 @@ if TYPE_CHECKING:
     pass
 
 
+def home_expanded(path: str) -> str:
+    """A file name with a leading `~` or `~user` read as a shell reads it (a person types
+    `savegame ~/g.txt` at the terminal, where no shell expands it first)."""
+    import os.path
+
+    return os.path.expanduser(path)
+
+
 def cmd_loadgame(kernel: Session, args: list[str]) -> str:
     """Replay a game from a record file.
 
-    Arguments: FILE (one word), then optionally PLY, how many of its moves to replay (all when
-    left out or `end`), then optionally GAME, which record of the file (1 for the first).
+    Arguments: FILE (one word; `~/` is the home folder), then optionally PLY, how many of its
+    moves to replay (all when left out or `end`), then optionally GAME, which record of the
+    file (1 for the first).
     Fails: the file cannot be read, is not text, is too large or is not a record; the record
     asked for is not there; its size is outside the accepted range; its start position or a
     move is refused (the ply, the line and the reason are named); SIGUSR1 stopped the read.
@@ -42,11 +51,11 @@ def cmd_loadgame(kernel: Session, args: list[str]) -> str:
     ply = None if len(args) < 2 or args[1] == "end" else read_count(args[1], "PLY", 0)
     game_number = 1 if len(args) < 3 else read_count(args[2], "GAME", 1)
     try:
-        game = load_game(args[0], ply, game_number, kernel.config)
+        game = load_game(home_expanded(args[0]), ply, game_number, kernel.config)
     except ReplayError as error:
         raise CommandError(str(error)) from None
     except ReadStopped as error:
-        raise CommandError(f"loadgame of {file_name(args[0])} {error}") from None
+        raise CommandError(f"loadgame of {file_name(home_expanded(args[0]))} {error}") from None
     kernel.set_game(game)
     return ""
 
@@ -138,7 +147,18 @@ def cmd_play(kernel: Session, args: list[str]) -> str:
     except IllegalMove as error:
         raise CommandError(str(error)) from None
     kernel.play(move)
+    if kernel.person_notation is not None:
+        kernel.person_notation = written_notation(args[0])
     return ""
+
+
+def written_notation(text: str) -> str:
+    """Tell whether a move was written long (both cells, `Nb1(I)-c3(I)`) or short."""
+    try:
+        parse_move_text(text.rstrip("+#!?"))
+    except NotationError:
+        return "short"
+    return "long"
 
 
 def cmd_printgame(kernel: Session, args: list[str]) -> str:
@@ -173,7 +193,8 @@ def game_text(kernel: Session, notation: str, **extra: str) -> str:
 def cmd_savegame(kernel: Session, args: list[str]) -> str:
     """Write the record of the game to a file, as printgame writes it.
 
-    Arguments: FILE (one word), relative to the engine's working folder.
+    Arguments: FILE (one word), relative to the engine's working folder; `~/` is the home
+    folder, as a shell reads it.
     Fails: FILE exists and is not a record savegame wrote of this game (the same start, and
     moves this game begins with), is a symbolic link, a folder, a FIFO or a device, belongs to
     another user, or cannot be written; nothing is changed then.
@@ -183,7 +204,7 @@ def cmd_savegame(kernel: Session, args: list[str]) -> str:
 
     record = game_text(kernel, "short", **{PROGRAM: default_program()})
     try:
-        save_game(args[0], record, kernel.game, kernel.config)
+        save_game(home_expanded(args[0]), record, kernel.game, kernel.config)
     except SaveError as error:
         raise CommandError(str(error)) from None
     return ""

@@ -154,8 +154,8 @@ def check_same_game(name: str, data: bytes, game: Game, config: EngineConfig) ->
     played = game.moves
     if len(record.moves) > len(played):
         raise SaveError(
-            f"{refusal} a record of this game: it holds {len(record.moves)} plies, the game"
-            f" {len(played)}; nothing was changed"
+            f"{refusal} a record of this game: it holds {plies(len(record.moves))}, this game"
+            f" has {len(played)}; nothing was changed"
         )
     for ply, text in enumerate(record.moves):
         try:
@@ -167,6 +167,11 @@ def check_same_game(name: str, data: bytes, game: Game, config: EngineConfig) ->
                 f"{refusal} a record of this game: its ply {ply + 1} differs; nothing was changed"
             )
         start.play(move)
+
+
+def plies(count: int) -> str:
+    """Count plies in words: `1 ply`, `146 plies`."""
+    return f"{count} ply" if count == 1 else f"{count} plies"
 
 
 def default_program() -> str:
