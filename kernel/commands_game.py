@@ -12,14 +12,14 @@ from kernel.arguments import (
 )
 from kernel.game import UNDECIDED
 from kernel.interrupt import ReadStopped
-from kernel.move_reading import IllegalMove, read_move
+from kernel.move_reading import IllegalMove, could_be_read, read_move
 from kernel.notation import (
     NotationError,
     parse_move_text,
 )
 from kernel.protocol import CommandError, shorten
 from kernel.session import Session, variant_size
-from kernel.short_notation import could_be_move, unreadable
+from kernel.short_notation import unreadable
 from kernel.variants import VARIANTS, UnknownVariant, Variant, variant_named
 
 if TYPE_CHECKING:
@@ -134,11 +134,8 @@ def cmd_play(kernel: Session, args: list[str]) -> str:
     Returns: nothing.
     """
     # A move that cannot be read is refused before the position is asked about.
-    if not could_be_move(args[0]):
-        try:
-            parse_move_text(args[0])
-        except NotationError:
-            raise CommandError(f"illegal move: {unreadable(args[0])}") from None
+    if not could_be_read(args[0]):
+        raise CommandError(f"illegal move: {unreadable(args[0])}")
     analysis = kernel.game_analysis()
     if not analysis.has_legal_move():
         raise CommandError(f"game over: {kernel.outcome()}")

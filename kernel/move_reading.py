@@ -90,8 +90,13 @@ def read_move(position: Position, analysis: Analysis, text: str) -> Move:
     raise why_refused(position, text, named, refusals)
 
 
-#: A cell written Raumschach's way, the level's letter first (`Bc2`), inside a move's text.
-LETTER_CELL = re.compile(r"(?<![a-z0-9(])([A-Z])([a-z]+[1-9][0-9]*)(?![0-9(])")
+#: A cell written Raumschach's way, the level's letter first (`Bc2`), inside a move's text: the
+#: origin (first, or after the piece's letter, and before `-` or `x`) or the destination
+#: (after `-` or `x`, and last but for a promotion and marks).
+LETTER_CELL = re.compile(
+    r"(?:(?<=^[KQRBNUPkqrbnup])|^)([A-Z])([a-z]+[1-9][0-9]*)(?=[-x])"
+    r"|(?<=[-x])([A-Z])([a-z]+[1-9][0-9]*)(?=$|[=+#!?])"
+)
 #: The most such cells a move's text has: one at each end.
 MOST_LETTER_CELLS = 2
 
@@ -108,12 +113,26 @@ def level_letters_written_out(text: str) -> list[tuple[str, bool]]:
         for chosen in combinations(cells, count):
             spelled = text
             for cell in reversed(chosen):
-                level = get_roman_from_level(ord(cell.group(1)) - ord("A") + 1)
-                spelled = (
-                    f"{spelled[: cell.start()]}{cell.group(2)}({level}){spelled[cell.end() :]}"
-                )
+                letter, square = cell.group(1, 2) if cell.group(1) else cell.group(3, 4)
+                level = get_roman_from_level(ord(letter) - ord("A") + 1)
+                spelled = f"{spelled[: cell.start()]}{square}({level}){spelled[cell.end() :]}"
             written.append((spelled, chosen[0].start() == 0))
     return written
+
+
+def could_be_read(text: str) -> bool:
+    """Tell whether a text is written as a move at all, on a board of any size, in any of
+    the notations `read_move` reads."""
+    from kernel.short_notation import could_be_move
+
+    bare = text.rstrip("+#!?")
+    try:
+        parse_move_text(bare)
+        return True
+    except NotationError:
+        pass
+    spellings = [text, *(spelled for spelled, _ in level_letters_written_out(text))]
+    return any(could_be_move(spelled) for spelled in spellings)
 
 
 class NamedMoves:
@@ -173,11 +192,16 @@ def names_piece(position: Position, text: str) -> bool:
 
 
 def lettered_refusal(position: Position, text: str) -> str:
-    """Why a text's first letter, read as a piece, names no legal move."""
+    """Why a text's first letter, read as a piece, names no legal move (its other cells
+    written with the level after the rank, which the short form's refusal reads)."""
     from kernel.short_notation import OffBoardText, why_none
 
+    spelled = text
+    for written, first_is_level in level_letters_written_out(text):
+        if not first_is_level:
+            spelled = written  # the last such has every other cell written out
     try:
-        return why_none(position, text)
+        return why_none(position, spelled)
     except OffBoardText as error:
         return str(error)
 

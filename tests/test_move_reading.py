@@ -23,7 +23,7 @@ from arena.referee import Referee
 from arena.speaker import Launch, ProcessSpeaker
 from kernel.config import EngineConfig
 from kernel.kernel import Kernel
-from kernel.move_reading import IllegalMove, read_move
+from kernel.move_reading import IllegalMove, could_be_read, read_move
 from kernel.position import Move
 from kernel.position import Position as KernelPosition
 from kernel.rules import Analysis
@@ -163,6 +163,9 @@ def check_spellings(
     for key in chosen:
         for text in sorted(spellings(facts[key], names[key])):
             expected = owners.get(text.rstrip("+#!?"), key)
+            # `play` refuses, before it reads, a text written as no move at all.
+            if not could_be_read(text):
+                tally.wrong.append(f"{text}: play takes it for no move")
             try:
                 read = key_of(position, read_move(position, analysis, text))
             except IllegalMove as refusal:
@@ -336,3 +339,20 @@ def test_the_arena_referee_never_records_another_piece(tmp_path: Path) -> None:
         assert referee.last_move() == "Bd2(III)-d3(II)"
     finally:
         speaker.close()
+
+
+def test_the_books_spelling_with_a_level_left_out(engine: Engine) -> None:
+    """A level-letter cell beside one without its level is read (`NAb1-c3`; play refused it
+    as no move at all); a pawn's move on level B starts with its P, as the books write it,
+    for `Bc2-Bc3` would move a pawn while its B names a bishop."""
+    assert engine.ask("new_game 5 raumschach") == OK
+    assert engine.ask("play Bc2-Bc3") == (
+        b"? illegal move: no white bishop on c2 (any level); B read as level II would move "
+        b"the white pawn: write Pc2(II)-c3(II)\n\n"
+    )
+    assert engine.ask("play PBc2-Bc3") == OK
+    assert engine.ask("play NEb5-c3") == OK
+    assert engine.ask("play NAb1-c3") == OK
+    assert engine.ask("printgame long").endswith(
+        b"\n1. Pc2(II)-c3(II) nb5(V)-c3(V)\n2. Nb1(I)-c3(I)\n\n"
+    )
