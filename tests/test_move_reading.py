@@ -153,8 +153,11 @@ def check_spellings(
     `occupied` are its pieces' cells."""
     position = kernel.position
     analysis = Analysis(position)
-    owners = {name.rstrip("+#"): key for key, spelled in names.items() for name in spelled}
-    assert len(owners) == 2 * len(names), "two moves share a name"
+    owners: dict[str, Key] = {}
+    for key, spelled in names.items():
+        for name in spelled:
+            # A move's long and short names may be one (`Qa1(I)xb2(II)`), two moves' never.
+            assert owners.setdefault(name.rstrip("+#"), key) == key, name
     columns = Counter(cell[:2] for cell in occupied)
     stacked_keys = sorted(key for key in facts if columns[key[0][:2]] > 1)
     other_keys = sorted(key for key in facts if columns[key[0][:2]] == 1)
