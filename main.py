@@ -29,6 +29,7 @@ try:
     from kernel.logfile import LogPathError
     from kernel.logger import LOGGED_PREFIX, ExchangeLog, write_stderr
     from kernel.protocol import CommandError, frame, line_too_long, parse_command, prepare_line
+    from kernel.text.notation import COMMENTS_ANYWHERE
 except ModuleNotFoundError as missing:  # a Python without the set-up's packages: one line
     refuse_missing("cubemate", missing)
 
@@ -177,20 +178,43 @@ def finish_line(pending: bytearray, dropped: int, prefix: bytes, limit: int) -> 
     return line
 
 
-#: What a person at the terminal is told first, after the name and version.
-GREETING = (
-    "new_game 5 starts a game, play Nc3(I) moves (Tab completes), genmove has the engine"
-    " move; type help, quit or Ctrl-D"
-)
+#: The board on which the greeting starts a game.
+GREETING_SIZE = 5
 #: The commands whose argument is a move, which Tab completes from the legal moves.
 MOVE_COMMANDS = ("play",)
+#: The commands whose argument is a file, which Tab completes from the file names.
+FILE_COMMANDS = ("loadgame", "savegame")
+
+
+def greeting(variant_name: str) -> str:
+    """What a person at the terminal is told first, after the name and version: a move that
+    `play` takes as it stands after `new_game 5` in the configured variant."""
+    return (
+        f"new_game {GREETING_SIZE} starts a game, play {first_move(variant_name)} moves (Tab"
+        " completes), genmove has the engine move; type help, quit or Ctrl-D"
+    )
+
+
+def first_move(variant_name: str) -> str:
+    """A legal move of the start position of the greeting's board, short: a knight's if any
+    (the move a first game most often opens with), the shortest name, then the first."""
+    from kernel.cube.rules import Analysis
+    from kernel.cube.start import start_position
+    from kernel.cube.variants import variant_named
+    from kernel.text.short_notation import short_names
+
+    position = start_position(GREETING_SIZE, variant_named(variant_name))
+    names = short_names(position, Analysis(position))
+    knights = [name for name, move in names.items() if move.piece == "N"] or list(names)
+    return min(knights, key=lambda name: (len(name), name))
 
 
 def terminal_lines(
-    limit: int, moves: Callable[[], list[str]] = list
+    limit: int, moves: Callable[[str], list[str]] = lambda text: []
 ) -> Generator[bytes | TooLong, None, None]:
     """Yield lines typed at a terminal, with line editing, history and tab-completion: of the
-    command names, and after `play` of the moves `moves()` names (the legal ones)."""
+    command names, after `play` of the moves `moves(text)` names (the legal ones that start
+    so), and after `loadgame` and `savegame` of file names."""
     import readline
 
     names = [spec.name for spec in COMMANDS]
@@ -205,7 +229,9 @@ def terminal_lines(
             if not words:
                 matches[:] = [name + " " for name in names if name.startswith(text)]
             elif words[-1] in MOVE_COMMANDS and len(words) == 1:
-                matches[:] = sorted(move for move in moves() if move.startswith(text))
+                matches[:] = sorted(moves(text))
+            elif words[-1] in FILE_COMMANDS and len(words) == 1:
+                matches[:] = file_completions(text)
             else:
                 matches[:] = []
         return matches[state] if state < len(matches) else None
@@ -282,9 +308,11 @@ def signals_wake_readline() -> Iterator[None]:
         os.close(stop_write)
 
 
-def move_completions(kernel: Kernel) -> list[str]:
-    """The legal moves of the game's position, short and long, for Tab (check signs left out:
-    they would cost a look at every move's answers)."""
+def move_completions(kernel: Kernel, text: str) -> list[str]:
+    """The legal moves of the game's position that start with `text`, for Tab, in one form:
+    the one the person writes (short until they write long), or the other where none of
+    those starts so (`Nb1(` is long). Check signs are left out: they would cost a look at
+    every move's answers."""
     from kernel.text.notation import get_move_name
     from kernel.text.short_notation import short_names
 
@@ -294,7 +322,27 @@ def move_completions(kernel: Kernel) -> list[str]:
         return []  # no game position: nothing to play
     position = kernel.position
     named = short_names(position, analysis)
-    return [*named, *(get_move_name(position, move) for move in named.values())]
+    forms = [list(named), [get_move_name(position, move) for move in named.values()]]
+    if kernel.person_notation == "long":
+        forms.reverse()
+    for form in forms:
+        found = [move for move in form if move.startswith(text)]
+        if found:
+            return found
+    return []
+
+
+def file_completions(text: str) -> list[str]:
+    """The file and folder names that start with `text` (`~/` the home folder, as savegame
+    and loadgame read it), a folder's with `/` after it so that Tab goes on into it."""
+    import glob
+
+    expanded = os.path.expanduser(text)
+    found = []
+    for path in sorted(glob.glob(glob.escape(expanded) + "*")):
+        name = text + path[len(expanded) :]
+        found.append(name + "/" if os.path.isdir(path) else name + " ")
+    return found
 
 
 def leading_id(prefix: str) -> str | None:
@@ -467,9 +515,13 @@ def run(config: EngineConfig, version: str, log: ExchangeLog, at_terminal: bool)
     if at_terminal and sys.stderr is not None and sys.stderr.isatty():
         # For a person only: stdout carries nothing but answers, and a program that runs
         # the engine on a terminal's stdin with stderr elsewhere sees no greeting.
-        write_stderr(f"cubemate {version} — {GREETING}")
+        write_stderr(f"cubemate {version} — {greeting(config.variant)}")
+    if at_terminal and config.comments != COMMENTS_ANYWHERE:
+        # A person types here (a program speaking strict GTP is answered as configured):
+        # genmove answers in the notation they write moves in, short until they write long.
+        kernel.person_notation = "short"
     lines = (
-        terminal_lines(limit, lambda: move_completions(kernel))
+        terminal_lines(limit, lambda text: move_completions(kernel, text))
         if at_terminal
         else pipe_lines(sys.stdin.fileno(), limit)
     )

@@ -54,14 +54,14 @@ def same_moves(move: str, legal: list[str]) -> list[str]:
     found = []
     for candidate in legal:
         try:
-            letter, origin, target, promotion = parse_move_text(candidate)[0]
+            spelled = parse_move_text(candidate)[0]
         except NotationError:
             continue
         if any(
-            reading.letter in ("", letter)
-            and same_cell(reading.origin, origin)
-            and same_cell(reading.target, target)
-            and reading.promotion.upper() == promotion.upper()
+            reading.letter in ("", spelled.letter)
+            and same_cell(reading.origin, spelled.origin)
+            and same_cell(reading.target, spelled.target)
+            and reading.promotion.upper() == spelled.promotion.upper()
             for reading in readings
         ):
             found.append(candidate)

@@ -173,7 +173,8 @@ def check_record(
         raise BatchError(f"--resume: line {number} of {path} is not a batch record")
     if not isinstance(made, str | None):
         raise BatchError(f"--resume: line {number} of {path} is not a batch record")
-    if made != variant:
+    # Variant names are case-blind, as `variant` reads them.
+    if (made is None) != (variant is None) or (made or "").lower() != (variant or "").lower():
         was = "no --variant" if made is None else f"--variant {made}"
         raise BatchError(
             f"--resume: {path} was made with {was} (line {number}), not "

@@ -35,8 +35,8 @@ class Info:
         return (
             f"{self.path}: {header.name} on the {header.size}-cube{whose}, "
             f"version {header.version}{compression_text(header, self.length)}, "
-            f"{header.entries:,} entries, {header.positions:,} positions, longest mate "
-            f"{header.longest} plies, {verdict}"
+            f"{header.entries:,} entries, {header.positions:,} positions, "
+            f"{longest_text(header.longest)}, {verdict}"
         )
 
     def document(self) -> dict[str, Any]:
@@ -51,6 +51,7 @@ class Info:
             "entries": header.entries if header else None,
             "positions": header.positions if header else None,
             "longest_plies": header.longest if header else None,
+            "longest_moves": mate_moves(header.longest) if header else None,
             "compressed": header.compressed if header else None,
             "values_version": header.numbering if header else None,
             "block_values": header.block_values if header and header.compressed else None,
@@ -58,6 +59,22 @@ class Info:
             "ok": self.fault is None,
             "fault": self.fault,
         }
+
+
+def mate_moves(plies: int) -> int:
+    """The moves of the winner in a mate of this many plies, as `stats` counts them: a mate
+    in 8 plies with the loser to move is the winner's 4 moves, one in 7 with the winner to
+    move as well."""
+    return (plies + 1) // 2
+
+
+def longest_text(plies: int) -> str:
+    """The header's longest mate in words: `longest mate 4 moves (8 plies)`, or `no mate`
+    for an ending where no side ever mates (its header says 0)."""
+    if plies == 0:
+        return "no mate"
+    moves = mate_moves(plies)
+    return f"longest mate {moves} move{'' if moves == 1 else 's'} ({plies} plies)"
 
 
 def compression_text(header: Header, length: int | None) -> str:

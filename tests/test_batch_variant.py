@@ -140,3 +140,20 @@ def test_records_say_their_variant_and_resume_keeps_to_it(tmp_path: Path) -> Non
         2,
         f"batch: --resume: {cube} was made with no --variant (line 1), not --variant raumschach\n",
     )
+
+
+def test_resume_reads_the_variant_name_in_any_case(tmp_path: Path) -> None:
+    """`--variant RAUMSCHACH --resume` continues a file made with `--variant raumschach`
+    (issue 63, item 7): variant names are case-blind, as the engine's `variant` reads them."""
+    output = tmp_path / "out.jsonl"
+    first = batch("--variant", "raumschach", "--ask", "perft 1", "-o", str(output),
+                  stdin=f"{START} w\n", tmp_path=tmp_path)  # fmt: skip
+    assert (first.returncode, first.stderr) == (0, "")
+    resumed = batch("--resume", "--variant", "RAUMSCHACH", "--ask", "perft 1", "-o",
+                    str(output), stdin=f"{START} w\n{PROMOTION_MATE} w\n",
+                    tmp_path=tmp_path)  # fmt: skip
+    assert (resumed.returncode, resumed.stderr) == (0, "")
+    assert [json.loads(line)["answers"] for line in output.read_text().splitlines()] == [
+        {"perft 1": "61"},
+        {"perft 1": "43"},
+    ]

@@ -296,8 +296,10 @@ def only_echo(before: bytes, typed: set[str]) -> bool:
     return all(line in allowed for line in before.split(b"\r\n"))
 
 
+#: The move it suggests is one `play` takes after `new_game 5` (Nc3(I) was ambiguous: issue 63;
+#: tests/test_terminal_game.py plays it in both variants).
 GREETING = (
-    f"cubemate {version('cubemate')} — new_game 5 starts a game, play Nc3(I) moves (Tab"
+    f"cubemate {version('cubemate')} — new_game 5 starts a game, play Na3(I) moves (Tab"
     " completes), genmove has the engine move; type help, quit or Ctrl-D\r\n"
 ).encode()
 

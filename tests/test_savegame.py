@@ -64,7 +64,7 @@ def test_a_saved_game_loads_goes_on_and_is_saved_again(
     refusal = say(shared_engine, f"savegame {record}")
     assert refusal == (
         f"? {repr(str(record)) if len(str(record)) <= 60 else repr('...' + str(record)[-57:])}"
-        " exists and is not a record of this game: it holds 4 plies, the game 3;"
+        " exists and is not a record of this game: it holds 4 plies, this game has 3;"
         " nothing was changed"
     )
     assert record.read_bytes() == before

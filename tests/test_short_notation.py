@@ -240,8 +240,7 @@ def test_short_legal_moves_by_hand() -> None:
     assert ask(kernel, "play bxc5=N") == ""
     assert ask(kernel, "undo") == ""
     assert ask(kernel, "play b5(V)") == (
-        "? ambiguous: Pb4(V)-b5(V)=B, Pb4(V)-b5(V)=N, Pb4(V)-b5(V)=Q, Pb4(V)-b5(V)=R, "
-        "Pb4(V)-b5(V)=U"
+        "? illegal move: the pawn promotes on b5(V): write what it becomes (=Q, =R, =B, =U, =N)"
     )
 
 

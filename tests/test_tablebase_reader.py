@@ -299,9 +299,12 @@ def test_info_describes_every_file_and_names_a_damaged_one(tables: Path, tmp_pat
     assert len(lines) == len(files)
     kqkr = f"{tables / file_name('KQKR', 3)}: KQKR on the 3-cube, version {FORMAT_VERSION}, "
     assert any(
-        line.startswith(kqkr) and line.endswith("longest mate 8 plies, checksums ok")
+        line.startswith(kqkr) and line.endswith("longest mate 4 moves (8 plies), checksums ok")
         for line in lines
     )
+    # In moves, as stats counts them; an ending where nobody mates says so (issue 63).
+    krk = f"{tables / file_name('KRK', 3)}: KRK on the 3-cube, version {FORMAT_VERSION}, "
+    assert any(line.startswith(krk) and line.endswith(", no mate, checksums ok") for line in lines)
     damaged = tmp_path / file_name("KQK", 5)
     data = bytearray((tables / damaged.name).read_bytes())
     data[-1] ^= 1
@@ -313,3 +316,4 @@ def test_info_describes_every_file_and_names_a_damaged_one(tables: Path, tmp_pat
     assert good["entries"] == 2 * 10 * 125**2 and good["version"] == FORMAT_VERSION
     assert not bad["ok"] and bad["fault"] == "damaged (the values' checksum does not match)"
     assert bad["positions"] == good["positions"]
+    assert good["longest_moves"] == (good["longest_plies"] + 1) // 2 > 0

@@ -15,22 +15,31 @@ from kernel.cube.game import UNDECIDED
 from kernel.cube.variants import VARIANTS, UnknownVariant, Variant, variant_named
 from kernel.interrupt import ReadStopped
 from kernel.protocol import CommandError, shorten
-from kernel.text.move_reading import IllegalMove, read_move
+from kernel.text.move_reading import IllegalMove, could_be_read, read_move
 from kernel.text.notation import (
     NotationError,
     parse_move_text,
 )
-from kernel.text.short_notation import could_be_move, unreadable
+from kernel.text.short_notation import unreadable
 
 if TYPE_CHECKING:
     pass
 
 
+def home_expanded(path: str) -> str:
+    """A file name with a leading `~` or `~user` read as a shell reads it (a person types
+    `savegame ~/g.txt` at the terminal, where no shell expands it first)."""
+    import os.path
+
+    return os.path.expanduser(path)
+
+
 def cmd_loadgame(kernel: Session, args: list[str]) -> str:
     """Replay a game from a record file.
 
-    Arguments: FILE (one word), then optionally PLY, how many of its moves to replay (all when
-    left out or `end`), then optionally GAME, which record of the file (1 for the first).
+    Arguments: FILE (one word; `~/` is the home folder), then optionally PLY, how many of its
+    moves to replay (all when left out or `end`), then optionally GAME, which record of the
+    file (1 for the first).
     Fails: the file cannot be read, is not text, is too large or is not a record; the record
     asked for is not there; its size is outside the accepted range; its start position or a
     move is refused (the ply, the line and the reason are named); SIGUSR1 stopped the read.
@@ -42,11 +51,11 @@ def cmd_loadgame(kernel: Session, args: list[str]) -> str:
     ply = None if len(args) < 2 or args[1] == "end" else read_count(args[1], "PLY", 0)
     game_number = 1 if len(args) < 3 else read_count(args[2], "GAME", 1)
     try:
-        game = load_game(args[0], ply, game_number, kernel.config)
+        game = load_game(home_expanded(args[0]), ply, game_number, kernel.config)
     except ReplayError as error:
         raise CommandError(str(error)) from None
     except ReadStopped as error:
-        raise CommandError(f"loadgame of {file_name(args[0])} {error}") from None
+        raise CommandError(f"loadgame of {file_name(home_expanded(args[0]))} {error}") from None
     kernel.set_game(game)
     return ""
 
@@ -115,8 +124,9 @@ def read_variant(name: str) -> Variant:
 def cmd_play(kernel: Session, args: list[str]) -> str:
     """Play a move for the side to move, which then passes to the other side.
 
-    Arguments: MOVE as legal_moves writes it; the letter may be left out, `-` and `x` are
-    interchangeable, and levels may be decimal.
+    Arguments: MOVE as legal_moves writes it, or short; the letter may be left out, `-` and
+    `x` are interchangeable between two whole cells, and levels may be decimal or letters
+    (docs/rules.md, "Reading").
     Fails: the move cannot be read, names a cell off the board or the same cell twice, or is
     not legal (no piece of the side to move there, the piece cannot move so, the king would be
     left in check, the letter does not match the piece); no white king; the side not to move
@@ -124,11 +134,8 @@ def cmd_play(kernel: Session, args: list[str]) -> str:
     Returns: nothing.
     """
     # A move that cannot be read is refused before the position is asked about.
-    if not could_be_move(args[0]):
-        try:
-            parse_move_text(args[0])
-        except NotationError:
-            raise CommandError(f"illegal move: {unreadable(args[0])}") from None
+    if not could_be_read(args[0]):
+        raise CommandError(f"illegal move: {unreadable(args[0])}")
     analysis = kernel.game_analysis()
     if not analysis.has_legal_move():
         raise CommandError(f"game over: {kernel.outcome()}")
@@ -137,7 +144,18 @@ def cmd_play(kernel: Session, args: list[str]) -> str:
     except IllegalMove as error:
         raise CommandError(str(error)) from None
     kernel.play(move)
+    if kernel.person_notation is not None:
+        kernel.person_notation = written_notation(args[0])
     return ""
+
+
+def written_notation(text: str) -> str:
+    """Tell whether a move was written long (both cells, `Nb1(I)-c3(I)`) or short."""
+    try:
+        parse_move_text(text.rstrip("+#!?"))
+    except NotationError:
+        return "short"
+    return "long"
 
 
 def cmd_printgame(kernel: Session, args: list[str]) -> str:
@@ -172,7 +190,8 @@ def game_text(kernel: Session, notation: str, **extra: str) -> str:
 def cmd_savegame(kernel: Session, args: list[str]) -> str:
     """Write the record of the game to a file, as printgame writes it.
 
-    Arguments: FILE (one word), relative to the engine's working folder.
+    Arguments: FILE (one word), relative to the engine's working folder; `~/` is the home
+    folder, as a shell reads it.
     Fails: FILE exists and is not a record savegame wrote of this game (the same start, and
     moves this game begins with), is a symbolic link, a folder, a FIFO or a device, belongs to
     another user, or cannot be written; another engine is saving it; it holds a Result
@@ -184,7 +203,7 @@ def cmd_savegame(kernel: Session, args: list[str]) -> str:
 
     record = game_text(kernel, "short", **{PROGRAM: default_program()})
     try:
-        save_game(args[0], record, kernel.game, kernel.config)
+        save_game(home_expanded(args[0]), record, kernel.game, kernel.config)
     except SaveError as error:
         raise CommandError(str(error)) from None
     return ""

@@ -145,7 +145,7 @@ def choose_move(kernel: Session, args: list[str], play: bool) -> str:
         kernel.overhead.note(time.monotonic() - started - choice.result.seconds)
         return "resign"
     name = get_move_name(position, choice.move)
-    if kernel.config.notation == "short":
+    if (kernel.person_notation or kernel.config.notation) == "short":
         from kernel.cube.rules import Analysis
         from kernel.text.short_notation import short_name
 

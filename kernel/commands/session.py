@@ -53,6 +53,9 @@ class Session:
         #: Where events beside the exchanges go (the JSON log's `search`); set by main.py.
         self.log_event: Callable[[str, dict[str, Any]], None] = lambda name, fields: None
         self.quit_requested = False
+        #: How the person at a terminal writes moves ("short" or "long", as their last `play`
+        #: did), which genmove answers in; None for a program (a pipe, or strict GTP).
+        self.person_notation: str | None = None
         #: Whether the last line looked like a row of a board pasted over several lines.
         self.in_pasted_board = False
         self._analysis: Analysis | None = None

@@ -230,8 +230,8 @@ def check_same_game(
     played = game.moves
     if len(record.moves) > len(played):
         raise SaveError(
-            f"{refusal} a record of this game: it holds {len(record.moves)} plies, the game"
-            f" {len(played)}; nothing was changed"
+            f"{refusal} a record of this game: it holds {plies(len(record.moves))}, this game"
+            f" has {len(played)}; nothing was changed"
         )
     # The game as it stood at the record's last move: the Result savegame wrote then.
     then = Game(start, game.plies[0].quiet_plies if game.plies else game.quiet_plies)
@@ -257,6 +257,11 @@ def result_of(game: Game) -> str:
         return UNDECIDED
     outcome = game.outcome()
     return UNDECIDED if outcome is None else str(outcome)
+
+
+def plies(count: int) -> str:
+    """Count plies in words: `1 ply`, `146 plies`."""
+    return f"{count} ply" if count == 1 else f"{count} plies"
 
 
 def default_program() -> str:

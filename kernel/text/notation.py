@@ -524,13 +524,14 @@ def piece_label(position: Position, point: int) -> str:
 
 
 class MoveText(NamedTuple):
-    """A move as written: the letter (empty when left out), the two cell names, and the letter
-    a pawn becomes (empty when none is written)."""
+    """A move as written: the letter (empty when left out), the two cell names, the letter
+    a pawn becomes (empty when none is written), and whether `x` stood between the cells."""
 
     letter: str
     origin: str
     target: str
     promotion: str = ""
+    capture: bool = False
 
 
 def get_move_name(position: Position, move: Move) -> str:
@@ -545,25 +546,38 @@ def get_move_name(position: Position, move: Move) -> str:
 
 #: A cell in a move: the long spelling, or the level letter first.
 _MOVE_CELL = r"[a-z]+[0-9]+\([0-9A-Z]+\)|[A-Z][a-z]+[0-9]+"
-#: A move as `play` reads it: an optional letter, a cell, `-` or `x`, a cell, and optionally
-#: `=` and the letter a pawn becomes.
-MOVE_TEXT = rf"([KQRBNUPkqrbnup]?)({_MOVE_CELL})[-x]({_MOVE_CELL})(?:=([QRBNUqrbnu]))?"
+#: The letters a move may start with: a piece's, either side's, of any variant.
+MOVE_LETTERS = "KQRBNUPkqrbnup"
+#: A move's cells as `play` reads them: a cell, `-` or `x`, a cell, and optionally `=` and the
+#: letter a pawn becomes.
+MOVE_CELLS = rf"({_MOVE_CELL})([-x])({_MOVE_CELL})(?:=([QRBNUqrbnu]))?"
 
 
 def parse_move_text(text: str) -> list[MoveText]:
-    """Read a move's letter and cells; raise NotationError when it is not written as a move.
+    """Read a move's letter and cells in every way the long form allows; raise NotationError
+    when it is not written as a move.
 
-    A lower-case letter may be a black piece or the start of a file (`bb2(I)` is a bishop on
-    b2(I), or whatever stands on bb2(I)): both readings are returned, the letter's first.
+    The first letter may be the piece's, or part of the origin: a lower-case one the start of
+    its file (`bb2(I)` is a bishop on b2(I), or whatever stands on bb2(I)), a capital one its
+    level, as Raumschach's players write cells (`Bb5` is b5(II)). Each reading is returned,
+    the one with the letter first.
     """
-    match = re.fullmatch(MOVE_TEXT, text)
-    if match is None:
+    readings = []
+    if text[:1] and text[0] in MOVE_LETTERS:
+        lettered = re.fullmatch(MOVE_CELLS, text[1:])
+        if lettered is not None:
+            readings.append(move_text(text[0], lettered))
+    bare = re.fullmatch(MOVE_CELLS, text)
+    if bare is not None:
+        readings.append(move_text("", bare))
+    if not readings:
         raise NotationError(
             f"cannot read {shorten(text)}: write a move as Kc1(I)-c2(II) or Nb2(II)xa1(III)"
         )
-    letter, origin, target, promotion = match.groups()
-    promotion = promotion or ""
-    readings = [MoveText(letter, origin, target, promotion)]
-    if letter.islower() and not origin[0].isupper():
-        readings.append(MoveText("", letter + origin, target, promotion))
     return readings
+
+
+def move_text(letter: str, match: re.Match[str]) -> MoveText:
+    """A reading of a move from its letter and the match of its cells."""
+    origin, separator, target, promotion = match.groups()
+    return MoveText(letter, origin, target, promotion or "", separator == "x")

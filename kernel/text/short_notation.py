@@ -9,8 +9,10 @@ notation").
 
 Reading is exact first: a text that is the short name of a legal move (check marks aside)
 names that move and no other. Failing that it is lenient: the long form, the short form and
-either with levels left out (`Nb1-c3`, `Nc3`), black's letters in either case, `x` and `-`
-alike. Where several legal moves fit, the reader names them all; where none does, it says why.
+either with levels left out (`Nb1-c3`, `Nc3`), black's letters in either case; each reading
+with the moves it fits (`reading_moves`), which kernel/text/move_reading.py weighs against the
+long form's. Where several legal moves fit, the reader names them all; where none does, it
+says why.
 """
 
 from __future__ import annotations
@@ -102,6 +104,8 @@ class Reading(NamedTuple):
     target: CellPattern
     #: The kind a pawn becomes (upper case), or "".
     promotion: str
+    #: `x` was written before the destination: the move must capture.
+    capture: bool = False
 
 
 # --- writing ---------------------------------------------------------------------------------
@@ -324,12 +328,13 @@ def readings(text: str, size: int) -> Iterator[Reading]:
     else:
         starts.append(("", False, body))
     for kind, black, rest in starts:
-        for origin, separated, target in split_cells(rest, size):
-            yield Reading(kind, black, origin, separated, target, promotion)
+        for origin, separator, target in split_cells(rest, size):
+            yield Reading(kind, black, origin, bool(separator), target, promotion, separator == "x")
 
 
-def split_cells(text: str, size: int) -> Iterator[tuple[CellPattern, bool, CellPattern]]:
-    """Yield each split of a text into origin (perhaps empty), separator and destination."""
+def split_cells(text: str, size: int) -> Iterator[tuple[CellPattern, str, CellPattern]]:
+    """Yield each split of a text into origin (perhaps empty), separator (`-`, `x` or "")
+    and destination."""
     tail = _TARGET_TAIL.search(text)
     if tail is None:
         return
@@ -343,19 +348,19 @@ def split_cells(text: str, size: int) -> Iterator[tuple[CellPattern, bool, CellP
         if target is None or target.x is None or target.y is None:
             continue
         before = head[:cut]
-        options = [(before, False)]
+        options = [(before, "")]
         if before.endswith("-"):
-            options = [(before[:-1], True)]
+            options = [(before[:-1], "-")]
         elif before.endswith("x"):
-            options.append((before[:-1], True))
-        for origin_text, separated in options:
+            options.append((before[:-1], "x"))
+        for origin_text, separator in options:
             found = _ORIGIN.fullmatch(origin_text)
             if found is None:
                 continue
             file, rank, level = found.groups()
             origin = cell_pattern(file, rank, level, size)
             if origin is not None:
-                yield origin, separated, target
+                yield origin, separator, target
 
 
 def _level_or_none(numeral: str) -> int | None:
@@ -459,6 +464,21 @@ def exact_move(position: Position, analysis: Analysis, text: str) -> Move | None
     return None
 
 
+def reading_moves(
+    position: Position, analysis: Analysis, text: str
+) -> Iterator[tuple[Reading, Move]]:
+    """Yield each lenient reading of a text with each legal move it may mean (a move once per
+    reading that fits it; a capture mark is not checked here)."""
+    landing: dict[int, list[Move]] = {}
+    for reading in readings(text, position.size):
+        for point in target_points(position, reading.target):
+            if point not in landing:
+                landing[point] = moves_to(position, analysis, point)
+            for move in landing[point]:
+                if fits(position, reading, move):
+                    yield reading, move
+
+
 def fitting_moves(position: Position, analysis: Analysis, text: str) -> list[Move]:
     """List the legal moves that a text may name, read leniently, best readings first: those
     with a letter before those without (`bc3` is black's bishop before a piece on the b-file)."""
@@ -521,7 +541,9 @@ def why_none(position: Position, text: str) -> str:
         if not variant.promotion:
             return f"there is no promotion in {variant.name}"
         choices = ", ".join(PIECE_NAMES[letter.lower()] for letter in variant.promotion)
-        become = PIECE_NAMES.get(reading.promotion.lower(), reading.promotion)
+        become = PIECE_NAMES.get(reading.promotion.lower())
+        if become is None:
+            return f"{reading.promotion} names no piece (a pawn may become a {choices})"
         return f"a pawn cannot become a {become} (it may become {choices})"
     if kind == PAWN and not any_piece and not variant.has_pawns:
         return (
