@@ -94,6 +94,15 @@ class Peer:
         self.pending = END.join([*responses[count:], data])
         return responses[:count]
 
+    def cpu_seconds(self) -> float | None:
+        """The CPU time the process has run so far, in nanoseconds' precision (Linux's
+        /proc/PID/schedstat); None where there is none."""
+        try:
+            text = Path(f"/proc/{self.process.pid}/schedstat").read_text()
+        except OSError:
+            return None
+        return int(text.split()[0]) / 1e9
+
     def ask(self, data: bytes, count: int) -> list[bytes]:
         """Send lines and wait for their `count` responses."""
         self.send(data)
@@ -129,6 +138,9 @@ class Run:
     errors: tuple[bytes, ...]
     #: Whatever the process said on stderr: warnings, such as a log it could not write.
     stderr: str
+    #: The CPU seconds the process ran over the same span as `seconds` (None where unknown):
+    #: on a machine shared by many processes, the wall clock also counts their turns.
+    cpu: float | None = None
 
     @property
     def median_latency(self) -> float:
@@ -153,14 +165,16 @@ def throughput(kind: str, workload: Workload) -> Run:
     with Peer(kind) as peer:
         peer.ask(b"protocol_version\n", 1)
         writer = threading.Thread(target=peer.send, args=(payload,))
+        cpu_start = peer.cpu_seconds()
         start = time.perf_counter()
         writer.start()
         responses = peer.receive(count)
         seconds = time.perf_counter() - start
+        cpu_end = peer.cpu_seconds()
         writer.join()
         stderr = peer.stderr_text()
     answers, errors = checkmate_answers(responses)
-    return Run(seconds, (), answers, errors, stderr)
+    return Run(seconds, (), answers, errors, stderr, cpu_spent(cpu_start, cpu_end))
 
 
 def latency(kind: str, workload: Workload) -> Run:
@@ -169,6 +183,7 @@ def latency(kind: str, workload: Workload) -> Run:
     responses: list[bytes] = []
     with Peer(kind) as peer:
         peer.ask(b"protocol_version\n", 1)
+        cpu_start = peer.cpu_seconds()
         start = time.perf_counter()
         for index in range(len(workload.positions)):
             lines = workload.lines(index)
@@ -176,6 +191,12 @@ def latency(kind: str, workload: Workload) -> Run:
             responses.extend(peer.ask(lines, 2))
             times.append(time.perf_counter() - begin)
         seconds = time.perf_counter() - start
+        cpu_end = peer.cpu_seconds()
         stderr = peer.stderr_text()
     answers, errors = checkmate_answers(responses)
-    return Run(seconds, tuple(times), answers, errors, stderr)
+    return Run(seconds, tuple(times), answers, errors, stderr, cpu_spent(cpu_start, cpu_end))
+
+
+def cpu_spent(start: float | None, end: float | None) -> float | None:
+    """The CPU seconds between two readings, if both were had."""
+    return None if start is None or end is None else end - start
