@@ -27,7 +27,7 @@ from kernel.directions import (
 )
 from kernel.kernel import Kernel
 from kernel.position import Position
-from kernel.variants import CUBE, RAUMSCHACH, VARIANTS
+from kernel.variants import CUBE, RAUMSCHACH, VARIANTS, impossible_pawn
 from tests.cases import REFERENCE_CASES
 from tests.conftest import Engine
 from tests.test_robustness import peak_rss_kib
@@ -199,3 +199,38 @@ def test_a_table_cache_drops_the_least_recently_used_past_its_count_or_budget() 
         build, maxsize=3, budget=100, weight=lambda n: 1, key=lambda n: n % 2
     )
     assert keyed(3) == keyed(5) == "3"
+
+
+def test_a_raumschach_board_asks_its_pawns_one_set_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """set_board on Raumschach asks each pawn of the position one look-up, not
+    impossible_pawn (half of set_board at its start did): after the first board, a valid
+    board asks it nothing, and a refused one asks it only to name the pawn and why."""
+    from kernel import rules
+
+    calls: Counter[tuple[Any, ...]] = Counter()
+    monkeypatch.setattr(
+        rules,
+        "impossible_pawn",
+        counted(calls, lambda variant, size, cell, white: (white,), impossible_pawn),
+    )
+    rules.impossible_pawn_points.cache_clear()
+    kernel = Kernel(EngineConfig())
+    ask(kernel, "new_game 5 raumschach")
+    start = ask(kernel, "get_board")
+    ask(kernel, f"set_board {start}")
+    # The table of impossible cells: every cell once for each colour.
+    assert calls == Counter({(True,): 125, (False,): 125})
+    calls.clear()
+    for _ in range(10):
+        ask(kernel, f"set_board {start}")
+    assert not calls
+    # A white pawn on rank 1 of level A (a1(I) is the rook's): refused, named as before.
+    layers = start.split("],[")  # level I, whose rank 1 ends the text, last
+    layers[-1] = layers[-1].replace("RNKNR", "PNKNR", 1)
+    reply = kernel.execute("set_board", ["],[".join(layers)])
+    assert (reply.ok, reply.text) == (
+        False,
+        "invalid board: a white pawn on a1(I): no pawn of its side ever stands behind its "
+        "pawns' start",
+    )
+    assert calls == Counter({(True,): 1})
