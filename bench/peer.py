@@ -148,10 +148,24 @@ class Run:
         return statistics.median(self.per_position)
 
 
-def checkmate_answers(responses: list[bytes]) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
-    """Split responses into the checkmate answers (every second one) and any failures."""
+def checkmate_answers(
+    responses: list[bytes], per_position: int = 2
+) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """Split responses into the answers to the first line asked of each position (the one
+    after set_board: `checkmate`, by default) and any failures."""
     errors = tuple(response for response in responses if not response.startswith(b"="))
-    return tuple(responses[1::2]), errors
+    return tuple(responses[1::per_position]), errors
+
+
+def set_up(peer: Peer, workload: Workload) -> None:
+    """Ask the engine's first answer, after the workload's preamble, before any clock starts;
+    a refusal there ends the bench."""
+    answers = peer.ask(
+        workload.preamble_lines() + b"protocol_version\n", 1 + len(workload.preamble)
+    )
+    refused = [answer for answer in answers if not answer.startswith(b"=")]
+    if refused:
+        raise RuntimeError(f"{workload.label}: the preamble was refused: {refused[0]!r}")
 
 
 def throughput(kind: str, workload: Workload) -> Run:
@@ -161,9 +175,9 @@ def throughput(kind: str, workload: Workload) -> Run:
     A thread writes while this one reads, so neither pipe can fill up and stall the other.
     """
     payload = workload.payload()
-    count = 2 * len(workload.positions)
+    count = workload.per_position * len(workload.positions)
     with Peer(kind) as peer:
-        peer.ask(b"protocol_version\n", 1)
+        set_up(peer, workload)
         writer = threading.Thread(target=peer.send, args=(payload,))
         cpu_start = peer.cpu_seconds()
         start = time.perf_counter()
@@ -173,7 +187,7 @@ def throughput(kind: str, workload: Workload) -> Run:
         cpu_end = peer.cpu_seconds()
         writer.join()
         stderr = peer.stderr_text()
-    answers, errors = checkmate_answers(responses)
+    answers, errors = checkmate_answers(responses, workload.per_position)
     return Run(seconds, (), answers, errors, stderr, cpu_spent(cpu_start, cpu_end))
 
 
@@ -182,18 +196,18 @@ def latency(kind: str, workload: Workload) -> Run:
     times: list[float] = []
     responses: list[bytes] = []
     with Peer(kind) as peer:
-        peer.ask(b"protocol_version\n", 1)
+        set_up(peer, workload)
         cpu_start = peer.cpu_seconds()
         start = time.perf_counter()
         for index in range(len(workload.positions)):
             lines = workload.lines(index)
             begin = time.perf_counter()
-            responses.extend(peer.ask(lines, 2))
+            responses.extend(peer.ask(lines, workload.per_position))
             times.append(time.perf_counter() - begin)
         seconds = time.perf_counter() - start
         cpu_end = peer.cpu_seconds()
         stderr = peer.stderr_text()
-    answers, errors = checkmate_answers(responses)
+    answers, errors = checkmate_answers(responses, workload.per_position)
     return Run(seconds, tuple(times), answers, errors, stderr, cpu_spent(cpu_start, cpu_end))
 
 
