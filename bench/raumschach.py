@@ -24,8 +24,8 @@ Goals (the issue's): perft's and genmove's positions a second at Raumschach's st
 1.5× of the cube's 5³ start's, measured in the same run; depth 5 or more in a second at
 Raumschach's start; against the floor, Raumschach's ratio within 1.5× of the cube's 5³.
 
-`python -m bench.raumschach [--quick]` prints the section; `section(quick)` returns it and its
-goals for bench/__main__.py.
+`python -m bench.raumschach [--quick] [--floor]` prints the section (with --floor, only the
+rows against the floor); `section(quick)` returns it and its goals for bench/__main__.py.
 """
 
 from __future__ import annotations
@@ -320,15 +320,7 @@ def section(quick: bool = False) -> tuple[str, list[Goal]]:
     progress("raumschach: the passed-pawn term's cost")
     cost_header = ["player", "positions × nodes", "nps with", "nps without", "ratio"]
     cost_rows = passed_cost(settings)
-    progress("raumschach: against the floor")
-    comparisons = compare(
-        [(each, False) for each in floor_workloads(settings)], settings.floor_rounds
-    )
-    against_floor, floor_goals = floor_rows(comparisons)
-    floor_header = ["workload", "positions", "engine", "floor", "engine/floor", "CPU"]
-    problems = [
-        f"{problem} ({each.workload.label})" for each in comparisons for problem in each.problems()
-    ]
+    against_floor, floor_goals = floor_section(settings)
     lines = [
         f"Raumschach beside the cube (issue 48): through the engine process, perft best of "
         f"{settings.repeats}, genmove at level time {settings.seconds:g} (median of "
@@ -339,21 +331,42 @@ def section(quick: bool = False) -> tuple[str, list[Goal]]:
         f"the start, with `pawn_passed` at {PASSED_TRIED} and at 0",
         table(cost_header, cost_rows),
         "",
+        against_floor,
+    ]
+    return "\n".join(lines), goals(figures, settings) + floor_goals
+
+
+def floor_section(settings: Settings) -> tuple[str, list[Goal]]:
+    """Measure Raumschach and the cube's 5³ against the floor; return the table and goals."""
+    progress("raumschach: against the floor")
+    comparisons = compare(
+        [(each, False) for each in floor_workloads(settings)], settings.floor_rounds
+    )
+    rows, found = floor_rows(comparisons)
+    header = ["workload", "positions", "engine", "floor", "engine/floor", "CPU"]
+    problems = [
+        f"{problem} ({each.workload.label})" for each in comparisons for problem in each.problems()
+    ]
+    lines = [
         f"Against the floor (issue 60): positions of seeded random games of up to {GAME_PLIES} "
         "plies from each start, streamed after `variant NAME`; set_board then checkmate, or "
         f"then the page's batch ({', '.join(PAGE_ASKS)}); median of {settings.floor_rounds} "
         "rounds, engine and floor alternating; CPU = the ratio of CPU times",
-        table(floor_header, against_floor),
+        table(header, rows),
         *(["", "PROBLEMS:", *(f"  {problem}" for problem in problems)] if problems else []),
     ]
-    return "\n".join(lines), goals(figures, settings) + floor_goals
+    return "\n".join(lines), found
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.raumschach", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small counts, a smoke test")
+    parser.add_argument("--floor", action="store_true", help="only the rows against the floor")
     arguments = parser.parse_args(argv)
-    text, found = section(arguments.quick)
+    if arguments.floor:
+        text, found = floor_section(QUICK if arguments.quick else FULL)
+    else:
+        text, found = section(arguments.quick)
     print(text)
     print()
     print(goals_table(found))
