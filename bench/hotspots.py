@@ -1,9 +1,12 @@
 """Profile the engine's serve loop on one benchmark workload, in process, logs on.
 
-python -m bench.hotspots {reference,crowded8,mixed16,large64} [--count N] [--top N]
+python -m bench.hotspots {reference,crowded8,mixed16,large64} [--count N] [--top N] [--cpu]
 
 The loop is main.serve itself, fed from memory and writing both logs to a temporary folder,
 so the profile covers protocol, parsing, rules and logging as the real process runs them.
+With --cpu, no profile: the CPU time of a position through main.serve and through the
+floor's loop (bench.floor.serve), the best of three each, and their ratio: the engine-against-
+floor figure without pipes, which a machine shared with other processes moves little.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import os
 import pstats
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -53,15 +57,57 @@ def profile(workload: Workload) -> pstats.Stats:
     return pstats.Stats(profiler, stream=sys.stdout)
 
 
+def serve_cpu(workload: Workload, floor: bool) -> float:
+    """The CPU seconds (this thread's) of one pass of the workload through the engine's serve
+    loop, or the floor's, each writing its logs to a temporary folder."""
+    from bench.floor import PlainExchangeLog
+    from bench.floor import serve as floor_serve
+
+    config = EngineConfig()
+    with tempfile.TemporaryDirectory(prefix="cubemate-hotspots-") as folder:
+        script = Path(folder) / "input"
+        script.write_bytes(workload.payload())
+        if floor:
+            plain = PlainExchangeLog(Path(folder), config.console_log, config.json_log)
+            with script.open("rb") as lines:
+                began = time.thread_time()
+                floor_serve(plain, lines, io.BytesIO())
+                spent = time.thread_time() - began
+            plain.close()
+            return spent
+        log = ExchangeLog(Path(folder), config.console_log, config.json_log)
+        kernel = Kernel(config)
+        fd = os.open(script, os.O_RDONLY)
+        began = time.thread_time()
+        serve(kernel, log, pipe_lines(fd, config.max_line_bytes), io.BytesIO())
+        spent = time.thread_time() - began
+        os.close(fd)
+        log.close()
+        return spent
+
+
 def main(argv: list[str] | None = None) -> int:
     """Profile one workload and print the top functions by own time and by total time."""
     parser = argparse.ArgumentParser(prog="python -m bench.hotspots", description=__doc__)
     parser.add_argument("workload", choices=sorted(WORKLOADS))
     parser.add_argument("--count", type=int, help="positions (default: as in the full bench)")
     parser.add_argument("--top", type=int, default=20, help="functions to show per listing")
+    parser.add_argument(
+        "--cpu", action="store_true", help="CPU time a position, engine and floor, no profile"
+    )
     arguments = parser.parse_args(argv)
     make, default_count = WORKLOADS[arguments.workload]
     workload = make(arguments.count or default_count)
+    if arguments.cpu:
+        count = len(workload.positions)
+        engine = min(serve_cpu(workload, floor=False) for _ in range(3)) / count
+        plain = min(serve_cpu(workload, floor=True) for _ in range(3)) / count
+        print(
+            f"{workload.label}: {count} positions, CPU a position (best of 3): engine "
+            f"{engine * 1e6:,.1f} µs, floor {plain * 1e6:,.1f} µs, "
+            f"engine/floor {engine / plain:.2f}×"
+        )
+        return 0
     stats = profile(workload)
     print(f"{workload.label}: {len(workload.positions)} positions\n")
     for key in ("tottime", "cumulative"):
