@@ -256,9 +256,13 @@ class TableCache(Generic[Arguments, Built]):
         built = self.build(*args, **kwargs)
         weight = self.weight(*args, **kwargs)
         with self._lock:
-            if key not in self._kept:
+            # Another thread may have built it meanwhile: every caller gets the one kept.
+            found = self._kept.get(key)
+            if found is None:
                 self._kept[key] = (built, weight, (args, kwargs))
                 self._weight += weight
+            else:
+                built = found[0]
             while len(self._kept) > 1 and (
                 len(self._kept) > self.maxsize or self._weight > self.budget
             ):

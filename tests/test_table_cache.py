@@ -234,3 +234,27 @@ def test_a_raumschach_board_asks_its_pawns_one_set_each(monkeypatch: pytest.Monk
         "pawns' start",
     )
     assert calls == Counter({(True,): 1})
+
+
+def test_threads_building_one_entry_at_once_get_the_one_kept() -> None:
+    """Two threads that miss the same key together both build, and both get the result kept
+    (the batch runners and the GUI's server ask from several threads)."""
+    import threading
+
+    meet = threading.Barrier(2)
+
+    def build(number: int) -> list[int]:
+        meet.wait(timeout=10)  # both inside the builder at once
+        return [number]
+
+    cache: TableCache[[int], list[int]] = TableCache(
+        build, maxsize=4, budget=10, weight=lambda n: 1
+    )
+    got: list[list[int]] = []
+    threads = [threading.Thread(target=lambda: got.append(cache(7))) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert len(got) == 2 and got[0] is got[1]
+    assert cache.cache_info()[:4] == (0, 2, 4, 1)
