@@ -224,26 +224,29 @@ def game_positions(variant_name: str, count: int) -> tuple[str, ...]:
     return tuple(positions)
 
 
+def games_workload(variant_name: str, asks: tuple[str, ...], count: int) -> Workload:
+    """A workload of one start's game positions (game_positions), each asked `asks`, after
+    `variant NAME`."""
+    label = next(label for label, name in VARIANT_NAMES.items() if name == variant_name)
+    what = "checkmate" if asks == ("checkmate",) else "page's batch"
+    return Workload(
+        f"{variant_name}-{what}",
+        f"{label} games, {what}",
+        game_positions(variant_name, count),
+        asks=asks,
+        preamble=(f"variant {variant_name}",),
+    )
+
+
 def floor_workloads(settings: Settings) -> list[Workload]:
     """The floor rows' workloads: each start's game positions, asked `checkmate`, then the
     page's batch, each after `variant NAME`."""
     checkmates, pages = settings.floor_positions
-    workloads = []
-    for asks, count, what in (
-        (("checkmate",), checkmates, "checkmate"),
-        (PAGE_ASKS, pages, "page's batch"),
-    ):
-        for label, name in VARIANT_NAMES.items():
-            workloads.append(
-                Workload(
-                    f"{name}-{what}",
-                    f"{label} games, {what}",
-                    game_positions(name, count),
-                    asks=asks,
-                    preamble=(f"variant {name}",),
-                )
-            )
-    return workloads
+    return [
+        games_workload(name, asks, count)
+        for asks, count in ((("checkmate",), checkmates), (PAGE_ASKS, pages))
+        for name in VARIANT_NAMES.values()
+    ]
 
 
 def floor_rows(comparisons: list[Comparison]) -> tuple[list[list[str]], list[Goal]]:
