@@ -43,6 +43,17 @@ class Comparison:
         return statistics.median(self.cost(engine) / self.cost(floor) for engine, floor in pairs)
 
     @property
+    def cpu_ratio(self) -> float | None:
+        """The median over rounds of engine CPU time / floor CPU time within the round: what
+        the wall clock's ratio is on an idle machine, little moved by other processes."""
+        pairs = [
+            (engine.cpu, floor.cpu)
+            for engine, floor in zip(self.runs["engine"], self.runs["floor"], strict=True)
+        ]
+        ratios = [engine / floor for engine, floor in pairs if engine and floor]
+        return statistics.median(ratios) if ratios else None
+
+    @property
     def mates(self) -> int:
         """How many positions the engine answered `true` (the same in every round)."""
         return self.runs["engine"][0].answers.count(b"= true")
@@ -85,3 +96,40 @@ def compare(workloads: list[tuple[Workload, bool]], rounds: int) -> list[Compari
             for kind in order:
                 comparison.runs[kind].append(runner(kind, comparison.workload))
     return comparisons
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure the rows of the floor table and start-up alone, as `make bench` measures them."""
+    import argparse
+
+    from bench import report, startup
+    from bench.workloads import SEED, crowded_8, large_64, mixed_16, reference_cases
+
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.compare",
+        description="The engine against the floor, and start-up, as in `make bench` (issue 60)",
+    )
+    parser.add_argument("--rounds", type=int, default=9, help="rounds of each workload")
+    parser.add_argument("--launches", type=int, default=9, help="start-up launches of each")
+    arguments = parser.parse_args(argv)
+    print(f"cubemate engine against floor, seed {SEED}")
+    print(report.machine(), end="\n\n", flush=True)
+    workloads = [
+        (reference_cases(6000), False),
+        (crowded_8(1500), False),
+        (mixed_16(1500), False),
+        (large_64(50), True),
+    ]
+    comparisons = compare(workloads, arguments.rounds)
+    print(report.process_section(comparisons, arguments.rounds), end="\n\n", flush=True)
+    launches = startup.measure(arguments.launches)
+    print(report.startup_section(launches), end="\n\n")
+    found = [goal for goal in map(report.floor_goal, comparisons) if goal is not None]
+    found.extend(report.latency_goal(each) for each in comparisons if each.one_by_one)
+    found.append(report.startup_goal(launches))
+    print(report.goals_table(found))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
