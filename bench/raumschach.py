@@ -37,8 +37,8 @@ import time
 from dataclasses import dataclass
 
 from bench import player_process
-from bench.compare import Comparison, compare
-from bench.peer import Peer
+from bench.compare import compare
+from bench.peer import Comparison, Peer
 from bench.report import Goal, goals_table, table
 from bench.workloads import SEED, Workload
 

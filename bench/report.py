@@ -7,8 +7,8 @@ import platform
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.compare import Comparison
 from bench.inprocess import Timing
+from bench.peer import Comparison
 from bench.startup import StartUp
 from bench.workloads import LARGE_PIECES
 from client.cores import usable_cores
