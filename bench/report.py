@@ -7,8 +7,8 @@ import platform
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.compare import Comparison
 from bench.inprocess import Timing
+from bench.peer import Comparison
 from bench.startup import StartUp
 from bench.workloads import LARGE_PIECES
 from client.cores import usable_cores
@@ -161,10 +161,11 @@ def process_section(comparisons: list[Comparison], rounds: int) -> str:
                 per_position(comparison, "engine"),
                 per_position(comparison, "floor"),
                 f"{comparison.ratio:.2f}×",
+                "-" if comparison.cpu_ratio is None else f"{comparison.cpu_ratio:.2f}×",
                 "" if goal is None else f"{goal.limit} {goal.verdict}",
             ]
         )
-    header = ["workload", "positions", "mates", "engine", "floor", "engine/floor", "goal"]
+    header = ["workload", "positions", "mates", "engine", "floor", "engine/floor", "CPU", "goal"]
     notes = [
         f"{problem} ({comparison.workload.label})"
         for comparison in comparisons
@@ -177,7 +178,9 @@ def process_section(comparisons: list[Comparison], rounds: int) -> str:
         "  the clock starts after the first answer, so start-up is excluded; median of",
         f"  {rounds} rounds, engine and floor alternating; engine/floor =",
         "  median of the per-round ratios; streamed workloads in positions per second, the",
-        "  one-by-one workload in median milliseconds per position (round trip, pipes included)",
+        "  one-by-one workload in median milliseconds per position (round trip, pipes included);",
+        "  CPU = the same ratio of the two processes' CPU time (/proc/PID/schedstat) over the",
+        "  same span, which other processes on the machine move far less than the wall clock",
         "",
         table(header, rows),
     ]

@@ -18,22 +18,36 @@ SEED = 20240601
 
 @dataclass(frozen=True, slots=True)
 class Workload:
-    """A named list of positions, each sent as `set_board N BOARD` then `checkmate`."""
+    """A named list of positions, each sent as `set_board N BOARD` then the lines asked (by
+    default `checkmate`), after the preamble's lines (such as `variant raumschach`)."""
 
     name: str
     label: str
     positions: tuple[str, ...]
     #: The known answers, when there are any (the reference cases), in position order.
     expected: tuple[bool, ...] | None = None
+    #: What is asked of each position once it is set.
+    asks: tuple[str, ...] = ("checkmate",)
+    #: Lines sent once before the first position, answered before the clock starts.
+    preamble: tuple[str, ...] = ()
+
+    @property
+    def per_position(self) -> int:
+        """How many lines, and so responses, each position takes."""
+        return 1 + len(self.asks)
 
     def lines(self, index: int) -> bytes:
-        """Return the two protocol lines for one position."""
+        """Return the protocol lines for one position."""
         board = self.positions[index]
-        return f"set_board {board}\ncheckmate\n".encode()
+        return "".join(f"{line}\n" for line in (f"set_board {board}", *self.asks)).encode()
 
     def payload(self) -> bytes:
         """Return the protocol lines for every position, in order."""
         return b"".join(self.lines(index) for index in range(len(self.positions)))
+
+    def preamble_lines(self) -> bytes:
+        """Return the preamble's lines."""
+        return "".join(f"{line}\n" for line in self.preamble).encode()
 
 
 def reference_cases(count: int) -> Workload:

@@ -37,6 +37,7 @@ def test_quick_benchmark_reports_every_goal() -> None:
         "Time use:",
         "Endgame tables:",
         "Raumschach beside the cube",
+        "Against the floor (issue 60)",
         "The GUI's 3D view",
         "Start-up:",
     ):
@@ -59,6 +60,8 @@ def test_quick_benchmark_reports_every_goal() -> None:
         "tb_probe round trip",
         "perft leaves/s, cube 5³ ÷ Raumschach",
         "genmove nps, cube 5³ ÷ Raumschach",
+        "engine/floor, checkmate: Raumschach ÷ cube 5³",
+        "engine/floor, page's batch: Raumschach ÷ cube 5³",
     ):
         assert any(figure in line for line in goals), figure
     # The mate section solved its problems, against the brute force and AND/OR.

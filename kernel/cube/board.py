@@ -20,10 +20,10 @@ memory looks like this, `+` wall and `#` board:
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import cache
 from typing import NamedTuple
 
-from kernel.cube.directions import CACHED_SIZES, WALL_THICKNESS, memory_width_for
+from kernel.cube.directions import CACHED_SIZES, WALL_THICKNESS, memory_width_for, table_cache
 
 #: What a cell holds besides a piece letter: nothing, or the wall around the board.
 EMPTY = "#"
@@ -115,8 +115,17 @@ def padded_cells(size: int, rows: list[str]) -> str:
     return gaps.outside + gaps.layer.join(layers) + gaps.outside
 
 
-@lru_cache(maxsize=CACHED_SIZES)
+#: The bytes the kept empty boards may hold together: n = 64's is 314 KB, n = 256's 17 MB.
+EMPTY_BUDGET = 8 << 20
+
+
+def padded_bytes(size: int) -> int:
+    """The bytes of one size's padded array as a str: one a cell."""
+    return memory_width_for(size) ** 3
+
+
+@table_cache(CACHED_SIZES, EMPTY_BUDGET, padded_bytes)
 def empty_cells(size: int) -> str:
-    """The padded array of an empty board, built once while its size is in use (n³ bytes:
-    17 MB at n = 256, so only a few sizes are kept)."""
+    """The padded array of an empty board, built once while kept (W³ bytes: 17 MB at n = 256,
+    so a few large sizes are kept, or only the last)."""
     return padded_cells(size, [EMPTY * size] * (size * size))

@@ -7,10 +7,11 @@ index offsets in the padded array once per board size.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
-from functools import lru_cache
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
 from itertools import product
-from typing import NamedTuple
+from threading import Lock
+from typing import Generic, NamedTuple, ParamSpec, TypeVar
 
 Step = tuple[int, int, int]
 
@@ -188,14 +189,143 @@ def attack_table(size: int, memory_width: int, rules: MoveRules) -> dict[int, At
     return {key: Attack(letters[key], paths[key]) for key in letters}
 
 
-#: How many sizes' tables are kept: a few, so that `boardsize` through every size up to the
-#: largest does not keep the tables of each (70 MB for n = 256).
-CACHED_SIZES = 2
+Arguments = ParamSpec("Arguments")
+Built = TypeVar("Built")
 
 
-@lru_cache(maxsize=CACHED_SIZES)
+class CacheInfo(NamedTuple):
+    """What a TableCache holds and has done: functools.lru_cache's four figures, and the
+    estimated bytes of what it holds against its budget."""
+
+    hits: int
+    misses: int
+    maxsize: int
+    currsize: int
+    weight: int
+    budget: int
+
+
+class TableCache(Generic[Arguments, Built]):
+    """A builder's results kept for the process's life, the least recently used dropped first
+    when there are more than `maxsize` or their estimated bytes pass `budget`; the newest is
+    always kept, however large. `key` makes the key of the arguments (by default the
+    arguments themselves); what it is made from is kept with the result, so that a key made
+    of an object's id stays that object's while kept.
+
+    Per (size, variant) tables are asked for with every position set up: a bound by count
+    alone must be small for the largest boards (70 MB a size near n = 256) and then drops the
+    small boards' tables that a workload cycling through sizes 2, 3 and 4 builds again and
+    again (41 % of its time, issue 60). Weighed by their bytes, every small board's tables
+    stay and the large ones still do not pile up.
+    """
+
+    def __init__(
+        self,
+        build: Callable[Arguments, Built],
+        maxsize: int,
+        budget: int,
+        weight: Callable[Arguments, int],
+        key: Callable[Arguments, Hashable] | None = None,
+    ) -> None:
+        self.build = build
+        self.maxsize = maxsize
+        self.budget = budget
+        self.weight = weight
+        self.key = key
+        self.__doc__ = build.__doc__
+        #: key -> (result, its weight, the arguments it was built from).
+        self._kept: OrderedDict[Hashable, tuple[Built, int, object]] = OrderedDict()
+        self._weight = 0
+        self._hits = 0
+        self._misses = 0
+        # The batch runners and the GUI's server may ask from several threads.
+        self._lock = Lock()
+
+    def __call__(self, *args: Arguments.args, **kwargs: Arguments.kwargs) -> Built:
+        if self.key is not None:
+            key = self.key(*args, **kwargs)
+        else:
+            key = args if not kwargs else (args, tuple(sorted(kwargs.items())))
+        with self._lock:
+            found = self._kept.get(key)
+            if found is not None:
+                self._kept.move_to_end(key)
+                self._hits += 1
+                return found[0]
+            self._misses += 1
+        built = self.build(*args, **kwargs)
+        weight = self.weight(*args, **kwargs)
+        with self._lock:
+            # Another thread may have built it meanwhile: every caller gets the one kept.
+            found = self._kept.get(key)
+            if found is None:
+                self._kept[key] = (built, weight, (args, kwargs))
+                self._weight += weight
+            else:
+                built = found[0]
+            while len(self._kept) > 1 and (
+                len(self._kept) > self.maxsize or self._weight > self.budget
+            ):
+                _, (_, dropped, _) = self._kept.popitem(last=False)
+                self._weight -= dropped
+        return built
+
+    def cache_info(self) -> CacheInfo:
+        """Say what is kept and how often it was found, as functools.lru_cache does."""
+        with self._lock:
+            return CacheInfo(
+                self._hits, self._misses, self.maxsize, len(self._kept), self._weight, self.budget
+            )
+
+    def cache_clear(self) -> None:
+        """Drop everything kept, and the counts."""
+        with self._lock:
+            self._kept.clear()
+            self._weight = self._hits = self._misses = 0
+
+
+def table_cache(
+    maxsize: int,
+    budget: int,
+    weight: Callable[Arguments, int],
+    key: Callable[Arguments, Hashable] | None = None,
+) -> Callable[[Callable[Arguments, Built]], TableCache[Arguments, Built]]:
+    """Keep a builder's results in a TableCache (a decorator)."""
+
+    def decorate(build: Callable[Arguments, Built]) -> TableCache[Arguments, Built]:
+        return TableCache(build, maxsize, budget, weight, key)
+
+    return decorate
+
+
+#: The most (size, variant) tables kept: every size a session is likely to go through.
+CACHED_SIZES = 32
+#: The bytes the kept offset tables may hold together (estimated by offsets_bytes): n = 64's
+#: are 14 MB (its compact indices a tuple of 314,432 ints), every size up to 16 together 3 MB:
+#: so n = 64's fit beside the small boards'; a board past the budget has its own kept alone
+#: (70 MB at n = 256).
+OFFSETS_BUDGET = 32 << 20
+
+
+def offsets_bytes(size: int, rules: MoveRules) -> int:
+    """Estimate the bytes of one size's offset tables, a little above what tracemalloc finds:
+    the compact indices, 40 bytes a padded cell as a tuple (an int object and a pointer; up
+    to TUPLE_SIZE) or 4 as an array, and the dicts of the attack table, which grow with the
+    lines' length (9 to 13 KB a unit of size, Raumschach's a little more than the cube's):
+    20 KB here."""
+    per_cell = 40 if size <= TUPLE_SIZE else 4
+    return (16 << 10) + (20 << 10) * size + per_cell * memory_width_for(size) ** 3
+
+
+def rules_key(size: int, rules: MoveRules) -> tuple[int, int]:
+    """Key a size's tables by the rules object itself: a variant has one, and hashing its
+    nested tuples took 1.8 µs a call, 5 % of what set_board and checkmate cost on 3³."""
+    return size, id(rules)
+
+
+@table_cache(CACHED_SIZES, OFFSETS_BUDGET, offsets_bytes, rules_key)
 def offsets_for(size: int, rules: MoveRules) -> Offsets:
-    """Build the offset tables for a board of this size under these rules (once while in use)."""
+    """Build the offset tables for a board of this size under these rules (once while kept)."""
     memory_width = memory_width_for(size)
 
     def table(steps: tuple[Step, ...]) -> tuple[int, ...]:

@@ -124,6 +124,23 @@ def promotion_points(variant: Variant, size: int) -> dict[str, frozenset[int]]:
     }
 
 
+@lru_cache(maxsize=4)
+def impossible_pawn_points(variant: Variant, size: int) -> dict[str, frozenset[int]]:
+    """Each pawn letter's cells where no pawn of its side can stand (impossible_pawn), as points
+    of the padded array: set_board then asks one set of each pawn, where asking impossible_pawn
+    of each took half of set_board at Raumschach's start (issue 60)."""
+    geometry = geometry_for(size)
+    cells = [(x, y, z) for x in range(size) for y in range(size) for z in range(size)]
+    return {
+        letter: frozenset(
+            geometry.get_point_from_cell(*cell)
+            for cell in cells
+            if impossible_pawn(variant, size, cell, letter == "P") is not None
+        )
+        for letter in PAWN_LETTERS
+    }
+
+
 def pawn_moves_to(position: Position, origin: int, target: int) -> list[Move]:
     """The moves of the pawn on origin to target: one, or one per piece it may become."""
     cells = position.cells
@@ -567,8 +584,12 @@ def check_variant(position: Position, name: Callable[[int], str] = str) -> None:
     if not variant.has_pawns:
         return
     geometry = position.geometry
+    impossible = impossible_pawn_points(variant, size)
     for side, pawn in enumerate(PAWN_LETTERS):
-        for point in position.find(pawn):
+        pawns = position.find(pawn)
+        if impossible[pawn].isdisjoint(pawns):
+            continue
+        for point in pawns:  # the first in board order is named, and why
             cell = geometry.get_cell_from_point(point)
             reason = impossible_pawn(variant, size, cell, side == 0)
             if reason is not None:

@@ -86,8 +86,10 @@ class Variant:
         return self.sizes is None or size in self.sizes
 
 
+@cache
 def pawn_axes(variant: Variant) -> tuple[int, ...]:
-    """The axes along which white's pawns advance (for Raumschach: the rank and the level)."""
+    """The axes along which white's pawns advance (for Raumschach: the rank and the level);
+    worked out once, as every pawn's every promotion or start question asks it."""
     return tuple(
         sorted({axis for step in variant.rules.pawn_pushes for axis in range(3) if step[axis]})
     )
