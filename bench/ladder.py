@@ -318,6 +318,33 @@ def compiled_matches(size: int) -> Iterator[Match]:
                     book=BOOKS[5])  # fmt: skip
 
 
+#: The search's prunings (issue 64), each a config of levels/ against the defaults (the same
+#: engine in full width), both at a time a move, so that the depth a pruning buys counts (a
+#: count of positions a move hides it), on Raumschach from its book: does it gain 30 Elo, or
+#: nothing? Null move and late-move reductions together first, then each alone.
+SEARCH_SPRT = Sprt(0, 30, 0.05, 0.05)
+SEARCH_EXPERIMENTS: tuple[tuple[str, str], ...] = (("pruned", "0.1"),)
+#: Games at most in each (a game at 0.1 s a move takes about 15 s, one at a time).
+SEARCH_GAMES = 600
+
+
+def search_matches(size: int) -> Iterator[Match]:
+    """Each pruning's config against the defaults at a time a move, on Raumschach (5³)."""
+    if size != 5:
+        return
+    for config, seconds in SEARCH_EXPERIMENTS:
+        base = engine(f"the defaults, {seconds} s", f"default-time{seconds}", "move-time", seconds)
+        level = engine(
+            f"`levels/{config}.toml`, {seconds} s",
+            f"{config}-time{seconds}",
+            "move-time",
+            seconds,
+            f"levels/{config}.toml",
+        )
+        yield Match(size, level, base, most=SEARCH_GAMES, sprt=SEARCH_SPRT,
+                    book=RAUMSCHACH_BOOK, variant=RAUMSCHACH)  # fmt: skip
+
+
 def raumschach_matches(size: int) -> Iterator[Match]:
     """Raumschach's rungs (played on 5³ only), each level against the one below it."""
     if size == 5:
@@ -344,6 +371,7 @@ PARTS = {
     "compiled": compiled_matches,
     "pending": pending_matches,
     RAUMSCHACH: raumschach_matches,
+    "search": search_matches,
 }
 
 

@@ -88,6 +88,7 @@ class PlayerCore:
         rules: CoreRules | None = None,
         advance: Sequence[int] = (),
         passed: Sequence[int] = (),
+        pruning: Sequence[int] | None = None,
     ) -> None: ...
     def root(
         self, depth: int, moves: list[tuple[int, int, int, int, int]], /

@@ -16,14 +16,28 @@ for move ordering. Around it:
   before on the path or in the game) and by the fifty-move rule inside the tree; with a
   contempt (kernel/evaluation.py), a draw costs the side searched for.
 
-No late-move reductions, no null-move pruning and no futility pruning. Each was tried against
-the search without it, by an SPRT on 5³ (docs/search.md), and none gained: late-move
-reductions and null move, each guarded by the mate search so that no mate `mate_in` finds at
-the completed depth was missed, scored -10 and +0 at 100,000 positions a move
-(docs/ladder/5-lmr-nodes100000-vs-before-nodes100000.log,
-docs/ladder/5-null-nodes100000-vs-before-nodes100000.log), and futility pruning at the
-frontier +0 (docs/ladder/5-futility-nodes20000-vs-before-nodes20000.log). Depth is bought
-with move ordering and speed instead.
+Two prunings, each behind its own switch (`Pruning`, config `[search]`), off by default
+until an SPRT at a time a move accepts them (docs/search.md):
+
+- null move: at a node of depth 3 or more, out of check, off the principal variation, whose
+  window is no mate's and whose side has a piece besides its king and pawns and stands at or
+  above beta, the side passes and the enemy is searched 2 plies shallower (3 from depth 6);
+  still at or above beta, the node is cut;
+- late-move reductions: at a node of depth 3 or more, out of check, a quiet move that does
+  not check, promotes nor is a killer, tried after the first three, is searched a ply
+  shallower first (two, from the tenth move at depth 5 or more), and again in full if it
+  beats alpha.
+
+Either can hide a mate within the nominal depth (a quiet key move cut short, a defence that
+looks safe only because the attacker was given a pass), and the player must never miss a
+mate that `mate_in` finds at the depth it completed. So with either on, before each odd
+depth 2N - 1 from 5 (the first whose nodes can be pruned: below the root of depth D a node
+out of check has depth D - 1 at most, so depth 3 prunes nothing and finds every mate in 2)
+the mate search itself is asked for a mate in N (`mates_in`); one found is played, and a
+guard that cannot finish within the search's limits ends the deepening.
+
+Futility pruning at the frontier was tried on 5³ and not kept (an SPRT at 20,000 positions a
+move, +0: docs/ladder/5-futility-nodes20000-vs-before-nodes20000.log).
 
 The search plays and takes back moves on the game's own position, which it gives back as it
 found it, also when it is stopped by its clock, its node limit or a request to stop.
@@ -46,8 +60,9 @@ from kernel.evaluation import (
     move_delta,
 )
 from kernel.game import FIFTY_MOVE_PLIES, Game
-from kernel.interrupt import COMMAND
-from kernel.position import KING_LETTERS, WHITE, Position
+from kernel.interrupt import COMMAND, SearchStopped
+from kernel.position import BLACK_TO_MOVE_KEY, KING_LETTERS, WHITE, Position
+from kernel.proofnumber import ProofNumberSearch
 from kernel.rules import (
     Analysis,
     attackers,
@@ -57,6 +72,7 @@ from kernel.rules import (
     pawn_moves_to,
     pin_of,
 )
+from kernel.search import Budget, SearchLimitReached
 from kernel.variants import PAWN_LETTERS
 
 #: A move as the search handles it: piece letter, origin, target, captured (EMPTY if none),
@@ -78,8 +94,43 @@ MAX_PLY = 100
 QUIESCENCE_PLIES = 4
 #: Centipawns a capture may gain beyond its victim's value (placement, a discovered attack).
 DELTA_MARGIN = 200
+#: Null move: the least depth of a node that may pass, the plies the pass is searched
+#: shallower by, and the depth from which it is searched one ply shallower still.
+NULL_DEPTH = 3
+NULL_REDUCTION = 2
+NULL_DEEP = 6
+#: Late-move reductions: the least depth of a node whose late moves are reduced, and the
+#: moves searched in full before (the table's move, captures and killers mostly). A move is
+#: reduced by one ply, by two from the LMR_SECOND[0]-th move at depth LMR_SECOND[1] or more,
+#: by three from the LMR_THIRD[0]-th at depth LMR_THIRD[1] (`lmr_reduction`).
+LMR_DEPTH = 3
+LMR_MOVES = 3
+LMR_SECOND = (6, 4)
+LMR_THIRD = (16, 6)
+#: The first depth whose mates a pruning can hide, and before which (and each odd depth
+#: after it) the mate search is asked: depth 3 prunes nothing and finds every mate in 2.
+MATE_GUARD_DEPTH = 5
+#: The mate guard's node budget when the search has no node limit (its depth bounds it).
+UNLIMITED = 1 << 62
 #: Kinds of bound a table entry holds.
 EXACT, LOWER, UPPER = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Pruning:
+    """Which prunings the search makes (config `[search]`): all off, the search in full width."""
+
+    null_move: bool = False
+    late_move_reductions: bool = False
+
+    @property
+    def any(self) -> bool:
+        """Whether some pruning is on, and so the mate guard is needed."""
+        return self.null_move or self.late_move_reductions
+
+
+#: The search without pruning.
+FULL_WIDTH = Pruning()
 
 
 class OutOfTime(Exception):
@@ -141,6 +192,22 @@ def mate_distance(score: int) -> int | None:
     return None
 
 
+class GuardBudget(Budget):
+    """The mate guard's budget: as many positions as the search may visit (None: no limit,
+    as the search has none), and its clock."""
+
+    __slots__ = ("deadline",)
+
+    def __init__(self, nodes: int | None, deadline: float | None) -> None:
+        super().__init__(UNLIMITED if nodes is None else nodes)
+        self.deadline = deadline
+
+    def spend(self, count: int = 1) -> None:
+        super().spend(count)
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise SearchLimitReached(self.nodes)
+
+
 class TranspositionTable:
     """A fixed number of slots, each one entry: key, depth, bound kind, score, best move.
 
@@ -180,6 +247,9 @@ OnIteration = Callable[[Iteration], None]
 class Searcher:
     """Search one position of a game for the best move within limits."""
 
+    #: Whether the mate guard asks the compiled mate search (CompiledSearcher) or Python's.
+    compiled_mates = False
+
     def __init__(
         self,
         game: Game,
@@ -187,6 +257,7 @@ class Searcher:
         table: TranspositionTable,
         on_iteration: OnIteration | None = None,
         weights: Weights = DEFAULT_WEIGHTS,
+        pruning: Pruning = FULL_WIDTH,
     ) -> None:
         self.started = time.monotonic()  # first: setting up counts against the budget
         self.game = game
@@ -212,6 +283,12 @@ class Searcher:
         self.killers: list[list[SearchMove | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
         self.history: dict[tuple[str, int], int] = {}
         self.pv_table: list[list[SearchMove]] = [[] for _ in range(MAX_PLY + 2)]
+        self.pruning = pruning
+        #: Whether the mate search guards the depths a pruning reaches (on with any pruning;
+        #: tests turn it off to show what it catches).
+        self.mate_guard = pruning.any
+        #: Positions the mate guard visited (not the search's: its limit is the search's own).
+        self.guard_nodes = 0
 
     # --- the iterations -------------------------------------------------------------------
 
@@ -229,6 +306,13 @@ class Searcher:
         best = SearchResult(root_moves[0], 0, 0, 0, 0.0, [root_moves[0]])
         max_depth = min(self.limits.depth or MAX_DEPTH, MAX_DEPTH)
         for depth in range(1, max_depth + 1):
+            if self.mate_guard and depth >= MATE_GUARD_DEPTH and depth % 2:
+                keys = self.mates_in((depth + 1) // 2)
+                if keys is None:
+                    best.stopped = self.stop_cause()
+                    break  # the guard did not finish: no promise for this depth
+                if keys:
+                    return self.mate_found(keys[0], depth)
             try:
                 score = self.root(depth, root_moves, in_check)
             except OutOfTime:
@@ -258,6 +342,29 @@ class Searcher:
         best.seconds = time.monotonic() - self.started
         return best
 
+    def mates_in(self, moves: int) -> list[SearchMove] | None:
+        """Ask the mate search for the keys of a mate in `moves` (none shorter: the depths
+        before found those), within the search's clock and node limit; None when it could
+        not finish. On a copy of the position: the mate search's play and undo reorder the
+        pieces, and with them the order this search tries moves in."""
+        budget = GuardBudget(self.node_limit, self.deadline)
+        mate_search = ProofNumberSearch(budget, compiled=self.compiled_mates)
+        try:
+            keys = mate_search.keys(self.position.copy(), moves)
+        except (SearchLimitReached, SearchStopped):
+            return None
+        finally:
+            self.guard_nodes += budget.nodes
+        return [tuple(key) for key in keys]  # type: ignore[misc]
+
+    def mate_found(self, key: SearchMove, depth: int) -> SearchResult:
+        """The result of a mate the guard found before `depth`, a mate in (depth + 1) / 2."""
+        elapsed = time.monotonic() - self.started
+        score = MATE - depth
+        if self.on_iteration is not None:
+            self.on_iteration(Iteration(depth, score, self.nodes, elapsed, [key]))
+        return SearchResult(key, score, depth, self.nodes, elapsed, [key])
+
     def root(self, depth: int, moves: list[SearchMove], in_check: bool) -> int:
         """Search every root move to `depth`; leave the best first for the next iteration."""
         alpha, beta = -INFINITY, INFINITY
@@ -285,10 +392,13 @@ class Searcher:
 
     # --- the tree ---------------------------------------------------------------------------
 
-    def pvs(self, depth: int, alpha: int, beta: int, ply: int, in_check: bool) -> int:
+    def pvs(
+        self, depth: int, alpha: int, beta: int, ply: int, in_check: bool, passed: bool = False
+    ) -> int:
         """Return the score of the position for the side to move, within (alpha, beta).
 
-        `in_check` says whether the side to move is in check (the move that led here knew).
+        `in_check` says whether the side to move is in check (the move that led here knew);
+        `passed`, whether that move was a null move (no two passes in a row).
         """
         self.count_node()
         self.pv_table[ply] = []
@@ -323,6 +433,28 @@ class Searcher:
                     or (kind == UPPER and score <= alpha)
                 ):
                     return score
+        pruning = self.pruning
+        if (
+            pruning.null_move
+            and not passed
+            and not in_check
+            and depth >= NULL_DEPTH
+            and beta == alpha + 1
+            and alpha > -MATE_THRESHOLD
+            and beta < MATE_THRESHOLD
+            and self.has_pieces()
+            and evaluate(position, self.tables, self.material, self.army, self.draw) >= beta
+        ):
+            reduction = NULL_REDUCTION + (depth >= NULL_DEEP)
+            self.make_null()
+            try:
+                score = -self.pvs(depth - 1 - reduction, -beta, -alpha, ply + 1, False, True)
+            finally:
+                self.unmake_null()
+            if score >= beta:
+                return score if score < MATE_THRESHOLD else beta
+        reducing = pruning.late_move_reductions and depth >= LMR_DEPTH and not in_check
+        killers = self.killers[ply]
         original_alpha = alpha
         best_score = -INFINITY
         best_move: SearchMove | None = None
@@ -337,7 +469,19 @@ class Searcher:
                 if searched == 0:
                     score = -self.pvs(depth - 1, -beta, -alpha, ply + 1, check)
                 else:
-                    score = -self.pvs(depth - 1, -alpha - 1, -alpha, ply + 1, check)
+                    reduction = 0
+                    if (
+                        reducing
+                        and searched >= LMR_MOVES
+                        and not check
+                        and move[3] == EMPTY
+                        and move[4] == EMPTY
+                        and move not in killers
+                    ):
+                        reduction = lmr_reduction(depth, searched)
+                    score = -self.pvs(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, check)
+                    if reduction and score > alpha:
+                        score = -self.pvs(depth - 1, -alpha - 1, -alpha, ply + 1, check)
                     if alpha < score < beta:
                         score = -self.pvs(depth - 1, -beta, -alpha, ply + 1, check)
             finally:
@@ -518,6 +662,14 @@ class Searcher:
         line = pins[origin]
         return line is None or target in line
 
+    def has_pieces(self) -> bool:
+        """Tell whether the side to move has a piece besides its king and pawns (without
+        one, a pass is too often better than any move: zugzwang)."""
+        for letter in self.position.pieces[self.position.side].values():
+            if letter not in KING_LETTERS and letter not in PAWN_LETTERS:
+                return True
+        return False
+
     def has_escape(self) -> bool:
         """Tell whether the side to move has a legal move, or is not in check (so: not mated)."""
         analysis = Analysis(self.position)
@@ -540,6 +692,23 @@ class Searcher:
         # A capture or a pawn's move starts the fifty-move count again.
         resets = captured != EMPTY or move[0] in PAWN_LETTERS
         self.quiet_plies = 0 if resets else self.quiet_plies + 1
+
+    def make_null(self) -> None:
+        """Pass: the other side is to move, the pieces as they stand (a null move)."""
+        position = self.position
+        position.side = 1 - position.side
+        position.key ^= BLACK_TO_MOVE_KEY
+        key = position.key
+        self.seen[key] = self.seen.get(key, 0) + 1
+        self.quiet_plies_stack.append(self.quiet_plies)
+
+    def unmake_null(self) -> None:
+        """Take back `make_null`."""
+        position = self.position
+        self.seen[position.key] -= 1
+        position.side = 1 - position.side
+        position.key ^= BLACK_TO_MOVE_KEY
+        self.quiet_plies = self.quiet_plies_stack.pop()
 
     def unmake(self, move: SearchMove) -> None:
         """Take back `make`."""
@@ -584,6 +753,17 @@ class Searcher:
             killers[0] = move
         key = (move[0], move[2])
         self.history[key] = self.history.get(key, 0) + depth * depth
+
+
+def lmr_reduction(depth: int, searched: int) -> int:
+    """The plies a late move is reduced by: the later the move and the deeper the node, the
+    more (the moves after the first few of a good order seldom cut)."""
+    reduction = 1
+    if searched >= LMR_SECOND[0] and depth >= LMR_SECOND[1]:
+        reduction += 1
+        if searched >= LMR_THIRD[0] and depth >= LMR_THIRD[1]:
+            reduction += 1
+    return reduction
 
 
 def promotion_gain(values: dict[str, int], move: SearchMove) -> int:

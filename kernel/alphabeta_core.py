@@ -20,9 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kernel.alphabeta import (
+    FULL_WIDTH,
     Limits,
     OnIteration,
     OutOfTime,
+    Pruning,
     Searcher,
     SearchMove,
     TranspositionTable,
@@ -117,6 +119,8 @@ class CompiledSearcher(Searcher):
     playing, the Python table's own count when the two searches are compared.
     """
 
+    compiled_mates = True
+
     def __init__(
         self,
         game: Game,
@@ -124,9 +128,10 @@ class CompiledSearcher(Searcher):
         slots: int,
         on_iteration: OnIteration | None = None,
         weights: Weights = DEFAULT_WEIGHTS,
+        pruning: Pruning = FULL_WIDTH,
     ) -> None:
         # The Python table is never asked: one slot stands in for it.
-        super().__init__(game, limits, TranspositionTable(0), on_iteration, weights)
+        super().__init__(game, limits, TranspositionTable(0), on_iteration, weights, pruning)
         position = self.position
         size = position.size
         variant = position.variant
@@ -180,6 +185,7 @@ class CompiledSearcher(Searcher):
             rules=core_rules(variant),
             advance=by_cell(pawn_advance, variant, size, weights) if variant.has_pawns else [],
             passed=by_cell(passed_bonus, variant, size, weights) if tables.passed else [],
+            pruning=(int(pruning.null_move), int(pruning.late_move_reductions)),
         )
 
     def root(self, depth: int, moves: list[SearchMove], in_check: bool) -> int:

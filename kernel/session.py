@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kernel.alphabeta import Pruning
 from kernel.clock import Clocks, Overhead
 from kernel.config import EngineConfig
 from kernel.evaluation import Weights
@@ -48,7 +49,12 @@ class Session:
         self.clocks = Clocks()
         #: What answering a move costs beyond its search, measured move by move.
         self.overhead = Overhead()
-        self.player = Player(config.hash_mb, weights_of(config), config.compiled)
+        self.player = Player(
+            config.hash_mb,
+            weights_of(config),
+            config.compiled,
+            Pruning(config.null_move, config.late_move_reductions),
+        )
         self.player.tablebases = tablebases_for(config.tablebase_path)
         #: Where events beside the exchanges go (the JSON log's `search`); set by main.py.
         self.log_event: Callable[[str, dict[str, Any]], None] = lambda name, fields: None

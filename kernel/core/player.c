@@ -53,6 +53,16 @@
 #define MAX_PLY 100
 #define QUIESCENCE_PLIES 4
 #define DELTA_MARGIN 200
+/* Null move and late-move reductions, as alphabeta.py's NULL_* and LMR_*. */
+#define NULL_DEPTH 3
+#define NULL_REDUCTION 2
+#define NULL_DEEP 6
+#define LMR_DEPTH 3
+#define LMR_MOVES 3
+#define LMR_SECOND_MOVES 6
+#define LMR_SECOND_DEPTH 4
+#define LMR_THIRD_MOVES 16
+#define LMR_THIRD_DEPTH 6
 #define FIFTY_MOVE_PLIES 100
 /* evaluation.py's DRAWISH_FROM_SIZE and MATING_PIECES_ON_4. */
 #define DRAWISH_FROM_SIZE 4
@@ -96,6 +106,8 @@ typedef struct {
     int cornering, start_material, ray_limit, drawish, mating_pieces;
     /* What a draw is worth to white: the contempt, against the side searched for. */
     int draw;
+    /* The prunings on (alphabeta.py's Pruning): null move, late-move reductions. */
+    int null_move, late_move_reductions;
     /* Each kind's steps in kernel/evaluation.py's order (that of kernel/directions.py), as
        (dx, dy, dz) and as offsets in the padded array; whether the kind slides. */
     int8_t step_xyz[KINDS][26][3];
@@ -410,6 +422,32 @@ static void make(Player *p, const Move *m) {
     p->quiet_stack[p->path_length] = p->quiet_plies;
     /* A capture or a pawn's move starts the fifty-move count again. */
     p->quiet_plies = m->captured != EMPTY || KIND_OF(m->piece) == PAWN ? 0 : p->quiet_plies + 1;
+}
+
+/* Searcher.make_null: pass, the other side to move; the path gets the key, the fifty-move
+   count stays. */
+static void make_null(Player *p) {
+    p->board.side = 1 - p->board.side;
+    p->key ^= p->black_to_move;
+    p->path[p->path_length++] = p->key;
+    p->quiet_stack[p->path_length] = p->quiet_plies;
+}
+
+static void unmake_null(Player *p) {
+    p->quiet_plies = p->quiet_stack[p->path_length--];
+    p->key = p->path_length ? p->path[p->path_length - 1] : p->path[MAX_PLY + 3];
+    p->board.side = 1 - p->board.side;
+}
+
+/* Searcher.has_pieces: the side to move has a piece besides its king and pawns. */
+static int has_pieces(const Player *p) {
+    const Board *b = &p->board;
+    int side = b->side;
+    for (int i = 0; i < b->counts[side]; i++) {
+        int kind = KIND_OF(b->cells[b->pieces[side][i]]);
+        if (kind != KING && kind != PAWN) return 1;
+    }
+    return 0;
 }
 
 static void unmake(Player *p, const Move *m) {
@@ -825,7 +863,17 @@ static int has_escape(Player *p) {
     return found;
 }
 
-static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check) {
+/* alphabeta.py's lmr_reduction: the plies a late move is reduced by. */
+static inline int lmr_reduction(int depth, int searched) {
+    int reduction = 1;
+    if (searched >= LMR_SECOND_MOVES && depth >= LMR_SECOND_DEPTH) {
+        reduction++;
+        if (searched >= LMR_THIRD_MOVES && depth >= LMR_THIRD_DEPTH) reduction++;
+    }
+    return reduction;
+}
+
+static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check, int passed) {
     if (count_node(p)) return STOPPED;
     p->pv_length[ply] = 0;
     if ((seen(p, p->key) > 1 && p->quiet_plies < FIFTY_MOVE_PLIES) ||
@@ -850,6 +898,17 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check)
                 return score;
         }
     }
+    /* A null move, as Searcher.pvs. */
+    if (p->null_move && !passed && !in_check && depth >= NULL_DEPTH && beta == alpha + 1 &&
+        -MATE_THRESHOLD < alpha && beta < MATE_THRESHOLD && has_pieces(p) && evaluate(p) >= beta) {
+        int reduction = NULL_REDUCTION + (depth >= NULL_DEEP);
+        make_null(p);
+        int score = -pvs(p, depth - 1 - reduction, -beta, -alpha, ply + 1, 0, 1);
+        unmake_null(p);
+        if (p->stopped) return STOPPED;
+        if (score >= beta) return score < MATE_THRESHOLD ? score : beta;
+    }
+    int reducing = p->late_move_reductions && depth >= LMR_DEPTH && !in_check;
     Context context;
     prepare(&p->board, &context);
     /* Out of check as the search knows it (the move that led here checked or not), as
@@ -869,11 +928,22 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check)
         make(p, &m);
         int score;
         if (searched == 0) {
-            score = -pvs(p, depth - 1, -beta, -alpha, ply + 1, check);
+            score = -pvs(p, depth - 1, -beta, -alpha, ply + 1, check, 0);
         } else {
-            score = -pvs(p, depth - 1, -alpha - 1, -alpha, ply + 1, check);
+            /* A late-move reduction, as Searcher.pvs: never of a killer. */
+            int reduction = 0;
+            if (reducing && searched >= LMR_MOVES && !check && m.captured == EMPTY &&
+                m.promotion == EMPTY) {
+                int killer = 0;
+                for (int k = 0; k < p->killer_count[ply]; k++)
+                    killer |= same_move(&m, &p->killers[ply][k]);
+                if (!killer) reduction = lmr_reduction(depth, searched);
+            }
+            score = -pvs(p, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, check, 0);
+            if (reduction && !p->stopped && score > alpha)
+                score = -pvs(p, depth - 1, -alpha - 1, -alpha, ply + 1, check, 0);
             if (!p->stopped && alpha < score && score < beta)
-                score = -pvs(p, depth - 1, -beta, -alpha, ply + 1, check);
+                score = -pvs(p, depth - 1, -beta, -alpha, ply + 1, check, 0);
         }
         unmake(p, &m);
         if (p->stopped) return STOPPED;
@@ -1019,16 +1089,17 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     int size, side, quiet_plies;
     long long slots, key, black_to_move;
     PyObject *pieces, *salts, *letters, *values, *average, *weights, *steps, *game, *limits, *poll;
-    PyObject *rules = Py_None, *advance = NULL, *passed = NULL;
+    PyObject *rules = Py_None, *advance = NULL, *passed = NULL, *pruning = NULL;
     static char *names[] = {"size",    "slots",   "pieces", "side",    "key",
                             "black_to_move",      "salts",  "letters", "values",
                             "average", "weights", "steps",  "game",    "quiet_plies",
-                            "limits",  "poll",    "rules",  "advance", "passed", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iLO!iLLOUOOOOO!iOO|OOO", names, &size,
+                            "limits",  "poll",    "rules",  "advance", "passed",
+                            "pruning", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iLO!iLLOUOOOOO!iOO|OOOO", names, &size,
                                      &slots, &PyList_Type, &pieces, &side, &key, &black_to_move,
                                      &salts, &letters, &values, &average, &weights, &steps,
                                      &PyDict_Type, &game, &quiet_plies, &limits, &poll, &rules,
-                                     &advance, &passed))
+                                     &advance, &passed, &pruning))
         return -1;
     if (self->board.size) {
         PyErr_SetString(PyExc_RuntimeError, "a PlayerCore is set up once");
@@ -1069,6 +1140,12 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     }
     double limit_values[3];
     if (read_numbers(limits, 3, "limits", limit_values, NULL) < 0) return -1;
+    /* pruning: (null_move, late_move_reductions), each 0 or 1; none given: both off. */
+    if (pruning && pruning != Py_None) {
+        long long switches[2];
+        if (read_numbers(pruning, 2, "pruning", NULL, switches) < 0) return -1;
+        self->null_move = switches[0] != 0, self->late_move_reductions = switches[1] != 0;
+    }
     if (set_size(&self->board, size) < 0 || set_rules(&self->board, rules) < 0) return -1;
     Board *b = &self->board;
     self->kinds = b->push_count ? PAWN : KNIGHT;
@@ -1245,11 +1322,11 @@ static PyObject *player_root(Player *self, PyObject *args) {
         make(self, &m);
         int score;
         if (index == 0) {
-            score = -pvs(self, depth - 1, -beta, -alpha, 1, check);
+            score = -pvs(self, depth - 1, -beta, -alpha, 1, check, 0);
         } else {
-            score = -pvs(self, depth - 1, -alpha - 1, -alpha, 1, check);
+            score = -pvs(self, depth - 1, -alpha - 1, -alpha, 1, check, 0);
             if (!self->stopped && score > alpha)
-                score = -pvs(self, depth - 1, -beta, -alpha, 1, check);
+                score = -pvs(self, depth - 1, -beta, -alpha, 1, check, 0);
         }
         unmake(self, &m);
         if (self->stopped) break;
