@@ -608,6 +608,23 @@ def raumschach_tuning_table(folder: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def search_table(folder: Path) -> str:
+    """The search's experiments: each pruning against the defaults at a time a move, Elo,
+    games, the LLR and the SPRT's decision (none yet: still running, or stopped for time)."""
+    lines = [
+        "| config | against | Elo (95 %) | games (W/D/L) | LLR | SPRT | load | records |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for match, result, estimate in estimated(search_matches(5), folder):
+        llr = SEARCH_SPRT.llr(result.tally.pairs.counts)
+        lines.append(
+            f"| {match.first.name} | {match.second.name} | {signed(estimate.elo)} "
+            f"({interval(estimate)}) | {counts(result)} | {llr:.2f} "
+            f"| {result.decision or 'none'} | {loads(match, folder)} | `ladder/{match.name}` |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def pending_table(sizes: Sequence[int], folder: Path) -> str:
     """The rungs begun and not yet decided (PENDING), as far as they were played."""
     lines = [
@@ -641,6 +658,7 @@ def doc_tables(folder: Path) -> dict[str, str]:
     tables["tuning"] = tuning_table(sizes, folder)
     tables[f"tuning-{RAUMSCHACH}"] = raumschach_tuning_table(folder)
     tables["pending"] = pending_table(sizes, folder)
+    tables["search"] = search_table(folder)
     return tables
 
 
@@ -697,6 +715,7 @@ def run(arguments: argparse.Namespace) -> int:
     print(tuning_table(sizes, folder))
     if 5 in sizes:
         print(raumschach_tuning_table(folder))
+        print(search_table(folder))
     print(pending_table(sizes, folder), end="")
     if arguments.docs:
         write_docs(folder)

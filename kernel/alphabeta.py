@@ -19,22 +19,22 @@ for move ordering. Around it:
 Two prunings, each behind its own switch (`Pruning`, config `[search]`), off by default
 until an SPRT at a time a move accepts them (docs/search.md):
 
-- null move: at a node of depth 3 or more, out of check, off the principal variation, whose
+- null move: at a node of depth 2 or more, out of check, off the principal variation, whose
   window is no mate's and whose side has a piece besides its king and pawns and stands at or
-  above beta, the side passes and the enemy is searched 2 plies shallower (3 from depth 6);
+  above beta, the side passes and the enemy is searched 2 plies shallower (3 from depth 4);
   still at or above beta, the node is cut;
-- late-move reductions: at a node of depth 3 or more, out of check, a quiet move that does
+- late-move reductions: at a node of depth 2 or more, out of check, a quiet move that does
   not check, promotes nor is a killer, tried after the first three, is searched a ply
-  shallower first (two, from the tenth move at depth 5 or more), and again in full if it
-  beats alpha.
+  shallower first (two from the fourth move at depth 3 or more, three from the sixteenth at
+  depth 6: `lmr_reduction`), and again in full if it beats alpha.
 
 Either can hide a mate within the nominal depth (a quiet key move cut short, a defence that
 looks safe only because the attacker was given a pass), and the player must never miss a
 mate that `mate_in` finds at the depth it completed. So with either on, before each odd
-depth 2N - 1 from 5 (the first whose nodes can be pruned: below the root of depth D a node
-out of check has depth D - 1 at most, so depth 3 prunes nothing and finds every mate in 2)
-the mate search itself is asked for a mate in N (`mates_in`); one found is played, and a
-guard that cannot finish within the search's limits ends the deepening.
+depth 2N - 1 from 3 (the first whose nodes can be pruned: below the root of depth D a node
+out of check has depth D - 1 at most, so depth 2 prunes nothing, and depth 1 finds every
+mate in 1) the mate search itself is asked for a mate in N (`mates_in`); one found is
+played, and a guard that cannot finish within the search's limits ends the deepening.
 
 Futility pruning at the frontier was tried on 5³ and not kept (an SPRT at 20,000 positions a
 move, +0: docs/ladder/5-futility-nodes20000-vs-before-nodes20000.log).
@@ -96,20 +96,21 @@ QUIESCENCE_PLIES = 4
 DELTA_MARGIN = 200
 #: Null move: the least depth of a node that may pass, the plies the pass is searched
 #: shallower by, and the depth from which it is searched one ply shallower still.
-NULL_DEPTH = 3
+NULL_DEPTH = 2
 NULL_REDUCTION = 2
-NULL_DEEP = 6
+NULL_DEEP = 4
 #: Late-move reductions: the least depth of a node whose late moves are reduced, and the
 #: moves searched in full before (the table's move, captures and killers mostly). A move is
 #: reduced by one ply, by two from the LMR_SECOND[0]-th move at depth LMR_SECOND[1] or more,
 #: by three from the LMR_THIRD[0]-th at depth LMR_THIRD[1] (`lmr_reduction`).
-LMR_DEPTH = 3
+LMR_DEPTH = 2
 LMR_MOVES = 3
-LMR_SECOND = (6, 4)
+LMR_SECOND = (4, 3)
 LMR_THIRD = (16, 6)
 #: The first depth whose mates a pruning can hide, and before which (and each odd depth
-#: after it) the mate search is asked: depth 3 prunes nothing and finds every mate in 2.
-MATE_GUARD_DEPTH = 5
+#: after it) the mate search is asked: depth 2 prunes nothing (below its root a node out of
+#: check has depth 1 at most), and depth 1 finds every mate in 1.
+MATE_GUARD_DEPTH = 3
 #: The mate guard's node budget when the search has no node limit (its depth bounds it).
 UNLIMITED = 1 << 62
 #: Kinds of bound a table entry holds.
@@ -753,6 +754,22 @@ class Searcher:
             killers[0] = move
         key = (move[0], move[2])
         self.history[key] = self.history.get(key, 0) + depth * depth
+
+
+def pruning_numbers(pruning: Pruning) -> tuple[int, ...]:
+    """The prunings' switches and numbers as the compiled core takes them (kernel/core/
+    player.c): read here at each search, so the two searches share one set of numbers."""
+    return (
+        int(pruning.null_move),
+        int(pruning.late_move_reductions),
+        NULL_DEPTH,
+        NULL_REDUCTION,
+        NULL_DEEP,
+        LMR_DEPTH,
+        LMR_MOVES,
+        *LMR_SECOND,
+        *LMR_THIRD,
+    )
 
 
 def lmr_reduction(depth: int, searched: int) -> int:

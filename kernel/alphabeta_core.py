@@ -28,6 +28,7 @@ from kernel.alphabeta import (
     Searcher,
     SearchMove,
     TranspositionTable,
+    pruning_numbers,
 )
 from kernel.board import EMPTY
 from kernel.compiled import (
@@ -185,7 +186,7 @@ class CompiledSearcher(Searcher):
             rules=core_rules(variant),
             advance=by_cell(pawn_advance, variant, size, weights) if variant.has_pawns else [],
             passed=by_cell(passed_bonus, variant, size, weights) if tables.passed else [],
-            pruning=(int(pruning.null_move), int(pruning.late_move_reductions)),
+            pruning=pruning_numbers(pruning),
         )
 
     def root(self, depth: int, moves: list[SearchMove], in_check: bool) -> int:

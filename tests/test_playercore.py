@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel.alphabeta import Limits, Searcher, SearchResult, TranspositionTable
+from kernel.alphabeta import FULL_WIDTH, Limits, Pruning, Searcher, SearchResult, TranspositionTable
 from kernel.alphabeta_core import CompiledSearcher, core_slots
 from kernel.compiled import COMPILED, CORE_LARGEST_SIZE
 from kernel.config import EngineConfig
@@ -29,7 +29,7 @@ from kernel.player import Player
 from kernel.position import Position
 from kernel.rules import Analysis
 from kernel.start import start_position
-from tests.conftest import Engine, read_json_log, set_position
+from tests.conftest import REPO, Engine, read_json_log, set_position
 from tests.positions import game_position, mate_problem, noise_game_position
 from tests.reference import BLACK, WHITE, Side, board_text
 from tests.reference import Position as Problem
@@ -50,16 +50,28 @@ def test_the_compiled_player_was_built() -> None:
     assert COMPILED, "kernel/core was not built (no C compiler?); run make again"
 
 
-def both(game: Game, limits: Limits, weights: Weights = DEFAULT_WEIGHTS) -> list[SearchResult]:
-    """Search a game's position with the Python search and the compiled one, alike."""
+def both(
+    game: Game,
+    limits: Limits,
+    weights: Weights = DEFAULT_WEIGHTS,
+    pruning: Pruning = FULL_WIDTH,
+) -> list[SearchResult]:
+    """Search a game's position with the Python search and the compiled one, alike.
+
+    With a pruning, the mate guard is left out: it asks each side's own mate search, which
+    may name another of several mating keys first; the trees searched are what must agree
+    (tests/test_mate_guard.py holds the guard of each).
+    """
     results = []
     for compiled in (False, True):
         game.position.order_pieces()
         table = TranspositionTable(TABLE_MB)
+        searcher: Searcher
         if compiled:
-            searcher: Searcher = CompiledSearcher(game, limits, table.mask + 1, None, weights)
+            searcher = CompiledSearcher(game, limits, table.mask + 1, None, weights, pruning)
         else:
-            searcher = Searcher(game, limits, table, None, weights)
+            searcher = Searcher(game, limits, table, None, weights, pruning)
+        searcher.mate_guard = False
         results.append(searcher.search())
     return results
 
@@ -68,10 +80,15 @@ def summary(result: SearchResult) -> tuple[object, ...]:
     return (result.move, result.score, result.depth, result.nodes, result.pv)
 
 
-def difference(game: Game, limits: Limits, weights: Weights = DEFAULT_WEIGHTS) -> str | None:
+def difference(
+    game: Game,
+    limits: Limits,
+    weights: Weights = DEFAULT_WEIGHTS,
+    pruning: Pruning = FULL_WIDTH,
+) -> str | None:
     """Search both ways; say how they differ, or None."""
     before = (board_text_of(game.position), game.position.key, dict(game.seen))
-    python, compiled = both(game, limits, weights)
+    python, compiled = both(game, limits, weights, pruning)
     after = (board_text_of(game.position), game.position.key, dict(game.seen))
     assert before == after, "a search changed the game"
     if summary(python) != summary(compiled):
@@ -88,10 +105,10 @@ def game_of(kernel: Kernel, problem: Problem) -> Game:
     return kernel.game
 
 
-def check_all(cases: list[tuple[str, Game, Limits]]) -> None:
+def check_all(cases: list[tuple[str, Game, Limits]], pruning: Pruning = FULL_WIDTH) -> None:
     found = []
     for name, game, limits in cases:
-        trouble = difference(game, limits)
+        trouble = difference(game, limits, pruning=pruning)
         if trouble is not None:
             found.append(f"{name} {limits}: {trouble}")
     assert not found, f"{len(found)} of {len(cases)} differ:\n" + "\n".join(found[:5])
@@ -114,6 +131,54 @@ def test_seeded_game_positions_both_sides(
         depth = 1 + i // len(sizes) % 4
         cases.append((board_text(problem), game, Limits(depth=depth, nodes=4000)))
     check_all(cases)
+
+
+PRUNINGS = [
+    Pruning(null_move=True),
+    Pruning(late_move_reductions=True),
+    Pruning(null_move=True, late_move_reductions=True),
+]
+
+
+@pytest.mark.parametrize("pruning", PRUNINGS, ids=["null", "lmr", "both"])
+def test_the_prunings_search_alike(kernel: Kernel, pruning: Pruning) -> None:
+    """Null move and late-move reductions, alone and together: random game positions of both
+    sides and mate problems (n = 3 ... 5) to depths 4 to 6, where both prune, cut by a node
+    limit; the pass's key, its repetitions and the reductions' re-searches must agree."""
+    rng = random.Random(3620)
+    cases = []
+    for i in range(30 * SWEEP):
+        n = 3 + i % 3
+        side: Side = WHITE if i % 2 else BLACK
+        make = mate_problem if i % 3 == 0 else game_position
+        problem = make(rng, n, side, rng.randint(5, 12))
+        game = Game(game_of(kernel, problem).position.copy())
+        cases.append((board_text(problem), game, Limits(depth=4 + i % 3, nodes=30000)))
+    check_all(cases, pruning)
+
+
+@pytest.mark.parametrize("pruning", PRUNINGS, ids=["null", "lmr", "both"])
+def test_the_prunings_search_raumschach_alike(kernel: Kernel, pruning: Pruning) -> None:
+    """Openings of Raumschach's book (pawns: a side of king and pawns never passes), to
+    depth 5 cut at 12,000 positions, and games played on from them."""
+    lines = (REPO / "bench" / "books" / "raumschach.txt").read_text(encoding="utf-8").splitlines()
+    boards = [line for line in lines if line and not line.startswith("#")][: 3 * SWEEP]
+    rng = random.Random(3621)
+    cases = []
+    for board in boards:
+        assert kernel.execute("variant", ["raumschach"]).ok
+        assert kernel.execute("set_board", board.split()).ok
+        game = Game(kernel.game.position.copy())
+        cases.append((board, game, Limits(depth=5, nodes=12000)))
+        played = Game(kernel.game.position.copy())
+        for _ in range(30):
+            moves = list(Analysis(played.position).legal_moves())
+            if not moves or played.outcome() is not None:
+                break
+            played.play(rng.choice(moves))
+        cases.append((f"{board} and 30 plies", played, Limits(depth=5, nodes=12000)))
+    assert kernel.execute("variant", ["cube"]).ok
+    check_all(cases, pruning)
 
 
 def test_positions_the_game_could_not_reach(kernel: Kernel) -> None:

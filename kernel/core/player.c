@@ -53,16 +53,6 @@
 #define MAX_PLY 100
 #define QUIESCENCE_PLIES 4
 #define DELTA_MARGIN 200
-/* Null move and late-move reductions, as alphabeta.py's NULL_* and LMR_*. */
-#define NULL_DEPTH 3
-#define NULL_REDUCTION 2
-#define NULL_DEEP 6
-#define LMR_DEPTH 3
-#define LMR_MOVES 3
-#define LMR_SECOND_MOVES 6
-#define LMR_SECOND_DEPTH 4
-#define LMR_THIRD_MOVES 16
-#define LMR_THIRD_DEPTH 6
 #define FIFTY_MOVE_PLIES 100
 /* evaluation.py's DRAWISH_FROM_SIZE and MATING_PIECES_ON_4. */
 #define DRAWISH_FROM_SIZE 4
@@ -106,8 +96,12 @@ typedef struct {
     int cornering, start_material, ray_limit, drawish, mating_pieces;
     /* What a draw is worth to white: the contempt, against the side searched for. */
     int draw;
-    /* The prunings on (alphabeta.py's Pruning): null move, late-move reductions. */
+    /* The prunings on (alphabeta.py's Pruning): null move, late-move reductions; and their
+       numbers, alphabeta.py's NULL_* and LMR_* handed over (`pruning_numbers`). */
     int null_move, late_move_reductions;
+    int null_depth, null_reduction, null_deep;
+    int lmr_depth, lmr_moves, lmr_second_moves, lmr_second_depth, lmr_third_moves,
+        lmr_third_depth;
     /* Each kind's steps in kernel/evaluation.py's order (that of kernel/directions.py), as
        (dx, dy, dz) and as offsets in the padded array; whether the kind slides. */
     int8_t step_xyz[KINDS][26][3];
@@ -864,11 +858,11 @@ static int has_escape(Player *p) {
 }
 
 /* alphabeta.py's lmr_reduction: the plies a late move is reduced by. */
-static inline int lmr_reduction(int depth, int searched) {
+static inline int lmr_reduction(const Player *p, int depth, int searched) {
     int reduction = 1;
-    if (searched >= LMR_SECOND_MOVES && depth >= LMR_SECOND_DEPTH) {
+    if (searched >= p->lmr_second_moves && depth >= p->lmr_second_depth) {
         reduction++;
-        if (searched >= LMR_THIRD_MOVES && depth >= LMR_THIRD_DEPTH) reduction++;
+        if (searched >= p->lmr_third_moves && depth >= p->lmr_third_depth) reduction++;
     }
     return reduction;
 }
@@ -899,16 +893,16 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check,
         }
     }
     /* A null move, as Searcher.pvs. */
-    if (p->null_move && !passed && !in_check && depth >= NULL_DEPTH && beta == alpha + 1 &&
+    if (p->null_move && !passed && !in_check && depth >= p->null_depth && beta == alpha + 1 &&
         -MATE_THRESHOLD < alpha && beta < MATE_THRESHOLD && has_pieces(p) && evaluate(p) >= beta) {
-        int reduction = NULL_REDUCTION + (depth >= NULL_DEEP);
+        int reduction = p->null_reduction + (depth >= p->null_deep);
         make_null(p);
         int score = -pvs(p, depth - 1 - reduction, -beta, -alpha, ply + 1, 0, 1);
         unmake_null(p);
         if (p->stopped) return STOPPED;
         if (score >= beta) return score < MATE_THRESHOLD ? score : beta;
     }
-    int reducing = p->late_move_reductions && depth >= LMR_DEPTH && !in_check;
+    int reducing = p->late_move_reductions && depth >= p->lmr_depth && !in_check;
     Context context;
     prepare(&p->board, &context);
     /* Out of check as the search knows it (the move that led here checked or not), as
@@ -932,12 +926,12 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check,
         } else {
             /* A late-move reduction, as Searcher.pvs: never of a killer. */
             int reduction = 0;
-            if (reducing && searched >= LMR_MOVES && !check && m.captured == EMPTY &&
+            if (reducing && searched >= p->lmr_moves && !check && m.captured == EMPTY &&
                 m.promotion == EMPTY) {
                 int killer = 0;
                 for (int k = 0; k < p->killer_count[ply]; k++)
                     killer |= same_move(&m, &p->killers[ply][k]);
-                if (!killer) reduction = lmr_reduction(depth, searched);
+                if (!killer) reduction = lmr_reduction(p, depth, searched);
             }
             score = -pvs(p, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, check, 0);
             if (reduction && !p->stopped && score > alpha)
@@ -1140,11 +1134,21 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     }
     double limit_values[3];
     if (read_numbers(limits, 3, "limits", limit_values, NULL) < 0) return -1;
-    /* pruning: (null_move, late_move_reductions), each 0 or 1; none given: both off. */
+    /* pruning: (null_move, late_move_reductions, then the numbers of alphabeta.py's
+       pruning_numbers); none given: both off. */
     if (pruning && pruning != Py_None) {
-        long long switches[2];
-        if (read_numbers(pruning, 2, "pruning", NULL, switches) < 0) return -1;
-        self->null_move = switches[0] != 0, self->late_move_reductions = switches[1] != 0;
+        long long n[11];
+        if (read_numbers(pruning, 11, "pruning", NULL, n) < 0) return -1;
+        for (int i = 2; i < 11; i++)
+            if (n[i] < 0 || n[i] > MAX_PLY) {
+                PyErr_SetString(PyExc_ValueError, "pruning: numbers out of range");
+                return -1;
+            }
+        self->null_move = n[0] != 0, self->late_move_reductions = n[1] != 0;
+        self->null_depth = (int)n[2], self->null_reduction = (int)n[3];
+        self->null_deep = (int)n[4], self->lmr_depth = (int)n[5], self->lmr_moves = (int)n[6];
+        self->lmr_second_moves = (int)n[7], self->lmr_second_depth = (int)n[8];
+        self->lmr_third_moves = (int)n[9], self->lmr_third_depth = (int)n[10];
     }
     if (set_size(&self->board, size) < 0 || set_rules(&self->board, rules) < 0) return -1;
     Board *b = &self->board;
