@@ -405,6 +405,49 @@ def test_the_config_chooses_through_the_process(tmp_path: Path) -> None:
     assert len(searches[0]) == 2 and searches[0] == searches[1]
 
 
+def test_the_prunings_are_chosen_by_the_config_through_the_process(tmp_path: Path) -> None:
+    """`[search] null_move` and `late_move_reductions` reach the real engine's player, each
+    alone: at a fixed depth of Raumschach's start, each searches fewer positions than the
+    defaults (full width), the compiled and the Python player alike (the same move, score
+    and line); a switch of another type is refused, naming the key, and no engine
+    starts on it."""
+    configs = {
+        "default": "",
+        "null": "null_move = true\n",
+        "lmr": "late_move_reductions = true\n",
+    }
+    searched: dict[str, list[dict[str, object]]] = {}
+    counts: dict[str, int] = {}
+    for name, switches in configs.items():
+        for compiled in ("true", "false"):
+            config = tmp_path / f"{name}-{compiled}.toml"
+            config.write_text(f"[search]\ncompiled = {compiled}\n{switches}", encoding="utf-8")
+            log_dir = tmp_path / f"{name}-{compiled}"
+            engine = Engine(log_dir, "--config", str(config))
+            try:
+                for line in ("new_game 5 raumschach", "level depth 4", "reg_genmove"):
+                    assert engine.ask(line).startswith(b"="), line
+                assert engine.ask("quit") == b"= \n\n"
+            finally:
+                engine.kill()
+            found = [event for event in read_json_log(log_dir) if event["event"] == "search"]
+            keys = ("move", "score_cp", "pv", "nodes", "depth")
+            searched.setdefault(name, []).append({key: found[-1][key] for key in keys})
+            counts.setdefault(name, int(found[-1]["nodes"]))
+    for name, (compiled, python) in searched.items():
+        # The tables differ in slots (32 bytes an entry compiled, 160 in Python), so the
+        # counts may too; the in-process tests above hold them equal at equal slots.
+        del compiled["nodes"], python["nodes"]
+        assert compiled == python, name
+        assert compiled["depth"] == 4, name
+    assert counts["null"] < counts["default"] and counts["lmr"] < counts["default"], counts
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[search]\nnull_move = 1\n", encoding="utf-8")
+    code, out, err = Engine(tmp_path / "bad", "--config", str(bad)).finish()
+    assert code != 0 and out == b""
+    assert b"search.null_move: expected bool, got int" in err
+
+
 def test_larger_boards_are_searched_in_python() -> None:
     """A 65-cube is past the core: the player asks Python (and still plays)."""
     position = Position.empty(CORE_LARGEST_SIZE + 1)
