@@ -434,12 +434,12 @@ def test_the_prunings_are_chosen_by_the_config_through_the_process(tmp_path: Pat
             keys = ("move", "score_cp", "pv", "nodes", "depth")
             searched.setdefault(name, []).append({key: found[-1][key] for key in keys})
             counts.setdefault(name, int(found[-1]["nodes"]))
-    for name, (compiled, python) in searched.items():
+    for name, (in_core, in_python) in searched.items():
         # The tables differ in slots (32 bytes an entry compiled, 160 in Python), so the
         # counts may too; the in-process tests above hold them equal at equal slots.
-        del compiled["nodes"], python["nodes"]
-        assert compiled == python, name
-        assert compiled["depth"] == 4, name
+        del in_core["nodes"], in_python["nodes"]
+        assert in_core == in_python, name
+        assert in_core["depth"] == 4, name
     assert counts["null"] < counts["default"] and counts["lmr"] < counts["default"], counts
     bad = tmp_path / "bad.toml"
     bad.write_text("[search]\nnull_move = 1\n", encoding="utf-8")
