@@ -16,7 +16,7 @@ for move ordering. Around it:
   before on the path or in the game) and by the fifty-move rule inside the tree; with a
   contempt (kernel/evaluation.py), a draw costs the side searched for.
 
-Two prunings, each behind its own switch (`Pruning`, config `[search]`), off by default
+Three prunings, each behind its own switch (`Pruning`, config `[search]`), off by default
 until an SPRT at a time a move accepts them (docs/search.md):
 
 - null move: at a node of depth 2 or more, out of check, off the principal variation, whose
@@ -26,18 +26,22 @@ until an SPRT at a time a move accepts them (docs/search.md):
 - late-move reductions: at a node of depth 2 or more, out of check, a quiet move that does
   not check, promotes nor is a killer, tried after the first three, is searched a ply
   shallower first (two from the fourth move at depth 3 or more, three from the sixteenth at
-  depth 6: `lmr_reduction`), and again in full if it beats alpha.
+  depth 6: `lmr_reduction`), and again in full if it beats alpha;
+- futility pruning: at a node of depth 1, out of check, off the principal variation, whose
+  evaluation plus FUTILITY_MARGIN stays at or below alpha, the quiet moves that do not check
+  or promote are left out after the first; the node then scores at least that hope.
 
-Either can hide a mate within the nominal depth (a quiet key move cut short, a defence that
+Each can hide a mate within the nominal depth (a quiet key move cut short, a defence that
 looks safe only because the attacker was given a pass), and the player must never miss a
-mate that `mate_in` finds at the depth it completed. So with either on, before each odd
-depth 2N - 1 from 3 (the first whose nodes can be pruned: below the root of depth D a node
-out of check has depth D - 1 at most, so depth 2 prunes nothing, and depth 1 finds every
-mate in 1) the mate search itself is asked for a mate in N (`mates_in`); one found is
+mate that `mate_in` finds at the depth it completed. So with any on, before each odd depth
+2N - 1 from 3 the mate search itself is asked for a mate in N (`mates_in`); one found is
 played, and a guard that cannot finish within the search's limits ends the deepening.
+Below the root of depth D a node out of check has depth D - 1 at most, so depths 1 and 2
+reduce nothing and pass nowhere, and depth 1, whose root prunes nothing, finds every mate
+in 1.
 
-Futility pruning at the frontier was tried on 5³ and not kept (an SPRT at 20,000 positions a
-move, +0: docs/ladder/5-futility-nodes20000-vs-before-nodes20000.log).
+On 5³, at a count of positions a move, each was tried before and none kept
+(docs/ladder/5-lmr-..., 5-null-..., 5-futility-...): docs/search.md.
 
 The search plays and takes back moves on the game's own position, which it gives back as it
 found it, also when it is stopped by its clock, its node limit or a request to stop.
@@ -107,6 +111,9 @@ LMR_DEPTH = 2
 LMR_MOVES = 3
 LMR_SECOND = (4, 3)
 LMR_THIRD = (16, 6)
+#: Futility pruning: a node one ply from the leaves whose evaluation, with this to spare,
+#: stays at or below alpha tries no quiet move that does not check after its first.
+FUTILITY_MARGIN = 200
 #: The first depth whose mates a pruning can hide, and before which (and each odd depth
 #: after it) the mate search is asked: depth 2 prunes nothing (below its root a node out of
 #: check has depth 1 at most), and depth 1 finds every mate in 1.
@@ -123,11 +130,12 @@ class Pruning:
 
     null_move: bool = False
     late_move_reductions: bool = False
+    futility: bool = False
 
     @property
     def any(self) -> bool:
         """Whether some pruning is on, and so the mate guard is needed."""
-        return self.null_move or self.late_move_reductions
+        return self.null_move or self.late_move_reductions or self.futility
 
 
 #: The search without pruning.
@@ -455,6 +463,19 @@ class Searcher:
             if score >= beta:
                 return score if score < MATE_THRESHOLD else beta
         reducing = pruning.late_move_reductions and depth >= LMR_DEPTH and not in_check
+        # Futility: what a pruned move counts as (-INFINITY: none is pruned here).
+        futility = -INFINITY
+        if (
+            pruning.futility
+            and depth == 1
+            and not in_check
+            and beta == alpha + 1
+            and -MATE_THRESHOLD < alpha < MATE_THRESHOLD
+        ):
+            hope = evaluate(position, self.tables, self.material, self.army, self.draw)
+            if hope + FUTILITY_MARGIN <= alpha:
+                futility = hope + FUTILITY_MARGIN
+        pruned = False
         killers = self.killers[ply]
         original_alpha = alpha
         best_score = -INFINITY
@@ -465,6 +486,15 @@ class Searcher:
             if not in_check and not self.is_legal(move, pins):
                 continue
             check = gives_check(position, move)
+            if (
+                futility > -INFINITY
+                and searched
+                and not check
+                and move[3] == EMPTY
+                and move[4] == EMPTY
+            ):
+                pruned = True
+                continue
             self.make(move)
             try:
                 if searched == 0:
@@ -500,6 +530,10 @@ class Searcher:
                         break
         if searched == 0:
             return -MATE + ply if in_check else self.draw_score()
+        if pruned and best_score < futility:
+            # A move left out may do better than those tried: never below what it hoped for
+            # (else a mate among the captures would stand for the node).
+            best_score = futility
         kind = (
             EXACT if original_alpha < best_score < beta else LOWER if best_score >= beta else UPPER
         )
@@ -762,6 +796,8 @@ def pruning_numbers(pruning: Pruning) -> tuple[int, ...]:
     return (
         int(pruning.null_move),
         int(pruning.late_move_reductions),
+        int(pruning.futility),
+        FUTILITY_MARGIN,
         NULL_DEPTH,
         NULL_REDUCTION,
         NULL_DEEP,

@@ -60,6 +60,7 @@ class EngineConfig:
     #: genmove's prunings (kernel/alphabeta.py, Pruning): off until an SPRT keeps them.
     null_move: bool = False
     late_move_reductions: bool = False
+    futility: bool = False
     play_depth: int = 0
     play_nodes: int = 0
     move_time: float = 1.0
@@ -122,6 +123,7 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "max_solutions": "max_solutions",
         "null_move": "null_move",
         "late_move_reductions": "late_move_reductions",
+        "futility": "futility",
     },
     "play": {
         "depth": "play_depth",

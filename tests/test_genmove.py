@@ -82,12 +82,12 @@ def recorder() -> Recorder:
 
 @pytest.fixture(scope="module", params=["full width", "pruned"])
 def either_recorder(request: pytest.FixtureRequest) -> Recorder:
-    """A kernel searching in full width (the default), and one with null move and late-move
-    reductions on (config [search]), whose mate guard must keep every promise the full
-    width keeps."""
+    """A kernel searching in full width (the default), and one with null move, late-move
+    reductions and futility on (config [search]), whose mate guard must keep every promise
+    the full width keeps."""
     if request.param == "full width":
         return Recorder()
-    return Recorder(EngineConfig(null_move=True, late_move_reductions=True))
+    return Recorder(EngineConfig(null_move=True, late_move_reductions=True, futility=True))
 
 
 def game_over(pos: Position) -> str | None:
@@ -342,8 +342,9 @@ def test_a_longer_mate_found_first_does_not_end_the_search(recorder: Recorder, b
 
 
 @pytest.mark.parametrize("depth", [2, 3])
-def test_no_move_that_allows_a_mate_in_one(recorder: Recorder, depth: int) -> None:
+def test_no_move_that_allows_a_mate_in_one(either_recorder: Recorder, depth: int) -> None:
     """After a complete depth 2, never a move that allows a mate in one when another does not."""
+    recorder = either_recorder
     problems = seeded_threats()
     assert recorder.ask(f"level depth {depth} nodes 0").startswith("depth")
     found: list[str] = []

@@ -40,6 +40,7 @@ from tests.reference import parse_game
 NULL_MOVE = Pruning(null_move=True)
 REDUCTIONS = Pruning(late_move_reductions=True)
 BOTH = Pruning(null_move=True, late_move_reductions=True)
+ALL = Pruning(null_move=True, late_move_reductions=True, futility=True)
 
 #: Mates in 3 hidden at depth 5 by each pruning alone (and by both together).
 HIDDEN_MATES = (
@@ -51,6 +52,7 @@ HIDDEN_MATES = (
     (REDUCTIONS, "[###,r##,#r#],[#b#,###,###],[k#K,r##,###] b"),
     (BOTH, "[#r#,##N,###],[K#R,##n,##k],[##R,##R,###]"),
     (BOTH, "[B##,###,###],[###,KRb,###],[###,B##,##k]"),
+    (ALL, "[##K,b##,r##],[##b,b#r,###],[###,r##,###] b"),
 )
 COMPILED_OR_NOT = [False, True] if COMPILED else [False]
 

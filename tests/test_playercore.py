@@ -136,14 +136,16 @@ def test_seeded_game_positions_both_sides(
 PRUNINGS = [
     Pruning(null_move=True),
     Pruning(late_move_reductions=True),
-    Pruning(null_move=True, late_move_reductions=True),
+    Pruning(futility=True),
+    Pruning(null_move=True, late_move_reductions=True, futility=True),
 ]
+PRUNING_IDS = ["null", "lmr", "futility", "all"]
 
 
-@pytest.mark.parametrize("pruning", PRUNINGS, ids=["null", "lmr", "both"])
+@pytest.mark.parametrize("pruning", PRUNINGS, ids=PRUNING_IDS)
 def test_the_prunings_search_alike(kernel: Kernel, pruning: Pruning) -> None:
-    """Null move and late-move reductions, alone and together: random game positions of both
-    sides and mate problems (n = 3 ... 5) to depths 4 to 6, where both prune, cut by a node
+    """Null move, late-move reductions and futility, alone and together: random game
+    positions of both sides and mate problems (n = 3 ... 5) to depths 4 to 6, cut by a node
     limit; the pass's key, its repetitions and the reductions' re-searches must agree."""
     rng = random.Random(3620)
     cases = []
@@ -157,7 +159,7 @@ def test_the_prunings_search_alike(kernel: Kernel, pruning: Pruning) -> None:
     check_all(cases, pruning)
 
 
-@pytest.mark.parametrize("pruning", PRUNINGS, ids=["null", "lmr", "both"])
+@pytest.mark.parametrize("pruning", PRUNINGS, ids=PRUNING_IDS)
 def test_the_prunings_search_raumschach_alike(kernel: Kernel, pruning: Pruning) -> None:
     """Openings of Raumschach's book (pawns: a side of king and pawns never passes), to
     depth 5 cut at 12,000 positions, and games played on from them."""
@@ -406,15 +408,16 @@ def test_the_config_chooses_through_the_process(tmp_path: Path) -> None:
 
 
 def test_the_prunings_are_chosen_by_the_config_through_the_process(tmp_path: Path) -> None:
-    """`[search] null_move` and `late_move_reductions` reach the real engine's player, each
-    alone: at a fixed depth of Raumschach's start, each searches fewer positions than the
-    defaults (full width), the compiled and the Python player alike (the same move, score
-    and line); a switch of another type is refused, naming the key, and no engine
-    starts on it."""
+    """`[search] null_move`, `late_move_reductions` and `futility` reach the real engine's
+    player, each alone: at a fixed depth of Raumschach's start, each searches fewer
+    positions than the defaults (full width), the compiled and the Python player alike (the
+    same move, score and line); a switch of another type is refused, naming the key, and
+    no engine starts on it."""
     configs = {
         "default": "",
         "null": "null_move = true\n",
         "lmr": "late_move_reductions = true\n",
+        "futility": "futility = true\n",
     }
     searched: dict[str, list[dict[str, object]]] = {}
     counts: dict[str, int] = {}
@@ -440,7 +443,8 @@ def test_the_prunings_are_chosen_by_the_config_through_the_process(tmp_path: Pat
         del in_core["nodes"], in_python["nodes"]
         assert in_core == in_python, name
         assert in_core["depth"] == 4, name
-    assert counts["null"] < counts["default"] and counts["lmr"] < counts["default"], counts
+    for name in ("null", "lmr", "futility"):
+        assert counts[name] < counts["default"], counts
     bad = tmp_path / "bad.toml"
     bad.write_text("[search]\nnull_move = 1\n", encoding="utf-8")
     code, out, err = Engine(tmp_path / "bad", "--config", str(bad)).finish()

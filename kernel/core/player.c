@@ -99,6 +99,7 @@ typedef struct {
     /* The prunings on (alphabeta.py's Pruning): null move, late-move reductions; and their
        numbers, alphabeta.py's NULL_* and LMR_* handed over (`pruning_numbers`). */
     int null_move, late_move_reductions;
+    int futility, futility_margin;
     int null_depth, null_reduction, null_deep;
     int lmr_depth, lmr_moves, lmr_second_moves, lmr_second_depth, lmr_third_moves,
         lmr_third_depth;
@@ -903,6 +904,13 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check,
         if (score >= beta) return score < MATE_THRESHOLD ? score : beta;
     }
     int reducing = p->late_move_reductions && depth >= p->lmr_depth && !in_check;
+    /* Futility, as Searcher.pvs: what a pruned move counts as (-INFINITY_SCORE: none is). */
+    int futility = -INFINITY_SCORE, pruned = 0;
+    if (p->futility && depth == 1 && !in_check && beta == alpha + 1 && -MATE_THRESHOLD < alpha &&
+        alpha < MATE_THRESHOLD) {
+        int hope = evaluate(p);
+        if (hope + p->futility_margin <= alpha) futility = hope + p->futility_margin;
+    }
     Context context;
     prepare(&p->board, &context);
     /* Out of check as the search knows it (the move that led here checked or not), as
@@ -919,6 +927,11 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check,
         Move m = list->moves[i];
         if (!in_check && !is_legal(&p->board, &context, &m)) continue;
         int check = gives_check(&p->board, &context, &m);
+        if (futility > -INFINITY_SCORE && searched && !check && m.captured == EMPTY &&
+            m.promotion == EMPTY) {
+            pruned = 1;
+            continue;
+        }
         make(p, &m);
         int score;
         if (searched == 0) {
@@ -958,6 +971,7 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check,
         }
     }
     if (searched == 0) return in_check ? -MATE + ply : draw_score(p);
+    if (pruned && best_score < futility) best_score = futility;
     int kind = original_alpha < best_score && best_score < beta ? EXACT
                : best_score >= beta                             ? LOWER
                                                                 : UPPER;
@@ -1134,21 +1148,27 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     }
     double limit_values[3];
     if (read_numbers(limits, 3, "limits", limit_values, NULL) < 0) return -1;
-    /* pruning: (null_move, late_move_reductions, then the numbers of alphabeta.py's
-       pruning_numbers); none given: both off. */
+    /* pruning: alphabeta.py's pruning_numbers (the switches of null move, late-move
+       reductions and futility, the futility margin, then the null move's and the reductions'
+       depths and counts); none given: all off. */
     if (pruning && pruning != Py_None) {
-        long long n[11];
-        if (read_numbers(pruning, 11, "pruning", NULL, n) < 0) return -1;
-        for (int i = 2; i < 11; i++)
+        long long n[13];
+        if (read_numbers(pruning, 13, "pruning", NULL, n) < 0) return -1;
+        for (int i = 4; i < 13; i++)
             if (n[i] < 0 || n[i] > MAX_PLY) {
                 PyErr_SetString(PyExc_ValueError, "pruning: numbers out of range");
                 return -1;
             }
+        if (n[3] < 0 || n[3] > MATE_THRESHOLD) {
+            PyErr_SetString(PyExc_ValueError, "pruning: the futility margin out of range");
+            return -1;
+        }
         self->null_move = n[0] != 0, self->late_move_reductions = n[1] != 0;
-        self->null_depth = (int)n[2], self->null_reduction = (int)n[3];
-        self->null_deep = (int)n[4], self->lmr_depth = (int)n[5], self->lmr_moves = (int)n[6];
-        self->lmr_second_moves = (int)n[7], self->lmr_second_depth = (int)n[8];
-        self->lmr_third_moves = (int)n[9], self->lmr_third_depth = (int)n[10];
+        self->futility = n[2] != 0, self->futility_margin = (int)n[3];
+        self->null_depth = (int)n[4], self->null_reduction = (int)n[5];
+        self->null_deep = (int)n[6], self->lmr_depth = (int)n[7], self->lmr_moves = (int)n[8];
+        self->lmr_second_moves = (int)n[9], self->lmr_second_depth = (int)n[10];
+        self->lmr_third_moves = (int)n[11], self->lmr_third_depth = (int)n[12];
     }
     if (set_size(&self->board, size) < 0 || set_rules(&self->board, rules) < 0) return -1;
     Board *b = &self->board;
