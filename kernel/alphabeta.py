@@ -31,7 +31,11 @@ until an SPRT at a time a move accepts them (docs/search.md):
   evaluation plus FUTILITY_MARGIN stays at or below alpha, the quiet moves that do not check
   or promote are left out after the first; the node then scores at least that hope.
 
-Each can hide a mate within the nominal depth (a quiet key move cut short, a defence that
+And aspiration windows (`Searcher.iteration`): from ASPIRATION_DEPTH, the root searched first
+within ASPIRATION_WINDOW of the last depth's score, again in full when the score falls
+outside; no pruning, since a window that fails is searched again.
+
+Each pruning can hide a mate within the nominal depth (a quiet key move cut short, a defence that
 looks safe only because the attacker was given a pass), and the player must never miss a
 mate that `mate_in` finds at the depth it completed. So with any on, before each odd depth
 2N - 1 from 3 the mate search itself is asked for a mate in N (`mates_in`); one found is
@@ -111,6 +115,10 @@ LMR_DEPTH = 2
 LMR_MOVES = 3
 LMR_SECOND = (4, 3)
 LMR_THIRD = (16, 6)
+#: Aspiration windows: from this depth, the root is searched first within this many
+#: centipawns either side of the last depth's score.
+ASPIRATION_DEPTH = 4
+ASPIRATION_WINDOW = 50
 #: Futility pruning: a node one ply from the leaves whose evaluation, with this to spare,
 #: stays at or below alpha tries no quiet move that does not check after its first.
 FUTILITY_MARGIN = 200
@@ -131,6 +139,8 @@ class Pruning:
     null_move: bool = False
     late_move_reductions: bool = False
     futility: bool = False
+    #: Not a pruning (a window that fails is searched again in full), so no guard for it.
+    aspiration: bool = False
 
     @property
     def any(self) -> bool:
@@ -323,7 +333,7 @@ class Searcher:
                 if keys:
                     return self.mate_found(keys[0], depth)
             try:
-                score = self.root(depth, root_moves, in_check)
+                score = self.iteration(depth, root_moves, in_check, best)
             except OutOfTime:
                 # The stopped iteration's best move so far, if it has one, was searched in
                 # full to this depth and beat the others tried: it is the better choice.
@@ -374,9 +384,34 @@ class Searcher:
             self.on_iteration(Iteration(depth, score, self.nodes, elapsed, [key]))
         return SearchResult(key, score, depth, self.nodes, elapsed, [key])
 
-    def root(self, depth: int, moves: list[SearchMove], in_check: bool) -> int:
-        """Search every root move to `depth`; leave the best first for the next iteration."""
-        alpha, beta = -INFINITY, INFINITY
+    def iteration(
+        self, depth: int, moves: list[SearchMove], in_check: bool, last: SearchResult
+    ) -> int:
+        """Search the root to `depth`: in full, or with aspiration windows (Pruning.aspiration)
+        around the last depth's score, searched again in full when the score falls outside."""
+        if (
+            self.pruning.aspiration
+            and depth >= ASPIRATION_DEPTH
+            and last.depth == depth - 1
+            and abs(last.score) < MATE_THRESHOLD
+        ):
+            alpha, beta = last.score - ASPIRATION_WINDOW, last.score + ASPIRATION_WINDOW
+            score = self.root(depth, moves, in_check, alpha, beta)
+            if alpha < score < beta:
+                return score
+        return self.root(depth, moves, in_check)
+
+    def root(
+        self,
+        depth: int,
+        moves: list[SearchMove],
+        in_check: bool,
+        alpha: int = -INFINITY,
+        beta: int = INFINITY,
+    ) -> int:
+        """Search every root move to `depth` within (alpha, beta); leave the best first for
+        the next iteration. A move at or above beta ends the search (a fail high); none above
+        alpha returns alpha (a fail low)."""
         self.pv_table[0] = []
         self.root_depth = depth
         best_index = 0
@@ -388,7 +423,7 @@ class Searcher:
                     score = -self.pvs(depth - 1, -beta, -alpha, 1, check)
                 else:
                     score = -self.pvs(depth - 1, -alpha - 1, -alpha, 1, check)
-                    if score > alpha:
+                    if alpha < score < beta:
                         score = -self.pvs(depth - 1, -beta, -alpha, 1, check)
             finally:
                 self.unmake(move)
@@ -396,6 +431,8 @@ class Searcher:
                 alpha = score
                 best_index = index
                 self.pv_table[0] = [move, *self.pv_table[1]]
+                if score >= beta:
+                    break
         moves.insert(0, moves.pop(best_index))
         return alpha
 

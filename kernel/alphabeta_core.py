@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from kernel.alphabeta import (
     FULL_WIDTH,
+    INFINITY,
     Limits,
     OnIteration,
     OutOfTime,
@@ -189,9 +190,18 @@ class CompiledSearcher(Searcher):
             pruning=pruning_numbers(pruning),
         )
 
-    def root(self, depth: int, moves: list[SearchMove], in_check: bool) -> int:
-        """Search every root move to `depth` in the core; leave the best first."""
-        score, best, pv, stopped = self.core.root(depth, [to_core(move) for move in moves])
+    def root(
+        self,
+        depth: int,
+        moves: list[SearchMove],
+        in_check: bool,
+        alpha: int = -INFINITY,
+        beta: int = INFINITY,
+    ) -> int:
+        """Search every root move to `depth` within (alpha, beta) in the core; leave the best
+        first."""
+        core_moves = [to_core(move) for move in moves]
+        score, best, pv, stopped = self.core.root(depth, core_moves, alpha, beta)
         self.nodes = self.core.nodes
         self.root_depth = depth
         self.pv_table[0] = [from_core(move) for move in pv]

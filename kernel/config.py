@@ -61,6 +61,7 @@ class EngineConfig:
     null_move: bool = False
     late_move_reductions: bool = False
     futility: bool = False
+    aspiration: bool = False
     play_depth: int = 0
     play_nodes: int = 0
     move_time: float = 1.0
@@ -124,6 +125,7 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "null_move": "null_move",
         "late_move_reductions": "late_move_reductions",
         "futility": "futility",
+        "aspiration": "aspiration",
     },
     "play": {
         "depth": "play_depth",

@@ -53,7 +53,9 @@ class Session:
             config.hash_mb,
             weights_of(config),
             config.compiled,
-            Pruning(config.null_move, config.late_move_reductions, config.futility),
+            Pruning(
+                config.null_move, config.late_move_reductions, config.futility, config.aspiration
+            ),
         )
         self.player.tablebases = tablebases_for(config.tablebase_path)
         #: Where events beside the exchanges go (the JSON log's `search`); set by main.py.

@@ -67,6 +67,7 @@ def test_every_field_is_reachable_from_the_file() -> None:
             "null_move": True,
             "late_move_reductions": True,
             "futility": True,
+            "aspiration": True,
         },
         "play": {
             "depth": 3,

@@ -137,16 +137,18 @@ PRUNINGS = [
     Pruning(null_move=True),
     Pruning(late_move_reductions=True),
     Pruning(futility=True),
-    Pruning(null_move=True, late_move_reductions=True, futility=True),
+    Pruning(aspiration=True),
+    Pruning(null_move=True, late_move_reductions=True, futility=True, aspiration=True),
 ]
-PRUNING_IDS = ["null", "lmr", "futility", "all"]
+PRUNING_IDS = ["null", "lmr", "futility", "aspiration", "all"]
 
 
 @pytest.mark.parametrize("pruning", PRUNINGS, ids=PRUNING_IDS)
 def test_the_prunings_search_alike(kernel: Kernel, pruning: Pruning) -> None:
-    """Null move, late-move reductions and futility, alone and together: random game
-    positions of both sides and mate problems (n = 3 ... 5) to depths 4 to 6, cut by a node
-    limit; the pass's key, its repetitions and the reductions' re-searches must agree."""
+    """Null move, late-move reductions, futility and aspiration windows, alone and together:
+    random game positions of both sides and mate problems (n = 3 ... 5) to depths 4 to 6,
+    cut by a node limit; the pass's key, its repetitions, the reductions' re-searches and
+    the windows' fails must agree."""
     rng = random.Random(3620)
     cases = []
     for i in range(30 * SWEEP):

@@ -1308,11 +1308,17 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     return 0;
 }
 
-/* root(depth, moves) -> (score, best, pv, stopped): Searcher.root over the moves given. */
+/* root(depth, moves, alpha=-INFINITY, beta=INFINITY) -> (score, best, pv, stopped):
+   Searcher.root over the moves given, within (alpha, beta). */
 static PyObject *player_root(Player *self, PyObject *args) {
-    int depth;
+    int depth, alpha = -INFINITY_SCORE, beta = INFINITY_SCORE;
     PyObject *moves;
-    if (!PyArg_ParseTuple(args, "iO!", &depth, &PyList_Type, &moves)) return NULL;
+    if (!PyArg_ParseTuple(args, "iO!|ii", &depth, &PyList_Type, &moves, &alpha, &beta))
+        return NULL;
+    if (alpha < -INFINITY_SCORE || beta > INFINITY_SCORE || alpha >= beta) {
+        PyErr_SetString(PyExc_ValueError, "alpha and beta out of range");
+        return NULL;
+    }
     if (!self->poll) {
         PyErr_SetString(PyExc_RuntimeError, "PlayerCore was not set up");
         return NULL;
@@ -1337,7 +1343,7 @@ static PyObject *player_root(Player *self, PyObject *args) {
     Board *b = &self->board;
     Context context;
     prepare(b, &context);
-    int alpha = -INFINITY_SCORE, beta = INFINITY_SCORE, best = 0;
+    int best = 0;
     self->pv_length[0] = 0;
     self->root_depth = depth;
     for (int index = 0; index < given.count && !self->stopped; index++) {
@@ -1349,7 +1355,7 @@ static PyObject *player_root(Player *self, PyObject *args) {
             score = -pvs(self, depth - 1, -beta, -alpha, 1, check, 0);
         } else {
             score = -pvs(self, depth - 1, -alpha - 1, -alpha, 1, check, 0);
-            if (!self->stopped && score > alpha)
+            if (!self->stopped && alpha < score && score < beta)
                 score = -pvs(self, depth - 1, -beta, -alpha, 1, check, 0);
         }
         unmake(self, &m);
@@ -1359,6 +1365,7 @@ static PyObject *player_root(Player *self, PyObject *args) {
             self->pv[0][0] = m;
             memcpy(&self->pv[0][1], self->pv[1], (size_t)self->pv_length[1] * sizeof(Move));
             self->pv_length[0] = self->pv_length[1] + 1;
+            if (score >= beta) break;
         }
     }
     free_moves(&given);
@@ -1384,8 +1391,9 @@ static PyObject *player_evaluate(Player *self, PyObject *Py_UNUSED(ignored)) {
 
 static PyMethodDef player_methods[] = {
     {"root", (PyCFunction)player_root, METH_VARARGS,
-     "root(depth, moves) -> (score, best, pv, stopped)\n\n"
-     "Search each root move to `depth` as Searcher.root does; return the best score, the\n"
+     "root(depth, moves, alpha=-INFINITY, beta=INFINITY) -> (score, best, pv, stopped)\n\n"
+     "Search each root move to `depth` within (alpha, beta) as Searcher.root does (a move\n"
+     "at or above beta ends it); return the best score (alpha if none beat it), the\n"
      "index of the best move, the principal variation and whether a limit stopped it.\n"
      "Moves are (piece code, origin, target, captured code, promotion code) tuples."},
     {"evaluate", (PyCFunction)player_evaluate, METH_NOARGS,
