@@ -8,7 +8,8 @@ come from the JSON log's `search` event. The configs take turns position by posi
 the load of a shared machine falls on each alike. Printed: for each variant, time and config,
 the median positions a second and the median, least and greatest depth.
 
-`python -m bench.depth [--positions K] [--times 0.3 1] [CONFIG ...]`
+`python -m bench.depth [CONFIG ...] [--positions K] [--times 0.3 1]` (the configs first:
+`--times` takes every number after it)
 """
 
 from __future__ import annotations
