@@ -27,7 +27,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import chain, pairwise
 from pathlib import Path
 
 from arena.records import white_points
@@ -318,6 +318,62 @@ def compiled_matches(size: int) -> Iterator[Match]:
                     book=BOOKS[5])  # fmt: skip
 
 
+#: The search's prunings (issue 64), each a config of levels/ against the defaults (the same
+#: engine in full width), both at a time a move, so that the depth a pruning buys counts (a
+#: count of positions a move hides it), on Raumschach from its book: does it gain 30 Elo, or
+#: nothing? Null move and late-move reductions together first, then each alone.
+SEARCH_SPRT = Sprt(0, 30, 0.05, 0.05)
+SEARCH_EXPERIMENTS: tuple[tuple[str, str], ...] = (
+    ("pruned", "0.1"),
+    ("null-move", "0.1"),
+    ("lmr", "0.1"),
+)
+#: The same on the cube's 5³, from its book: no regression (20 Elo weaker, H0, against 10
+#: stronger, H1), as the quiescence's change was measured.
+SEARCH_CUBE_SPRT = Sprt(-20, 10, 0.05, 0.05)
+SEARCH_CUBE_EXPERIMENTS: tuple[tuple[str, str], ...] = (("pruned", "0.1"),)
+#: Games at most in each (a game at 0.1 s a move takes about 15 s, one at a time).
+SEARCH_GAMES = 600
+#: Matches played with an earlier version of a config's code, whose records stay in
+#: docs/ladder/ under a name of their own, shown in the table and never resumed: the first
+#: null move and reductions (from depth 3, at 0abef41), stopped after 49 games for a version
+#: that prunes from depth 2.
+SEARCH_EARLIER: tuple[tuple[str, str, str], ...] = (("pruned", "pruned-depth3", "0.1"),)
+
+
+def search_level(config: str, slug: str, seconds: str) -> Level:
+    """A config of levels/ at a time a move, named for the search's table."""
+    name = f"`levels/{config}.toml`, {seconds} s"
+    return engine(name, f"{slug}-time{seconds}", "move-time", seconds, f"levels/{config}.toml")
+
+
+def search_matches(size: int) -> Iterator[Match]:
+    """Each pruning's config against the defaults at a time a move, on Raumschach, then on
+    the cube's 5³ (played on 5³ only)."""
+    if size != 5:
+        return
+    for config, seconds in SEARCH_EXPERIMENTS:
+        base = engine(f"the defaults, {seconds} s", f"default-time{seconds}", "move-time", seconds)
+        level = search_level(config, config, seconds)
+        yield Match(size, level, base, most=SEARCH_GAMES, sprt=SEARCH_SPRT,
+                    book=RAUMSCHACH_BOOK, variant=RAUMSCHACH)  # fmt: skip
+    for config, seconds in SEARCH_CUBE_EXPERIMENTS:
+        base = engine(f"the defaults, {seconds} s", f"default-time{seconds}", "move-time", seconds)
+        level = search_level(config, config, seconds)
+        yield Match(size, level, base, most=SEARCH_GAMES, sprt=SEARCH_CUBE_SPRT, book=BOOKS[5])
+
+
+def earlier_search_matches() -> Iterator[Match]:
+    """The matches of SEARCH_EARLIER, for their table rows."""
+    for config, slug, seconds in SEARCH_EARLIER:
+        base = engine(f"the defaults, {seconds} s", f"default-time{seconds}", "move-time", seconds)
+        level = search_level(config, slug, seconds)
+        level = Level(f"{level.name} (from depth 3, 0abef41)", level.slug, level.player,
+                      level.limit, level.value)  # fmt: skip
+        yield Match(5, level, base, most=SEARCH_GAMES, sprt=SEARCH_SPRT,
+                    book=RAUMSCHACH_BOOK, variant=RAUMSCHACH)  # fmt: skip
+
+
 def raumschach_matches(size: int) -> Iterator[Match]:
     """Raumschach's rungs (played on 5³ only), each level against the one below it."""
     if size == 5:
@@ -344,6 +400,7 @@ PARTS = {
     "compiled": compiled_matches,
     "pending": pending_matches,
     RAUMSCHACH: raumschach_matches,
+    "search": search_matches,
 }
 
 
@@ -580,6 +637,26 @@ def raumschach_tuning_table(folder: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def search_table(folder: Path) -> str:
+    """The search's experiments: each pruning against the defaults at a time a move, Elo,
+    games, the LLR and the SPRT's decision (none yet: still running, or stopped for time)."""
+    lines = [
+        "| config | against | rules | Elo (95 %) | games (W/D/L) | LLR | SPRT | load | records |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    matches = chain(earlier_search_matches(), search_matches(5))
+    for match, result, estimate in estimated(matches, folder):
+        assert match.sprt is not None
+        llr = match.sprt.llr(result.tally.pairs.counts)
+        rules = "Raumschach" if match.variant == RAUMSCHACH else "5³"
+        lines.append(
+            f"| {match.first.name} | {match.second.name} | {rules} | {signed(estimate.elo)} "
+            f"({interval(estimate)}) | {counts(result)} | {llr:.2f} "
+            f"| {result.decision or 'none'} | {loads(match, folder)} | `ladder/{match.name}` |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def pending_table(sizes: Sequence[int], folder: Path) -> str:
     """The rungs begun and not yet decided (PENDING), as far as they were played."""
     lines = [
@@ -613,6 +690,7 @@ def doc_tables(folder: Path) -> dict[str, str]:
     tables["tuning"] = tuning_table(sizes, folder)
     tables[f"tuning-{RAUMSCHACH}"] = raumschach_tuning_table(folder)
     tables["pending"] = pending_table(sizes, folder)
+    tables["search"] = search_table(folder)
     return tables
 
 
@@ -669,6 +747,7 @@ def run(arguments: argparse.Namespace) -> int:
     print(tuning_table(sizes, folder))
     if 5 in sizes:
         print(raumschach_tuning_table(folder))
+        print(search_table(folder))
     print(pending_table(sizes, folder), end="")
     if arguments.docs:
         write_docs(folder)

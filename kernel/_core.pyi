@@ -88,11 +88,18 @@ class PlayerCore:
         rules: CoreRules | None = None,
         advance: Sequence[int] = (),
         passed: Sequence[int] = (),
+        pruning: Sequence[int] | None = None,
     ) -> None: ...
     def root(
-        self, depth: int, moves: list[tuple[int, int, int, int, int]], /
+        self,
+        depth: int,
+        moves: list[tuple[int, int, int, int, int]],
+        alpha: int = ...,
+        beta: int = ...,
+        /,
     ) -> tuple[int, int, list[tuple[int, int, int, int, int]], bool]:
-        """Search each root move to `depth`: (score, best index, pv, stopped)."""
+        """Search each root move to `depth` within (alpha, beta): (score, best index, pv,
+        stopped)."""
     def evaluate(self) -> int:
         """Return the evaluation of the position set up, for the side to move."""
 

@@ -57,6 +57,11 @@ class EngineConfig:
     max_mate_moves: int = 5
     compiled: bool = True
     max_solutions: int = 1000
+    #: genmove's prunings (kernel/play/alphabeta.py, Pruning): off until an SPRT keeps them.
+    null_move: bool = False
+    late_move_reductions: bool = False
+    futility: bool = False
+    aspiration: bool = False
     play_depth: int = 0
     play_nodes: int = 0
     move_time: float = 1.0
@@ -117,6 +122,10 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "max_mate_moves": "max_mate_moves",
         "compiled": "compiled",
         "max_solutions": "max_solutions",
+        "null_move": "null_move",
+        "late_move_reductions": "late_move_reductions",
+        "futility": "futility",
+        "aspiration": "aspiration",
     },
     "play": {
         "depth": "play_depth",

@@ -59,7 +59,16 @@ def test_every_field_is_reachable_from_the_file() -> None:
         "engine": {"name": "x", "board_size": 4, "max_board_size": 8},
         "protocol": {"max_line_bytes": 5000, "comments": "anywhere", "notation": "short"},
         "log": {"dir": "d", "console_file": "c.log", "json_file": "j.jsonl", "echo_stderr": True},
-        "search": {"max_nodes": 1000, "max_mate_moves": 3, "compiled": False, "max_solutions": 7},
+        "search": {
+            "max_nodes": 1000,
+            "max_mate_moves": 3,
+            "compiled": False,
+            "max_solutions": 7,
+            "null_move": True,
+            "late_move_reductions": True,
+            "futility": True,
+            "aspiration": True,
+        },
         "play": {
             "depth": 3,
             "nodes": 500,

@@ -80,6 +80,16 @@ def recorder() -> Recorder:
     return Recorder()
 
 
+@pytest.fixture(scope="module", params=["full width", "pruned"])
+def either_recorder(request: pytest.FixtureRequest) -> Recorder:
+    """A kernel searching in full width (the default), and one with null move, late-move
+    reductions and futility on (config [search]), whose mate guard must keep every promise
+    the full width keeps."""
+    if request.param == "full width":
+        return Recorder()
+    return Recorder(EngineConfig(null_move=True, late_move_reductions=True, futility=True))
+
+
 def game_over(pos: Position) -> str | None:
     """The refusal genmove owes a freshly set position, from the brute force; None if it plays."""
     if not has_legal_move(pos):
@@ -252,8 +262,11 @@ def mate_problem_found(problem: MateProblem, answer: str, search: dict[str, Any]
 
 
 @pytest.mark.parametrize("moves", [1, 2, 3])
-def test_genmove_finds_every_mate_in_n_at_depth_2n_minus_1(recorder: Recorder, moves: int) -> None:
+def test_genmove_finds_every_mate_in_n_at_depth_2n_minus_1(
+    either_recorder: Recorder, moves: int
+) -> None:
     """Mate in N and no sooner: a fixed depth of 2N - 1 plays a key of mate in N."""
+    recorder = either_recorder
     problems = seeded_mates(moves)
     assert recorder.ask(f"level depth {2 * moves - 1} nodes 0").startswith("depth")
     found: list[str] = []
@@ -274,13 +287,14 @@ def test_genmove_finds_every_mate_in_n_at_depth_2n_minus_1(recorder: Recorder, m
     [("nodes 400", 2), ("nodes 3000", 2), ("nodes 20000", 3), ("nodes 100000", 3)],
 )
 def test_no_mate_within_the_completed_depth_is_missed(
-    recorder: Recorder, level: str, longest: int
+    either_recorder: Recorder, level: str, longest: int
 ) -> None:
     """Whatever stops the search, once it has completed depth 2N - 1 it plays a mate in N: no
     pruning hides a mate that `mate_in` finds at that depth (a search that reduces or prunes
     must keep this test: docs/search.md). Fresh problems, both sides, mates in 1, 2 and (where
     the level reaches depth 5) 3, and not sooner; at least half of them, and of the mates in
     3, searched that deep."""
+    recorder = either_recorder
     problems = exact_mates(3111, 1, 16 * SWEEP, (3, 4, 5), (5, 9))
     problems += exact_mates(3112, 2, 16 * SWEEP, (3, 4, 5), (5, 8))
     if longest == 3:
@@ -328,8 +342,9 @@ def test_a_longer_mate_found_first_does_not_end_the_search(recorder: Recorder, b
 
 
 @pytest.mark.parametrize("depth", [2, 3])
-def test_no_move_that_allows_a_mate_in_one(recorder: Recorder, depth: int) -> None:
+def test_no_move_that_allows_a_mate_in_one(either_recorder: Recorder, depth: int) -> None:
     """After a complete depth 2, never a move that allows a mate in one when another does not."""
+    recorder = either_recorder
     problems = seeded_threats()
     assert recorder.ask(f"level depth {depth} nodes 0").startswith("depth")
     found: list[str] = []

@@ -20,6 +20,7 @@ from kernel.mates.search import (
     Budget,
     Progress,
 )
+from kernel.play.alphabeta import Pruning
 from kernel.play.evaluation import Weights
 from kernel.play.player import Level, Player
 from kernel.protocol import CommandError
@@ -48,7 +49,14 @@ class Session:
         self.clocks = Clocks()
         #: What answering a move costs beyond its search, measured move by move.
         self.overhead = Overhead()
-        self.player = Player(config.hash_mb, weights_of(config), config.compiled)
+        self.player = Player(
+            config.hash_mb,
+            weights_of(config),
+            config.compiled,
+            Pruning(
+                config.null_move, config.late_move_reductions, config.futility, config.aspiration
+            ),
+        )
         self.player.tablebases = tablebases_for(config.tablebase_path)
         #: Where events beside the exchanges go (the JSON log's `search`); set by main.py.
         self.log_event: Callable[[str, dict[str, Any]], None] = lambda name, fields: None

@@ -96,6 +96,13 @@ typedef struct {
     int cornering, start_material, ray_limit, drawish, mating_pieces;
     /* What a draw is worth to white: the contempt, against the side searched for. */
     int draw;
+    /* The prunings on (alphabeta.py's Pruning): null move, late-move reductions; and their
+       numbers, alphabeta.py's NULL_* and LMR_* handed over (`pruning_numbers`). */
+    int null_move, late_move_reductions;
+    int futility, futility_margin;
+    int null_depth, null_reduction, null_deep;
+    int lmr_depth, lmr_moves, lmr_second_moves, lmr_second_depth, lmr_third_moves,
+        lmr_third_depth;
     /* Each kind's steps in kernel/play/evaluation.py's order (that of kernel/cube/directions.py), as
        (dx, dy, dz) and as offsets in the padded array; whether the kind slides. */
     int8_t step_xyz[KINDS][26][3];
@@ -410,6 +417,32 @@ static void make(Player *p, const Move *m) {
     p->quiet_stack[p->path_length] = p->quiet_plies;
     /* A capture or a pawn's move starts the fifty-move count again. */
     p->quiet_plies = m->captured != EMPTY || KIND_OF(m->piece) == PAWN ? 0 : p->quiet_plies + 1;
+}
+
+/* Searcher.make_null: pass, the other side to move; the path gets the key, the fifty-move
+   count stays. */
+static void make_null(Player *p) {
+    p->board.side = 1 - p->board.side;
+    p->key ^= p->black_to_move;
+    p->path[p->path_length++] = p->key;
+    p->quiet_stack[p->path_length] = p->quiet_plies;
+}
+
+static void unmake_null(Player *p) {
+    p->quiet_plies = p->quiet_stack[p->path_length--];
+    p->key = p->path_length ? p->path[p->path_length - 1] : p->path[MAX_PLY + 3];
+    p->board.side = 1 - p->board.side;
+}
+
+/* Searcher.has_pieces: the side to move has a piece besides its king and pawns. */
+static int has_pieces(const Player *p) {
+    const Board *b = &p->board;
+    int side = b->side;
+    for (int i = 0; i < b->counts[side]; i++) {
+        int kind = KIND_OF(b->cells[b->pieces[side][i]]);
+        if (kind != KING && kind != PAWN) return 1;
+    }
+    return 0;
 }
 
 static void unmake(Player *p, const Move *m) {
@@ -825,7 +858,17 @@ static int has_escape(Player *p) {
     return found;
 }
 
-static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check) {
+/* alphabeta.py's lmr_reduction: the plies a late move is reduced by. */
+static inline int lmr_reduction(const Player *p, int depth, int searched) {
+    int reduction = 1;
+    if (searched >= p->lmr_second_moves && depth >= p->lmr_second_depth) {
+        reduction++;
+        if (searched >= p->lmr_third_moves && depth >= p->lmr_third_depth) reduction++;
+    }
+    return reduction;
+}
+
+static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check, int passed) {
     if (count_node(p)) return STOPPED;
     p->pv_length[ply] = 0;
     if ((seen(p, p->key) > 1 && p->quiet_plies < FIFTY_MOVE_PLIES) ||
@@ -850,6 +893,24 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check)
                 return score;
         }
     }
+    /* A null move, as Searcher.pvs. */
+    if (p->null_move && !passed && !in_check && depth >= p->null_depth && beta == alpha + 1 &&
+        -MATE_THRESHOLD < alpha && beta < MATE_THRESHOLD && has_pieces(p) && evaluate(p) >= beta) {
+        int reduction = p->null_reduction + (depth >= p->null_deep);
+        make_null(p);
+        int score = -pvs(p, depth - 1 - reduction, -beta, -alpha, ply + 1, 0, 1);
+        unmake_null(p);
+        if (p->stopped) return STOPPED;
+        if (score >= beta) return score < MATE_THRESHOLD ? score : beta;
+    }
+    int reducing = p->late_move_reductions && depth >= p->lmr_depth && !in_check;
+    /* Futility, as Searcher.pvs: what a pruned move counts as (-INFINITY_SCORE: none is). */
+    int futility = -INFINITY_SCORE, pruned = 0;
+    if (p->futility && depth == 1 && !in_check && beta == alpha + 1 && -MATE_THRESHOLD < alpha &&
+        alpha < MATE_THRESHOLD) {
+        int hope = evaluate(p);
+        if (hope + p->futility_margin <= alpha) futility = hope + p->futility_margin;
+    }
     Context context;
     prepare(&p->board, &context);
     /* Out of check as the search knows it (the move that led here checked or not), as
@@ -866,14 +927,30 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check)
         Move m = list->moves[i];
         if (!in_check && !is_legal(&p->board, &context, &m)) continue;
         int check = gives_check(&p->board, &context, &m);
+        if (futility > -INFINITY_SCORE && searched && !check && m.captured == EMPTY &&
+            m.promotion == EMPTY) {
+            pruned = 1;
+            continue;
+        }
         make(p, &m);
         int score;
         if (searched == 0) {
-            score = -pvs(p, depth - 1, -beta, -alpha, ply + 1, check);
+            score = -pvs(p, depth - 1, -beta, -alpha, ply + 1, check, 0);
         } else {
-            score = -pvs(p, depth - 1, -alpha - 1, -alpha, ply + 1, check);
+            /* A late-move reduction, as Searcher.pvs: never of a killer. */
+            int reduction = 0;
+            if (reducing && searched >= p->lmr_moves && !check && m.captured == EMPTY &&
+                m.promotion == EMPTY) {
+                int killer = 0;
+                for (int k = 0; k < p->killer_count[ply]; k++)
+                    killer |= same_move(&m, &p->killers[ply][k]);
+                if (!killer) reduction = lmr_reduction(p, depth, searched);
+            }
+            score = -pvs(p, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, check, 0);
+            if (reduction && !p->stopped && score > alpha)
+                score = -pvs(p, depth - 1, -alpha - 1, -alpha, ply + 1, check, 0);
             if (!p->stopped && alpha < score && score < beta)
-                score = -pvs(p, depth - 1, -beta, -alpha, ply + 1, check);
+                score = -pvs(p, depth - 1, -beta, -alpha, ply + 1, check, 0);
         }
         unmake(p, &m);
         if (p->stopped) return STOPPED;
@@ -894,6 +971,7 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check)
         }
     }
     if (searched == 0) return in_check ? -MATE + ply : draw_score(p);
+    if (pruned && best_score < futility) best_score = futility;
     int kind = original_alpha < best_score && best_score < beta ? EXACT
                : best_score >= beta                             ? LOWER
                                                                 : UPPER;
@@ -1019,16 +1097,17 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     int size, side, quiet_plies;
     long long slots, key, black_to_move;
     PyObject *pieces, *salts, *letters, *values, *average, *weights, *steps, *game, *limits, *poll;
-    PyObject *rules = Py_None, *advance = NULL, *passed = NULL;
+    PyObject *rules = Py_None, *advance = NULL, *passed = NULL, *pruning = NULL;
     static char *names[] = {"size",    "slots",   "pieces", "side",    "key",
                             "black_to_move",      "salts",  "letters", "values",
                             "average", "weights", "steps",  "game",    "quiet_plies",
-                            "limits",  "poll",    "rules",  "advance", "passed", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iLO!iLLOUOOOOO!iOO|OOO", names, &size,
+                            "limits",  "poll",    "rules",  "advance", "passed",
+                            "pruning", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iLO!iLLOUOOOOO!iOO|OOOO", names, &size,
                                      &slots, &PyList_Type, &pieces, &side, &key, &black_to_move,
                                      &salts, &letters, &values, &average, &weights, &steps,
                                      &PyDict_Type, &game, &quiet_plies, &limits, &poll, &rules,
-                                     &advance, &passed))
+                                     &advance, &passed, &pruning))
         return -1;
     if (self->board.size) {
         PyErr_SetString(PyExc_RuntimeError, "a PlayerCore is set up once");
@@ -1069,6 +1148,28 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     }
     double limit_values[3];
     if (read_numbers(limits, 3, "limits", limit_values, NULL) < 0) return -1;
+    /* pruning: alphabeta.py's pruning_numbers (the switches of null move, late-move
+       reductions and futility, the futility margin, then the null move's and the reductions'
+       depths and counts); none given: all off. */
+    if (pruning && pruning != Py_None) {
+        long long n[13];
+        if (read_numbers(pruning, 13, "pruning", NULL, n) < 0) return -1;
+        for (int i = 4; i < 13; i++)
+            if (n[i] < 0 || n[i] > MAX_PLY) {
+                PyErr_SetString(PyExc_ValueError, "pruning: numbers out of range");
+                return -1;
+            }
+        if (n[3] < 0 || n[3] > MATE_THRESHOLD) {
+            PyErr_SetString(PyExc_ValueError, "pruning: the futility margin out of range");
+            return -1;
+        }
+        self->null_move = n[0] != 0, self->late_move_reductions = n[1] != 0;
+        self->futility = n[2] != 0, self->futility_margin = (int)n[3];
+        self->null_depth = (int)n[4], self->null_reduction = (int)n[5];
+        self->null_deep = (int)n[6], self->lmr_depth = (int)n[7], self->lmr_moves = (int)n[8];
+        self->lmr_second_moves = (int)n[9], self->lmr_second_depth = (int)n[10];
+        self->lmr_third_moves = (int)n[11], self->lmr_third_depth = (int)n[12];
+    }
     if (set_size(&self->board, size) < 0 || set_rules(&self->board, rules) < 0) return -1;
     Board *b = &self->board;
     self->kinds = b->push_count ? PAWN : KNIGHT;
@@ -1207,11 +1308,17 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     return 0;
 }
 
-/* root(depth, moves) -> (score, best, pv, stopped): Searcher.root over the moves given. */
+/* root(depth, moves, alpha=-INFINITY, beta=INFINITY) -> (score, best, pv, stopped):
+   Searcher.root over the moves given, within (alpha, beta). */
 static PyObject *player_root(Player *self, PyObject *args) {
-    int depth;
+    int depth, alpha = -INFINITY_SCORE, beta = INFINITY_SCORE;
     PyObject *moves;
-    if (!PyArg_ParseTuple(args, "iO!", &depth, &PyList_Type, &moves)) return NULL;
+    if (!PyArg_ParseTuple(args, "iO!|ii", &depth, &PyList_Type, &moves, &alpha, &beta))
+        return NULL;
+    if (alpha < -INFINITY_SCORE || beta > INFINITY_SCORE || alpha >= beta) {
+        PyErr_SetString(PyExc_ValueError, "alpha and beta out of range");
+        return NULL;
+    }
     if (!self->poll) {
         PyErr_SetString(PyExc_RuntimeError, "PlayerCore was not set up");
         return NULL;
@@ -1236,7 +1343,7 @@ static PyObject *player_root(Player *self, PyObject *args) {
     Board *b = &self->board;
     Context context;
     prepare(b, &context);
-    int alpha = -INFINITY_SCORE, beta = INFINITY_SCORE, best = 0;
+    int best = 0;
     self->pv_length[0] = 0;
     self->root_depth = depth;
     for (int index = 0; index < given.count && !self->stopped; index++) {
@@ -1245,11 +1352,11 @@ static PyObject *player_root(Player *self, PyObject *args) {
         make(self, &m);
         int score;
         if (index == 0) {
-            score = -pvs(self, depth - 1, -beta, -alpha, 1, check);
+            score = -pvs(self, depth - 1, -beta, -alpha, 1, check, 0);
         } else {
-            score = -pvs(self, depth - 1, -alpha - 1, -alpha, 1, check);
-            if (!self->stopped && score > alpha)
-                score = -pvs(self, depth - 1, -beta, -alpha, 1, check);
+            score = -pvs(self, depth - 1, -alpha - 1, -alpha, 1, check, 0);
+            if (!self->stopped && alpha < score && score < beta)
+                score = -pvs(self, depth - 1, -beta, -alpha, 1, check, 0);
         }
         unmake(self, &m);
         if (self->stopped) break;
@@ -1258,6 +1365,7 @@ static PyObject *player_root(Player *self, PyObject *args) {
             self->pv[0][0] = m;
             memcpy(&self->pv[0][1], self->pv[1], (size_t)self->pv_length[1] * sizeof(Move));
             self->pv_length[0] = self->pv_length[1] + 1;
+            if (score >= beta) break;
         }
     }
     free_moves(&given);
@@ -1283,8 +1391,9 @@ static PyObject *player_evaluate(Player *self, PyObject *Py_UNUSED(ignored)) {
 
 static PyMethodDef player_methods[] = {
     {"root", (PyCFunction)player_root, METH_VARARGS,
-     "root(depth, moves) -> (score, best, pv, stopped)\n\n"
-     "Search each root move to `depth` as Searcher.root does; return the best score, the\n"
+     "root(depth, moves, alpha=-INFINITY, beta=INFINITY) -> (score, best, pv, stopped)\n\n"
+     "Search each root move to `depth` within (alpha, beta) as Searcher.root does (a move\n"
+     "at or above beta ends it); return the best score (alpha if none beat it), the\n"
      "index of the best move, the principal variation and whether a limit stopped it.\n"
      "Moves are (piece code, origin, target, captured code, promotion code) tuples."},
     {"evaluate", (PyCFunction)player_evaluate, METH_NOARGS,

@@ -16,14 +16,36 @@ for move ordering. Around it:
   before on the path or in the game) and by the fifty-move rule inside the tree; with a
   contempt (kernel/play/evaluation.py), a draw costs the side searched for.
 
-No late-move reductions, no null-move pruning and no futility pruning. Each was tried against
-the search without it, by an SPRT on 5³ (docs/search.md), and none gained: late-move
-reductions and null move, each guarded by the mate search so that no mate `mate_in` finds at
-the completed depth was missed, scored -10 and +0 at 100,000 positions a move
-(docs/ladder/5-lmr-nodes100000-vs-before-nodes100000.log,
-docs/ladder/5-null-nodes100000-vs-before-nodes100000.log), and futility pruning at the
-frontier +0 (docs/ladder/5-futility-nodes20000-vs-before-nodes20000.log). Depth is bought
-with move ordering and speed instead.
+Three prunings, each behind its own switch (`Pruning`, config `[search]`), off by default
+until an SPRT at a time a move accepts them (docs/search.md):
+
+- null move: at a node of depth 2 or more, out of check, off the principal variation, whose
+  window is no mate's and whose side has a piece besides its king and pawns and stands at or
+  above beta, the side passes and the enemy is searched 2 plies shallower (3 from depth 4);
+  still at or above beta, the node is cut;
+- late-move reductions: at a node of depth 2 or more, out of check, a quiet move that does
+  not check, promotes nor is a killer, tried after the first three, is searched a ply
+  shallower first (two from the fourth move at depth 3 or more, three from the sixteenth at
+  depth 6: `lmr_reduction`), and again in full if it beats alpha;
+- futility pruning: at a node of depth 1, out of check, off the principal variation, whose
+  evaluation plus FUTILITY_MARGIN stays at or below alpha, the quiet moves that do not check
+  or promote are left out after the first; the node then scores at least that hope.
+
+And aspiration windows (`Searcher.iteration`): from ASPIRATION_DEPTH, the root searched first
+within ASPIRATION_WINDOW of the last depth's score, again in full when the score falls
+outside; no pruning, since a window that fails is searched again.
+
+Each pruning can hide a mate within the nominal depth (a quiet key move cut short, a defence that
+looks safe only because the attacker was given a pass), and the player must never miss a
+mate that `mate_in` finds at the depth it completed. So with any on, before each odd depth
+2N - 1 from 3 the mate search itself is asked for a mate in N (`mates_in`); one found is
+played, and a guard that cannot finish within the search's limits ends the deepening.
+Below the root of depth D a node out of check has depth D - 1 at most, so depths 1 and 2
+reduce nothing and pass nowhere, and depth 1, whose root prunes nothing, finds every mate
+in 1.
+
+On 5³, at a count of positions a move, each was tried before and none kept
+(docs/ladder/5-lmr-..., 5-null-..., 5-futility-...): docs/search.md.
 
 The search plays and takes back moves on the game's own position, which it gives back as it
 found it, also when it is stopped by its clock, its node limit or a request to stop.
@@ -37,7 +59,7 @@ from dataclasses import dataclass, field
 
 from kernel.cube.board import EMPTY, SIDE_LETTERS
 from kernel.cube.game import FIFTY_MOVE_PLIES, Game
-from kernel.cube.position import KING_LETTERS, WHITE, Position
+from kernel.cube.position import BLACK_TO_MOVE_KEY, KING_LETTERS, WHITE, Position
 from kernel.cube.rules import (
     Analysis,
     attackers,
@@ -48,7 +70,9 @@ from kernel.cube.rules import (
     pin_of,
 )
 from kernel.cube.variants import PAWN_LETTERS
-from kernel.interrupt import COMMAND
+from kernel.interrupt import COMMAND, SearchStopped
+from kernel.mates.proofnumber import ProofNumberSearch
+from kernel.mates.search import Budget, SearchLimitReached
 from kernel.play.evaluation import (
     DEFAULT_WEIGHTS,
     Tables,
@@ -78,8 +102,54 @@ MAX_PLY = 100
 QUIESCENCE_PLIES = 4
 #: Centipawns a capture may gain beyond its victim's value (placement, a discovered attack).
 DELTA_MARGIN = 200
+#: Null move: the least depth of a node that may pass, the plies the pass is searched
+#: shallower by, and the depth from which it is searched one ply shallower still.
+NULL_DEPTH = 2
+NULL_REDUCTION = 2
+NULL_DEEP = 4
+#: Late-move reductions: the least depth of a node whose late moves are reduced, and the
+#: moves searched in full before (the table's move, captures and killers mostly). A move is
+#: reduced by one ply, by two from the LMR_SECOND[0]-th move at depth LMR_SECOND[1] or more,
+#: by three from the LMR_THIRD[0]-th at depth LMR_THIRD[1] (`lmr_reduction`).
+LMR_DEPTH = 2
+LMR_MOVES = 3
+LMR_SECOND = (4, 3)
+LMR_THIRD = (16, 6)
+#: Aspiration windows: from this depth, the root is searched first within this many
+#: centipawns either side of the last depth's score.
+ASPIRATION_DEPTH = 4
+ASPIRATION_WINDOW = 50
+#: Futility pruning: a node one ply from the leaves whose evaluation, with this to spare,
+#: stays at or below alpha tries no quiet move that does not check after its first.
+FUTILITY_MARGIN = 200
+#: The first depth whose mates a pruning can hide, and before which (and each odd depth
+#: after it) the mate search is asked: depth 2 prunes nothing (below its root a node out of
+#: check has depth 1 at most), and depth 1 finds every mate in 1.
+MATE_GUARD_DEPTH = 3
+#: The mate guard's node budget when the search has no node limit (its depth bounds it).
+UNLIMITED = 1 << 62
 #: Kinds of bound a table entry holds.
 EXACT, LOWER, UPPER = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Pruning:
+    """Which prunings the search makes (config `[search]`): all off, the search in full width."""
+
+    null_move: bool = False
+    late_move_reductions: bool = False
+    futility: bool = False
+    #: Not a pruning (a window that fails is searched again in full), so no guard for it.
+    aspiration: bool = False
+
+    @property
+    def any(self) -> bool:
+        """Whether some pruning is on, and so the mate guard is needed."""
+        return self.null_move or self.late_move_reductions or self.futility
+
+
+#: The search without pruning.
+FULL_WIDTH = Pruning()
 
 
 class OutOfTime(Exception):
@@ -141,6 +211,22 @@ def mate_distance(score: int) -> int | None:
     return None
 
 
+class GuardBudget(Budget):
+    """The mate guard's budget: as many positions as the search may visit (None: no limit,
+    as the search has none), and its clock."""
+
+    __slots__ = ("deadline",)
+
+    def __init__(self, nodes: int | None, deadline: float | None) -> None:
+        super().__init__(UNLIMITED if nodes is None else nodes)
+        self.deadline = deadline
+
+    def spend(self, count: int = 1) -> None:
+        super().spend(count)
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise SearchLimitReached(self.nodes)
+
+
 class TranspositionTable:
     """A fixed number of slots, each one entry: key, depth, bound kind, score, best move.
 
@@ -180,6 +266,9 @@ OnIteration = Callable[[Iteration], None]
 class Searcher:
     """Search one position of a game for the best move within limits."""
 
+    #: Whether the mate guard asks the compiled mate search (CompiledSearcher) or Python's.
+    compiled_mates = False
+
     def __init__(
         self,
         game: Game,
@@ -187,6 +276,7 @@ class Searcher:
         table: TranspositionTable,
         on_iteration: OnIteration | None = None,
         weights: Weights = DEFAULT_WEIGHTS,
+        pruning: Pruning = FULL_WIDTH,
     ) -> None:
         self.started = time.monotonic()  # first: setting up counts against the budget
         self.game = game
@@ -212,6 +302,12 @@ class Searcher:
         self.killers: list[list[SearchMove | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
         self.history: dict[tuple[str, int], int] = {}
         self.pv_table: list[list[SearchMove]] = [[] for _ in range(MAX_PLY + 2)]
+        self.pruning = pruning
+        #: Whether the mate search guards the depths a pruning reaches (on with any pruning;
+        #: tests turn it off to show what it catches).
+        self.mate_guard = pruning.any
+        #: Positions the mate guard visited (not the search's: its limit is the search's own).
+        self.guard_nodes = 0
 
     # --- the iterations -------------------------------------------------------------------
 
@@ -229,8 +325,15 @@ class Searcher:
         best = SearchResult(root_moves[0], 0, 0, 0, 0.0, [root_moves[0]])
         max_depth = min(self.limits.depth or MAX_DEPTH, MAX_DEPTH)
         for depth in range(1, max_depth + 1):
+            if self.mate_guard and depth >= MATE_GUARD_DEPTH and depth % 2:
+                keys = self.mates_in((depth + 1) // 2)
+                if keys is None:
+                    best.stopped = self.stop_cause()
+                    break  # the guard did not finish: no promise for this depth
+                if keys:
+                    return self.mate_found(keys[0], depth)
             try:
-                score = self.root(depth, root_moves, in_check)
+                score = self.iteration(depth, root_moves, in_check, best)
             except OutOfTime:
                 # The stopped iteration's best move so far, if it has one, was searched in
                 # full to this depth and beat the others tried: it is the better choice.
@@ -258,9 +361,57 @@ class Searcher:
         best.seconds = time.monotonic() - self.started
         return best
 
-    def root(self, depth: int, moves: list[SearchMove], in_check: bool) -> int:
-        """Search every root move to `depth`; leave the best first for the next iteration."""
-        alpha, beta = -INFINITY, INFINITY
+    def mates_in(self, moves: int) -> list[SearchMove] | None:
+        """Ask the mate search for the keys of a mate in `moves` (none shorter: the depths
+        before found those), within the search's clock and node limit; None when it could
+        not finish. On a copy of the position: the mate search's play and undo reorder the
+        pieces, and with them the order this search tries moves in."""
+        budget = GuardBudget(self.node_limit, self.deadline)
+        mate_search = ProofNumberSearch(budget, compiled=self.compiled_mates)
+        try:
+            keys = mate_search.keys(self.position.copy(), moves)
+        except (SearchLimitReached, SearchStopped):
+            return None
+        finally:
+            self.guard_nodes += budget.nodes
+        return [tuple(key) for key in keys]  # type: ignore[misc]
+
+    def mate_found(self, key: SearchMove, depth: int) -> SearchResult:
+        """The result of a mate the guard found before `depth`, a mate in (depth + 1) / 2."""
+        elapsed = time.monotonic() - self.started
+        score = MATE - depth
+        if self.on_iteration is not None:
+            self.on_iteration(Iteration(depth, score, self.nodes, elapsed, [key]))
+        return SearchResult(key, score, depth, self.nodes, elapsed, [key])
+
+    def iteration(
+        self, depth: int, moves: list[SearchMove], in_check: bool, last: SearchResult
+    ) -> int:
+        """Search the root to `depth`: in full, or with aspiration windows (Pruning.aspiration)
+        around the last depth's score, searched again in full when the score falls outside."""
+        if (
+            self.pruning.aspiration
+            and depth >= ASPIRATION_DEPTH
+            and last.depth == depth - 1
+            and abs(last.score) < MATE_THRESHOLD
+        ):
+            alpha, beta = last.score - ASPIRATION_WINDOW, last.score + ASPIRATION_WINDOW
+            score = self.root(depth, moves, in_check, alpha, beta)
+            if alpha < score < beta:
+                return score
+        return self.root(depth, moves, in_check)
+
+    def root(
+        self,
+        depth: int,
+        moves: list[SearchMove],
+        in_check: bool,
+        alpha: int = -INFINITY,
+        beta: int = INFINITY,
+    ) -> int:
+        """Search every root move to `depth` within (alpha, beta); leave the best first for
+        the next iteration. A move at or above beta ends the search (a fail high); none above
+        alpha returns alpha (a fail low)."""
         self.pv_table[0] = []
         self.root_depth = depth
         best_index = 0
@@ -272,7 +423,7 @@ class Searcher:
                     score = -self.pvs(depth - 1, -beta, -alpha, 1, check)
                 else:
                     score = -self.pvs(depth - 1, -alpha - 1, -alpha, 1, check)
-                    if score > alpha:
+                    if alpha < score < beta:
                         score = -self.pvs(depth - 1, -beta, -alpha, 1, check)
             finally:
                 self.unmake(move)
@@ -280,15 +431,20 @@ class Searcher:
                 alpha = score
                 best_index = index
                 self.pv_table[0] = [move, *self.pv_table[1]]
+                if score >= beta:
+                    break
         moves.insert(0, moves.pop(best_index))
         return alpha
 
     # --- the tree ---------------------------------------------------------------------------
 
-    def pvs(self, depth: int, alpha: int, beta: int, ply: int, in_check: bool) -> int:
+    def pvs(
+        self, depth: int, alpha: int, beta: int, ply: int, in_check: bool, passed: bool = False
+    ) -> int:
         """Return the score of the position for the side to move, within (alpha, beta).
 
-        `in_check` says whether the side to move is in check (the move that led here knew).
+        `in_check` says whether the side to move is in check (the move that led here knew);
+        `passed`, whether that move was a null move (no two passes in a row).
         """
         self.count_node()
         self.pv_table[ply] = []
@@ -323,6 +479,41 @@ class Searcher:
                     or (kind == UPPER and score <= alpha)
                 ):
                     return score
+        pruning = self.pruning
+        if (
+            pruning.null_move
+            and not passed
+            and not in_check
+            and depth >= NULL_DEPTH
+            and beta == alpha + 1
+            and alpha > -MATE_THRESHOLD
+            and beta < MATE_THRESHOLD
+            and self.has_pieces()
+            and evaluate(position, self.tables, self.material, self.army, self.draw) >= beta
+        ):
+            reduction = NULL_REDUCTION + (depth >= NULL_DEEP)
+            self.make_null()
+            try:
+                score = -self.pvs(depth - 1 - reduction, -beta, -alpha, ply + 1, False, True)
+            finally:
+                self.unmake_null()
+            if score >= beta:
+                return score if score < MATE_THRESHOLD else beta
+        reducing = pruning.late_move_reductions and depth >= LMR_DEPTH and not in_check
+        # Futility: what a pruned move counts as (-INFINITY: none is pruned here).
+        futility = -INFINITY
+        if (
+            pruning.futility
+            and depth == 1
+            and not in_check
+            and beta == alpha + 1
+            and -MATE_THRESHOLD < alpha < MATE_THRESHOLD
+        ):
+            hope = evaluate(position, self.tables, self.material, self.army, self.draw)
+            if hope + FUTILITY_MARGIN <= alpha:
+                futility = hope + FUTILITY_MARGIN
+        pruned = False
+        killers = self.killers[ply]
         original_alpha = alpha
         best_score = -INFINITY
         best_move: SearchMove | None = None
@@ -332,12 +523,33 @@ class Searcher:
             if not in_check and not self.is_legal(move, pins):
                 continue
             check = gives_check(position, move)
+            if (
+                futility > -INFINITY
+                and searched
+                and not check
+                and move[3] == EMPTY
+                and move[4] == EMPTY
+            ):
+                pruned = True
+                continue
             self.make(move)
             try:
                 if searched == 0:
                     score = -self.pvs(depth - 1, -beta, -alpha, ply + 1, check)
                 else:
-                    score = -self.pvs(depth - 1, -alpha - 1, -alpha, ply + 1, check)
+                    reduction = 0
+                    if (
+                        reducing
+                        and searched >= LMR_MOVES
+                        and not check
+                        and move[3] == EMPTY
+                        and move[4] == EMPTY
+                        and move not in killers
+                    ):
+                        reduction = lmr_reduction(depth, searched)
+                    score = -self.pvs(depth - 1 - reduction, -alpha - 1, -alpha, ply + 1, check)
+                    if reduction and score > alpha:
+                        score = -self.pvs(depth - 1, -alpha - 1, -alpha, ply + 1, check)
                     if alpha < score < beta:
                         score = -self.pvs(depth - 1, -beta, -alpha, ply + 1, check)
             finally:
@@ -355,6 +567,10 @@ class Searcher:
                         break
         if searched == 0:
             return -MATE + ply if in_check else self.draw_score()
+        if pruned and best_score < futility:
+            # A move left out may do better than those tried: never below what it hoped for
+            # (else a mate among the captures would stand for the node).
+            best_score = futility
         kind = (
             EXACT if original_alpha < best_score < beta else LOWER if best_score >= beta else UPPER
         )
@@ -518,6 +734,14 @@ class Searcher:
         line = pins[origin]
         return line is None or target in line
 
+    def has_pieces(self) -> bool:
+        """Tell whether the side to move has a piece besides its king and pawns (without
+        one, a pass is too often better than any move: zugzwang)."""
+        for letter in self.position.pieces[self.position.side].values():
+            if letter not in KING_LETTERS and letter not in PAWN_LETTERS:
+                return True
+        return False
+
     def has_escape(self) -> bool:
         """Tell whether the side to move has a legal move, or is not in check (so: not mated)."""
         analysis = Analysis(self.position)
@@ -540,6 +764,23 @@ class Searcher:
         # A capture or a pawn's move starts the fifty-move count again.
         resets = captured != EMPTY or move[0] in PAWN_LETTERS
         self.quiet_plies = 0 if resets else self.quiet_plies + 1
+
+    def make_null(self) -> None:
+        """Pass: the other side is to move, the pieces as they stand (a null move)."""
+        position = self.position
+        position.side = 1 - position.side
+        position.key ^= BLACK_TO_MOVE_KEY
+        key = position.key
+        self.seen[key] = self.seen.get(key, 0) + 1
+        self.quiet_plies_stack.append(self.quiet_plies)
+
+    def unmake_null(self) -> None:
+        """Take back `make_null`."""
+        position = self.position
+        self.seen[position.key] -= 1
+        position.side = 1 - position.side
+        position.key ^= BLACK_TO_MOVE_KEY
+        self.quiet_plies = self.quiet_plies_stack.pop()
 
     def unmake(self, move: SearchMove) -> None:
         """Take back `make`."""
@@ -584,6 +825,35 @@ class Searcher:
             killers[0] = move
         key = (move[0], move[2])
         self.history[key] = self.history.get(key, 0) + depth * depth
+
+
+def pruning_numbers(pruning: Pruning) -> tuple[int, ...]:
+    """The prunings' switches and numbers as the compiled core takes them (kernel/core/
+    player.c): read here at each search, so the two searches share one set of numbers."""
+    return (
+        int(pruning.null_move),
+        int(pruning.late_move_reductions),
+        int(pruning.futility),
+        FUTILITY_MARGIN,
+        NULL_DEPTH,
+        NULL_REDUCTION,
+        NULL_DEEP,
+        LMR_DEPTH,
+        LMR_MOVES,
+        *LMR_SECOND,
+        *LMR_THIRD,
+    )
+
+
+def lmr_reduction(depth: int, searched: int) -> int:
+    """The plies a late move is reduced by: the later the move and the deeper the node, the
+    more (the moves after the first few of a good order seldom cut)."""
+    reduction = 1
+    if searched >= LMR_SECOND[0] and depth >= LMR_SECOND[1]:
+        reduction += 1
+        if searched >= LMR_THIRD[0] and depth >= LMR_THIRD[1]:
+            reduction += 1
+    return reduction
 
 
 def promotion_gain(values: dict[str, int], move: SearchMove) -> int:

@@ -33,12 +33,16 @@ from kernel.cube.position import BLACK_TO_MOVE_KEY, LETTER_SALTS
 from kernel.cube.variants import Variant
 from kernel.interrupt import COMMAND
 from kernel.play.alphabeta import (
+    FULL_WIDTH,
+    INFINITY,
     Limits,
     OnIteration,
     OutOfTime,
+    Pruning,
     Searcher,
     SearchMove,
     TranspositionTable,
+    pruning_numbers,
 )
 from kernel.play.evaluation import (
     BLOCKING,
@@ -117,6 +121,8 @@ class CompiledSearcher(Searcher):
     playing, the Python table's own count when the two searches are compared.
     """
 
+    compiled_mates = True
+
     def __init__(
         self,
         game: Game,
@@ -124,9 +130,10 @@ class CompiledSearcher(Searcher):
         slots: int,
         on_iteration: OnIteration | None = None,
         weights: Weights = DEFAULT_WEIGHTS,
+        pruning: Pruning = FULL_WIDTH,
     ) -> None:
         # The Python table is never asked: one slot stands in for it.
-        super().__init__(game, limits, TranspositionTable(0), on_iteration, weights)
+        super().__init__(game, limits, TranspositionTable(0), on_iteration, weights, pruning)
         position = self.position
         size = position.size
         variant = position.variant
@@ -180,11 +187,21 @@ class CompiledSearcher(Searcher):
             rules=core_rules(variant),
             advance=by_cell(pawn_advance, variant, size, weights) if variant.has_pawns else [],
             passed=by_cell(passed_bonus, variant, size, weights) if tables.passed else [],
+            pruning=pruning_numbers(pruning),
         )
 
-    def root(self, depth: int, moves: list[SearchMove], in_check: bool) -> int:
-        """Search every root move to `depth` in the core; leave the best first."""
-        score, best, pv, stopped = self.core.root(depth, [to_core(move) for move in moves])
+    def root(
+        self,
+        depth: int,
+        moves: list[SearchMove],
+        in_check: bool,
+        alpha: int = -INFINITY,
+        beta: int = INFINITY,
+    ) -> int:
+        """Search every root move to `depth` within (alpha, beta) in the core; leave the best
+        first."""
+        core_moves = [to_core(move) for move in moves]
+        score, best, pv, stopped = self.core.root(depth, core_moves, alpha, beta)
         self.nodes = self.core.nodes
         self.root_depth = depth
         self.pv_table[0] = [from_core(move) for move in pv]

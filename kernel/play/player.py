@@ -25,9 +25,11 @@ from kernel.compiled import COMPILED, core_takes
 from kernel.cube.game import Game
 from kernel.cube.position import Move
 from kernel.play.alphabeta import (
+    FULL_WIDTH,
     MATE,
     Iteration,
     Limits,
+    Pruning,
     Searcher,
     SearchMove,
     SearchResult,
@@ -175,14 +177,20 @@ class Player:
 
     `compiled`: search in the compiled core (kernel/play/alphabeta_core.py) where it was built and
     takes the board; else in Python (kernel/play/alphabeta.py), the same search, slower.
+    `pruning`: the prunings the search makes (config `[search]`).
     """
 
     def __init__(
-        self, hash_mb: int, weights: Weights = DEFAULT_WEIGHTS, compiled: bool = True
+        self,
+        hash_mb: int,
+        weights: Weights = DEFAULT_WEIGHTS,
+        compiled: bool = True,
+        pruning: Pruning = FULL_WIDTH,
     ) -> None:
         self.hash_mb = hash_mb
         self.weights = weights
         self.compiled = compiled
+        self.pruning = pruning
         #: The endgame tables genmove plays from where they cover the position (set by the
         #: session from the config).
         self.tablebases: Tablebases | None = None
@@ -211,10 +219,10 @@ class Player:
         searcher: Searcher
         if self.compiled and COMPILED and core_takes(game.position):
             slots = core_slots(self.hash_mb, limits)
-            searcher = CompiledSearcher(game, limits, slots, report, self.weights)
+            searcher = CompiledSearcher(game, limits, slots, report, self.weights, self.pruning)
         else:
             table = TranspositionTable(self.hash_mb)
-            searcher = Searcher(game, limits, table, report, self.weights)
+            searcher = Searcher(game, limits, table, report, self.weights, self.pruning)
         result = searcher.search()
         if result.move is None:
             return Choice(None, result)
