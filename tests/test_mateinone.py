@@ -7,7 +7,7 @@ boards up to BITSET_SIZE; the same positions are asked again with that size set 
 sends them through the path of the larger boards (every check generated, then filtered).
 Mates too rare for the sweep are set by hand: mates by discovery alone, and mates whose
 checker guards the flight behind the king through the king's cell. Its `gives_check`, which
-the bitsets speed up, must tell every check kernel.rules tells.
+the bitsets speed up, must tell every check kernel.cube.rules tells.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ inside a wall two cells thick on every side. Two cells, because a knight leaps t
 any board cell every king step, knight leap and slider ray meets a wall cell before it could
 leave the list or wrap into the next row or layer, so move code never checks bounds.
 
-Cell names such as `c2(II)` are text, kept in kernel.notation. Memory coordinates (x, y, z)
+Cell names such as `c2(II)` are text, kept in kernel.text.notation. Memory coordinates (x, y, z)
 count the wall; the board cell a1(I) is memory (2, 2, 2). For n = 2 (W = 6) one layer of
 memory looks like this, `+` wall and `#` board:
 

@@ -1,7 +1,7 @@
 """Attacks, pins, legal moves, check and checkmate, for the side to move, whichever it is.
 
-Everything walks the precomputed offsets of kernel.directions over the padded cells of
-kernel.position; the wall stops every ray at the edge. "Who attacks this cell?" has one
+Everything walks the precomputed offsets of kernel.cube.directions over the padded cells of
+kernel.cube.position; the wall stops every ray at the edge. "Who attacks this cell?" has one
 answer, `attackers`: ask each piece of the attacking side, through the attack table, whether
 it could reach the cell on an empty board, and walk only that one path. The cost is one table
 look-up per piece, whatever the board's size, and the paths walked are the few that matter.

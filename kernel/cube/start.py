@@ -1,7 +1,7 @@
 """The start position of a game of a variant (docs/rules.md, "The start position").
 
 Each variant gives white's army (kernel.cube.variants; the cube's is worked out for every size in
-kernel.armies); black's is white's turned through the centre of the cube: the piece on
+kernel.cube.armies); black's is white's turned through the centre of the cube: the piece on
 (x, y, z) is black's on (n-1-x, n-1-y, n-1-z), so both sides face the same game.
 """
 

@@ -1,6 +1,6 @@
 """The reasoning behind `checkmate`'s answer, in lines a person reads at a terminal.
 
-It asks the same questions as the verdict (kernel.rules: checkers, flights with the king
+It asks the same questions as the verdict (kernel.cube.rules: checkers, flights with the king
 lifted, pins, evasion cells), but writes down every answer instead of stopping at the first
 move that saves the king. It speaks of the side to move, white or black.
 """
