@@ -420,3 +420,27 @@ def test_sigusr1_while_savegame_checks_a_long_record_changes_nothing(
     finally:
         engine.kill()
     assert "Traceback" not in (log_dir / CONSOLE_LOG).read_text(errors="replace")
+
+
+def test_a_save_leaves_only_its_file_with_the_files_permissions(
+    shared_engine: Engine, tmp_path: Path
+) -> None:
+    """A new file and a replacement are each written under a temporary name beside the
+    file and put in place: none is left behind, a replacement keeps the permissions the
+    file had, and a folder that is not there is refused naming the file."""
+    path = tmp_path / "game.txt"
+    new_game(shared_engine, OPENING[:1])
+    assert say(shared_engine, f"savegame {path}") == ""
+    assert sorted(entry.name for entry in tmp_path.iterdir()) == ["game.txt"]
+    path.chmod(0o640)
+    assert say(shared_engine, f"play {OPENING[1]}") == ""
+    assert say(shared_engine, f"savegame {path}") == ""
+    assert sorted(entry.name for entry in tmp_path.iterdir()) == ["game.txt"]
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert len(parse_records(path.read_text(encoding="utf-8"))[0].moves) == 2
+    missing = tmp_path / "nowhere" / "game.txt"
+    refusal = say(shared_engine, f"savegame {missing}")
+    # A long name is shortened in the middle (kernel/protocol.py's shorten).
+    assert refusal.startswith("? cannot write '"), refusal
+    assert refusal.endswith("/nowhere/game.txt': No such file or directory"), refusal
+    assert sorted(entry.name for entry in tmp_path.iterdir()) == ["game.txt"]

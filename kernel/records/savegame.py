@@ -30,6 +30,7 @@ import fcntl
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 
 from kernel.config import EngineConfig
 from kernel.cube.game import UNDECIDED, Game
@@ -79,18 +80,28 @@ def save_game(path: str, record: str, game: Game, config: EngineConfig) -> None:
 
 def create(path: str, name: str, record: str) -> None:
     """Write a new file: whole under a temporary name, then linked to its own name."""
+    with written_beside(path, name, record, 0o666 & ~current_umask()) as temporary:
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            raise SaveError(f"{name} appeared while it was written; nothing was changed") from None
+
+
+@contextlib.contextmanager
+def written_beside(path: str, name: str, text: str, mode: int) -> Iterator[str]:
+    """Write the text whole, as it is, to a new temporary file in the folder of `path` with
+    the permissions `mode`, and yield its name for the caller to put in place; remove it
+    after. An OSError, in the writing or in the caller's block, is refused naming the file."""
     folder = os.path.dirname(path) or "."
     try:
         descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".savegame-", suffix=".tmp")
     except OSError as error:
         raise SaveError(f"cannot write {name}: {error.strerror or error}") from None
     try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            file.write(record)
-            os.fchmod(file.fileno(), 0o666 & ~current_umask())
-        os.link(temporary, path)
-    except FileExistsError:
-        raise SaveError(f"{name} appeared while it was written; nothing was changed") from None
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as file:
+            file.write(text)
+            os.fchmod(file.fileno(), mode)
+        yield temporary
     except OSError as error:
         raise SaveError(f"cannot write {name}: {error.strerror or error}") from None
     finally:
@@ -157,22 +168,9 @@ def still_there(path: str, name: str, status: os.stat_result) -> None:
 def write_in_place(path: str, name: str, text: str, status: os.stat_result) -> None:
     """Write the text whole under a temporary name, with the file's permissions, and put it
     in the file's place, if the name still leads to the file (locked by the caller)."""
-    folder = os.path.dirname(path) or "."
-    try:
-        descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=".savegame-", suffix=".tmp")
-    except OSError as error:
-        raise SaveError(f"cannot write {name}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
-            os.fchmod(file.fileno(), stat.S_IMODE(status.st_mode))
+    with written_beside(path, name, text, stat.S_IMODE(status.st_mode)) as temporary:
         still_there(path, name, status)
         os.replace(temporary, path)
-    except OSError as error:
-        raise SaveError(f"cannot write {name}: {error.strerror or error}") from None
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
 
 
 def kept_and_saved(name: str, data: bytes, record: str, game: Game, config: EngineConfig) -> str:
