@@ -332,6 +332,13 @@ def readings(text: str, size: int) -> Iterator[Reading]:
             yield Reading(kind, black, origin, bool(separator), target, promotion, separator == "x")
 
 
+@lru_cache(maxsize=64)
+def all_readings(text: str, size: int) -> tuple[Reading, ...]:
+    """Every reading of a text (`readings`), kept for the few texts last read: reading one
+    move asks for them up to six times (the exact name, the lenient readings, the refusal)."""
+    return tuple(readings(text, size))
+
+
 def split_cells(text: str, size: int) -> Iterator[tuple[CellPattern, str, CellPattern]]:
     """Yield each split of a text into origin (perhaps empty), separator (`-`, `x` or "")
     and destination."""
@@ -453,7 +460,7 @@ def exact_move(position: Position, analysis: Analysis, text: str) -> Move | None
             for move in rivals:
                 if bare_short_name(position, move, rivals) == body:
                     return move
-    for reading in readings(text, position.size):
+    for reading in all_readings(text, position.size):
         if reading.black or not reading.target.full or -1 in reading.target:
             continue
         (point,) = target_points(position, reading.target)
@@ -470,7 +477,7 @@ def reading_moves(
     """Yield each lenient reading of a text with each legal move it may mean (a move once per
     reading that fits it; a capture mark is not checked here)."""
     landing: dict[int, list[Move]] = {}
-    for reading in readings(text, position.size):
+    for reading in all_readings(text, position.size):
         for point in target_points(position, reading.target):
             if point not in landing:
                 landing[point] = moves_to(position, analysis, point)
@@ -485,7 +492,7 @@ def fitting_moves(position: Position, analysis: Analysis, text: str) -> list[Mov
     lettered: dict[tuple[int, int, str], Move] = {}
     bare: dict[tuple[int, int, str], Move] = {}
     landing: dict[int, list[Move]] = {}
-    for reading in readings(text, position.size):
+    for reading in all_readings(text, position.size):
         found = lettered if reading.kind else bare
         for point in target_points(position, reading.target):
             if point not in landing:
@@ -521,7 +528,7 @@ def read_short_move(position: Position, analysis: Analysis, text: str) -> Move:
 def why_none(position: Position, text: str) -> str:
     """Say why no legal move fits a text: it cannot be read, names a cell off the board, no
     such piece, none that moves there, or the move would leave the king in check."""
-    found = list(readings(text, position.size))
+    found = list(all_readings(text, position.size))
     if not found:
         return unreadable(text)
     size = position.size
