@@ -25,6 +25,7 @@ from kernel.cube.start import start_position
 from kernel.cube.variants import CUBE, RAUMSCHACH, Variant
 from kernel.text.notation import format_board, get_move_name
 from tests.arena_fakes import InProcessEngine
+from tests.conftest import default_signals
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / BOOKS[5]
@@ -173,6 +174,7 @@ def test_ctrl_c_stops_the_build_and_keeps_what_was_written() -> None:
     build = subprocess.Popen(
         [sys.executable, "-m", "bench.openings", "--size", "6", "--depth", "5", "--count", "999"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=default_signals,  # a test run started in the background ignores SIGINT
     )  # fmt: skip
     assert build.stdout is not None
     header = build.stdout.readline()
