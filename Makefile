@@ -33,6 +33,8 @@ export PYTHONDONTWRITEBYTECODE :=
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 # The browser tests run in a pytest of their own beside the workers: they wait on Chromium
 # and the page most of the time (38 s for 22 CPU-s alone), and the other tests fill the waits.
+# Two workers, each module group (`xdist_group`) on one with its browser: one pytest took
+# 262 s for 68 CPU-s under the others' load, two 124 s (issue 60).
 BROWSER_TESTS := tests/test_gui.py tests/test_gui_game.py tests/test_gui_board3d.py
 # What npm ci leaves once three.js is installed (the rule near `gui`).
 THREE := gui/node_modules/.package-lock.json
@@ -65,7 +67,7 @@ pytest-others: $(STAMP) bytecode
 
 # Its own cache folder, so that each pytest keeps its own last failures for --lf.
 pytest-browser: $(STAMP) bytecode $(THREE)
-	$(BIN)/pytest -q -n 0 -o cache_dir=.pytest_cache/browser $(BROWSER_TESTS)
+	$(BIN)/pytest -q -n 2 --dist loadgroup -o cache_dir=.pytest_cache/browser $(BROWSER_TESTS)
 
 # Every suite in regress/, or only those named: make regress SUITES="a.tst b.tst".
 regress: $(STAMP) bytecode

@@ -42,7 +42,7 @@ from tests.test_gui import (  # noqa: F401
     wait_until,
 )
 
-pytestmark = [pytest.mark.xdist_group("browser"), needs_three]
+pytestmark = [pytest.mark.xdist_group("browser-3d"), needs_three]
 
 #: The cube's start on 5³ (rules.md, "The start position").
 CUBE_START = (
