@@ -14,6 +14,7 @@ the weight those SPRTs tried.
 from __future__ import annotations
 
 import random
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -89,16 +90,17 @@ def reference_passed(own: list[Cell], enemies: list[Cell], sign: int) -> list[bo
     return found
 
 
-def pawn_cells(rng: random.Random, white: bool) -> list[Cell]:
+@cache
+def pawn_cells(white: bool) -> tuple[Cell, ...]:
     """The cells a pawn of a side may stand on (not behind its start, not promoted)."""
-    return [
+    return tuple(
         (x, y, z)
         for z in range(SIZE)
         for y in range(SIZE)
         for x in range(SIZE)
         if impossible_pawn(RAUMSCHACH, SIZE, (x, y, z), white) is None
         and not is_promotion_cell(RAUMSCHACH, SIZE, (x, y, z), white)
-    ]
+    )
 
 
 def random_position(rng: random.Random) -> tuple[Position, list[Cell], list[Cell]]:
@@ -106,7 +108,7 @@ def random_position(rng: random.Random) -> tuple[Position, list[Cell], list[Cell
     taken: set[Cell] = set()
     armies: list[list[Cell]] = []
     for white in (True, False):
-        cells = [cell for cell in pawn_cells(rng, white) if cell not in taken]
+        cells = [cell for cell in pawn_cells(white) if cell not in taken]
         chosen = rng.sample(cells, rng.randint(0, 8))
         taken.update(chosen)
         armies.append(chosen)
