@@ -325,6 +325,7 @@ def compiled_matches(size: int) -> Iterator[Match]:
 SEARCH_SPRT = Sprt(0, 30, 0.05, 0.05)
 SEARCH_EXPERIMENTS: tuple[tuple[str, str], ...] = (
     ("pruned", "0.1"),
+    ("pruned", "0.3"),
     ("null-move", "0.1"),
     ("lmr", "0.1"),
 )
