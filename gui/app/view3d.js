@@ -458,16 +458,26 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   // what now lies under the pointer is lit.
   // While it turns, the view is drawn at MOVING_RATIO of its resolution (half the pixels to
   // fill in software WebGL), and sharp again the moment it stops.
-  let dragging = false, sharpTimer = 0;
+  // A click is a drag that never moved the camera: it keeps the resolution (a new drawing buffer
+  // each way cost a click some 3 ms) and saves nothing.
+  let dragging = false, moved = false, sharpTimer = 0;
   function turning(on) {
     clearTimeout(sharpTimer);
     const ratio = pixelRatio * (on ? MOVING_RATIO : 1);
     if (renderer.getPixelRatio() !== ratio) renderer.setPixelRatio(ratio); // a new buffer: only on a change
     if (!on) requestRender();
   }
-  controls.addEventListener("start", () => { dragging = true; turning(true); });
-  controls.addEventListener("change", () => { requestRender(); if (pointer && !dragging) hoverAt(pointer); });
-  controls.addEventListener("end", () => { dragging = false; turning(false); saveCamera(); if (pointer) hoverAt(pointer); });
+  controls.addEventListener("start", () => { dragging = true; moved = false; });
+  controls.addEventListener("change", () => {
+    if (dragging && !moved) { moved = true; turning(true); }
+    requestRender();
+    if (pointer && !dragging) hoverAt(pointer);
+  });
+  controls.addEventListener("end", () => {
+    dragging = false;
+    if (moved) { moved = false; turning(false); saveCamera(); }
+    if (pointer) hoverAt(pointer);
+  });
 
   function turn(dTheta, dPhi, scale = 1) {
     const offset = camera.position.clone().sub(controls.target);
