@@ -13,7 +13,9 @@ are lighter than those of every black one at Raumschach's start, from White's, B
 side's view. Figures behind figures: from every 30° around and 30°, 60° and 90° from above, on
 both starts, every figure is picked by clicks on its middle, the clicks there cycling through
 the figures under it front to back, each lit before it is clicked; two mouse clicks on c2(II)'s
-sliver pick the figure in front, then c2(II). The module shares the browser and the server
+sliver pick the figure in front, then c2(II). The sweeps read the hover with ``hovered()``,
+which runs a pointer move still waiting for its frame, and wait for the page in microtasks, so
+that no frame is drawn between their clicks. The module shares the browser and the server
 fixtures of tests/test_gui.py.
 """
 
@@ -108,9 +110,10 @@ def hover(page: Page, at: dict[str, float], cell: str) -> None:
 SWEEP = """async () => {
   const canvas = document.getElementById("scene-canvas");
   const hook = window.cubemate3d;
-  const frame = () => new Promise((r) => requestAnimationFrame(r));
   const tick = () => new Promise((r) => setTimeout(r, 0));
-  const idle = async () => { while (document.body.dataset.pending !== "0") await tick(); };
+  const idle = async () => {
+    for (let k = 0; document.body.dataset.pending !== "0"; k++) await (k < 200 ? null : tick());
+  };
   const cells = (selector) => [...document.querySelectorAll(selector)].map((e) => e.dataset.cell);
   const sent = [];
   const fetched = window.fetch;
@@ -127,7 +130,6 @@ SWEEP = """async () => {
     const event = (type) => canvas.dispatchEvent(new PointerEvent(type, {
       clientX: at.x, clientY: at.y, bubbles: true, pointerId: 1, isPrimary: true }));
     event("pointermove");
-    await frame();
     const lit = hook.hovered(), picked = hook.cellAt(at.x, at.y);
     const before = sent.length;
     event("pointerdown");
