@@ -708,3 +708,31 @@ def test_a_click_again_picks_the_figure_behind(board_page: Page) -> None:
     assert page.evaluate("window.cubemate3d.hovered()") == "d4(IV)"
     assert page.inner_text(corner) == front
     page.click("#camera-reset")  # the camera kept for the next test is the default one
+
+
+def test_taps_again_pick_the_figure_behind(browser: Browser, server_url: str) -> None:
+    """On a 390 × 844 touch screen, Raumschach's start from theta 150°, phi 30°: taps on the
+    middle of c2(II), which lies behind another figure, go through the figures there (the
+    finger's lift, which leaves the view, does not start afresh) and select c2(II)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    try:
+        page = context.new_page()
+        page.goto(f"{server_url}?pause=0&view=3d")
+        shown_3d(page)
+        page.select_option("#opponent", "none")
+        page.check('#mode input[value="play"]')
+        page.select_option("#variant", "raumschach")
+        wait_until(page, 'body[data-variant="raumschach"]')
+        settle(page)
+        page.evaluate("window.scrollTo(0, 0)")
+        page.evaluate(f"window.cubemate3d.camera({math.radians(150)}, {math.radians(30)})")
+        shown_3d(page)
+        at = point(page, "c2(II)", "stack")
+        assert at is not None
+        stack = page.evaluate(f"window.cubemate3d.figuresAt({at['x']}, {at['y']})")
+        assert stack.index("c2(II)") >= 1, stack
+        for _ in range(stack.index("c2(II)") + 1):
+            page.touchscreen.tap(at["x"], at["y"])
+        wait_until(page, '[data-cell="c2(II)"].sel')
+    finally:
+        context.close()

@@ -36,8 +36,10 @@ const FIGURE_LIFT = 0.42;       // its centre above its square
 const ALPHA_CUT = 0.2;          // a figure's texel counts (drawn, picked) above this opacity
 const GLIDE_MS = 320;           // a move's glide
 // A click this close (CSS pixels) to the previous one, nothing else changed, picks the next
-// figure under it: a hand's jitter between two clicks, well inside a figure (≥ 20 px across).
+// figure under it: a hand's jitter between two clicks, well inside a figure (≥ 20 px across);
+// a finger's taps land farther apart.
 const CYCLE_PX = 4;
+const CYCLE_TOUCH_PX = 10;
 
 // The presets: [theta (around the vertical, 0 = from rank 1), phi (from straight above)].
 const PRESETS = {
@@ -164,7 +166,7 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   let glide = null;           // {sprite, from, to, start} while a moved figure glides
   let glided = null;          // the last move whose glide was begun
   let figuresVersion = 0;     // counts changes of the figures drawn (added, removed, moved)
-  let cycle = null;           // {x, y, view, figures, cell} of the last click that picked a figure
+  let cycle = null;           // {x, y, reach, view, figures, cell} of the last click that picked a figure
   let hoverQueued = false;    // a hover waits for the next frame
   const color = new THREE.Color();
   const matrix = new THREE.Matrix4();
@@ -536,16 +538,16 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
     return found.map((f) => f.sprite.userData.cell);
   }
 
-  // The click that cycles: after a click that picked a figure, a click within CYCLE_PX of it,
-  // with the camera, the view's place on the page and the figures unchanged, picks the figure
-  // behind the one it picked, and after the last the front one again. The hover asks pick()
-  // too, so that it lights that next figure before the click.
+  // The click that cycles: after a click that picked a figure, a click within its reach
+  // (CYCLE_PX; CYCLE_TOUCH_PX for a finger), with the camera, the view's place on the page and
+  // the figures unchanged, picks the figure behind the one it picked, and after the last the
+  // front one again. The hover asks pick() too, so that it lights that next figure first.
   function viewNow() {
     const r = canvas.getBoundingClientRect();
     return `${camera.matrixWorld.elements.join()}|${camera.projectionMatrix.elements.join()}|${r.left},${r.top},${r.width},${r.height}`;
   }
   function cycleAt(clientX, clientY) {
-    return cycle && Math.hypot(clientX - cycle.x, clientY - cycle.y) <= CYCLE_PX
+    return cycle && Math.hypot(clientX - cycle.x, clientY - cycle.y) <= cycle.reach
       && cycle.figures === figuresVersion && !glide && cycle.view === viewNow() ? cycle : null;
   }
 
@@ -643,7 +645,7 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   function hoverAt(ev) {
     hoverQueued = false;
     // The pointer left the spot of the last click: a click back there picks afresh.
-    if (cycle && Math.hypot(ev.clientX - cycle.x, ev.clientY - cycle.y) > CYCLE_PX) cycle = null;
+    if (cycle && Math.hypot(ev.clientX - cycle.x, ev.clientY - cycle.y) > cycle.reach) cycle = null;
     const p = pick(ev.clientX, ev.clientY);
     const i = p ? p.cell : -1;
     nameBox.textContent = i >= 0 ? describeCell(i, p) : "";
@@ -666,17 +668,18 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
     const p = hoverAt(pointer); // what is lit is what is played: the same pick, now
     if (hoverCell >= 0) onCell(hoverCell);
     // A figure picked: a click again here picks the one behind it, and the hover lights that now.
+    const reach = ev.pointerType === "touch" ? CYCLE_TOUCH_PX : CYCLE_PX;
     cycle = p && p.kind === "figure" && !glide
-      ? { x: ev.clientX, y: ev.clientY, view: viewNow(), figures: figuresVersion, cell: p.cell } : null;
+      ? { x: ev.clientX, y: ev.clientY, reach, view: viewNow(), figures: figuresVersion, cell: p.cell } : null;
     if (pointer) hoverAt(pointer);
   });
   canvas.addEventListener("pointermove", (ev) => {
     pointer = { clientX: ev.clientX, clientY: ev.clientY };
     if (!ev.buttons) queueHover();
   });
-  canvas.addEventListener("pointerleave", () => {
+  canvas.addEventListener("pointerleave", (ev) => {
     pointer = null;
-    cycle = null;
+    if (ev.pointerType !== "touch") cycle = null; // a finger leaves at every lift: its next tap may come back
     hoverQueued = false;
     nameBox.textContent = "";
     if (hoverCell !== -1) { hoverCell = -1; onHover(-1); }
