@@ -11,9 +11,10 @@ keeps the piece selected and says the server could not be reached); one move of 
 is clicked with the mouse and played in the engine. Readability: the pixels of every white figure
 are lighter than those of every black one at Raumschach's start, from White's, Black's and the
 side's view. Figures behind figures: from every 30° around and 30°, 60° and 90° from above, on
-both starts, every figure is picked by clicks on its middle, the clicks there cycling through
-the figures under it front to back, each lit before it is clicked; two mouse clicks on c2(II)'s
-sliver pick the figure in front, then c2(II). The sweeps read the hover with ``hovered()``,
+both starts (white to move in Raumschach, black on 5³), every figure is picked by clicks on
+its middle, the clicks there cycling through the figures under it front to back, each lit
+before it is clicked; two mouse clicks on c2(II)'s sliver pick the figure in front, then
+c2(II), and so do taps on a touch screen. The sweeps read the hover with ``hovered()``,
 which runs a pointer move still waiting for its frame, and wait for the page in microtasks, so
 that no frame is drawn between their clicks. The module shares the browser and the server
 fixtures of tests/test_gui.py.
@@ -634,11 +635,12 @@ def sweep_stacks(page: Page, variant: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("board_page", [(1400, 900)], indirect=True, ids=["1400"])
 def test_every_figure_is_picked_from_every_angle(board_page: Page) -> None:
-    """Raumschach's start and the 5³ start, the camera at every 30° around and 30°, 60° and
-    90° from above: every figure has a point under which it lies; there a click picks it, or,
-    behind others, the clicks pick the figures under it front to back until it, each what the
-    pointer lit before it, the side to move's pieces selected. Before clicks cycled, a figure
-    hidden but for a sliver (c2(II) at theta 150°, phi 30°) had no point that picked it."""
+    """Raumschach's start (white to move) and the 5³ start (black to move), the camera at
+    every 30° around and 30°, 60° and 90° from above: every figure has a point under which it
+    lies; there a click picks it, or, behind others, the clicks pick the figures under it front
+    to back until it, each what the pointer lit before it, the side to move's pieces selected.
+    Before clicks cycled, a figure hidden but for a sliver (c2(II) at theta 150°, phi 30°) had
+    no point that picked it."""
     page = board_page
     page.select_option("#variant", "raumschach")
     wait_until(page, 'body[data-variant="raumschach"]')
@@ -646,10 +648,10 @@ def test_every_figure_is_picked_from_every_angle(board_page: Page) -> None:
     shown_3d(page)
     rows = sweep_stacks(page, "raumschach")
     page.select_option("#variant", "cube")
-    page.select_option("#size", "5")
-    page.click("#new-game")
     settle(page)
-    assert page.get_attribute("body", "data-board") == CUBE_START
+    load(page, f"{CUBE_START} b")  # black to move: black's pieces are the ones selected here
+    assert page.get_attribute("body", "data-board") == f"{CUBE_START} b"
+    assert page.get_attribute("#turn", "data-side") == "b"
     rows += sweep_stacks(page, "5³")
     assert len(rows) == 60 * len(SWEEP_THETAS) * len(SWEEP_PHIS)
     clicks = [max(1, len(row["clicks"])) for row in rows]
