@@ -10,12 +10,20 @@ page's ``play`` requests are read there and refused as a network failure would b
 keeps the piece selected and says the server could not be reached); one move of each position
 is clicked with the mouse and played in the engine. Readability: the pixels of every white figure
 are lighter than those of every black one at Raumschach's start, from White's, Black's and the
-side's view. The module shares the browser and the server fixtures of tests/test_gui.py.
+side's view. Figures behind figures: from every 30° around and 30°, 60° and 90° from above, on
+both starts (white to move in Raumschach, black on 5³), every figure is picked by clicks on
+its middle, the clicks there cycling through the figures under it front to back, each lit
+before it is clicked; two mouse clicks on c2(II)'s sliver pick the figure in front, then
+c2(II), and so do taps on a touch screen. The sweeps read the hover with ``hovered()``,
+which runs a pointer move still waiting for its frame, and wait for the page in microtasks, so
+that no frame is drawn between their clicks. The module shares the browser and the server
+fixtures of tests/test_gui.py.
 """
 
 from __future__ import annotations
 
 import base64
+import math
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +31,8 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page
+
+from tests.sweep import SWEEP as SWEEP_FACTOR
 
 # The fixtures of tests/test_gui.py, imported to be used by name (their parameters).
 # ruff: noqa: F811
@@ -101,9 +111,10 @@ def hover(page: Page, at: dict[str, float], cell: str) -> None:
 SWEEP = """async () => {
   const canvas = document.getElementById("scene-canvas");
   const hook = window.cubemate3d;
-  const frame = () => new Promise((r) => requestAnimationFrame(r));
   const tick = () => new Promise((r) => setTimeout(r, 0));
-  const idle = async () => { while (document.body.dataset.pending !== "0") await tick(); };
+  const idle = async () => {
+    for (let k = 0; document.body.dataset.pending !== "0"; k++) await (k < 200 ? null : tick());
+  };
   const cells = (selector) => [...document.querySelectorAll(selector)].map((e) => e.dataset.cell);
   const sent = [];
   const fetched = window.fetch;
@@ -120,7 +131,6 @@ SWEEP = """async () => {
     const event = (type) => canvas.dispatchEvent(new PointerEvent(type, {
       clientX: at.x, clientY: at.y, bubbles: true, pointerId: 1, isPrimary: true }));
     event("pointermove");
-    await frame();
     const lit = hook.hovered(), picked = hook.cellAt(at.x, at.y);
     const before = sent.length;
     event("pointerdown");
@@ -526,5 +536,205 @@ def test_the_phone_shows_the_board_the_verdict_and_the_last_moves(
         for selector in ("#scene-canvas", "#verdict", "#moves .current"):
             box = page.locator(selector).bounding_box()
             assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 844, selector
+    finally:
+        context.close()
+
+
+# ---------------------------------------------------------------- figures behind figures
+
+#: The camera's angles of the sweep, in degrees: theta around the vertical (0: from rank 1's
+#: side) every 30°, phi from straight above at 30° (where c2(II) of Raumschach's start kept a
+#: sliver of 2 px at theta 150° before clicks cycled), 60° and 90° (the levels edge on, rows of
+#: five figures in line). With CUBEMATE_SWEEP every 15° around and from 1° to 179° of tilt (the
+#: controls' whole range).
+SWEEP_THETAS = range(0, 360, 15 if SWEEP_FACTOR > 1 else 30)
+SWEEP_PHIS = (
+    (1, 15, 30, 45, 60, 75, 90, 105, 120, 135, 150, 165, 179) if SWEEP_FACTOR > 1 else (30, 60, 90)
+)
+
+#: In the page, at each camera angle asked (radians), for each figure: the hook's point on it
+#: (`pixelOf(cell, "stack")`, nearest the figure's middle), the figures under that point
+#: (`figuresAt`) and what a click there picks (`cellAt`). Where the figure lies behind others,
+#: the pointer is moved there (the view's own handlers) and clicks there follow until one picks
+#: it, at most as many as figures lie there, each with the cell lit before it (`hovered()`),
+#: the cell the hook says it picks (`cellAt`) and the selection after it. Before a click that
+#: would send a move or put the selected piece down (a click on the other side's figure, or on
+#: the selected one), Escape clears the selection: a click on the other side's figure then only
+#: says whose move it is. Where the last click was within 4 px, the pointer leaves the view
+#: first, so that each figure's clicks begin afresh.
+STACK_SWEEP = """(angles) => {
+  const canvas = document.getElementById("scene-canvas");
+  const hook = window.cubemate3d;
+  const fire = (type, at) => canvas.dispatchEvent(new PointerEvent(type, {
+    clientX: at.x, clientY: at.y, bubbles: true, pointerId: 1, isPrimary: true }));
+  const escape = () => document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape" }));
+  const selected = () => [...document.querySelectorAll("#boards .cell.sel")]
+    .map((e) => e.dataset.cell);
+  const white = document.getElementById("turn").dataset.side === "w";
+  const own = new Set([...document.querySelectorAll("#boards .cell")].filter((e) => e.dataset.piece
+    && (e.dataset.piece === e.dataset.piece.toUpperCase()) === white).map((e) => e.dataset.cell));
+  const figures = [...document.querySelectorAll("#boards .cell")].filter((e) => e.dataset.piece)
+    .map((e) => e.dataset.cell);
+  const out = [];
+  let last = { x: -99, y: -99 };
+  for (const [theta, phi] of angles) {
+    hook.camera(theta, phi);
+    fire("pointerleave", last);
+    const rows = figures.map((cell) => {
+      const at = hook.pixelOf(cell, "stack");
+      return { theta, phi, cell, own: own.has(cell), at, clicks: [],
+               stack: at ? hook.figuresAt(at.x, at.y) : [], picks: at && hook.cellAt(at.x, at.y) };
+    });
+    out.push(...rows);
+    for (const row of rows) {
+      if (!row.at || row.stack.indexOf(row.cell) < 1) continue;
+      const at = row.at;
+      if (Math.hypot(at.x - last.x, at.y - last.y) <= 4) fire("pointerleave", at);
+      fire("pointermove", at);
+      for (let k = 0; k < row.stack.length; k++) {
+        const lit = hook.hovered(), picks = hook.cellAt(at.x, at.y);
+        const now = selected();
+        if (now.length && (!own.has(lit) || now.includes(lit))) escape();
+        fire("pointerdown", at);
+        fire("pointerup", at);
+        last = at;
+        row.clicks.push({ lit, picks, selected: selected() });
+        if (picks === row.cell) break;
+      }
+    }
+  }
+  return { rows: out, own: [...own] };
+}"""
+
+
+def sweep_stacks(page: Page, variant: str) -> list[dict[str, Any]]:
+    """Every figure at every angle of the sweep (STACK_SWEEP), checked: it has a point with it
+    under the pointer; in front there, a click there picks it; behind others, the clicks there
+    pick the figures under it front to back until it, each the cell lit before it, and each
+    piece of the side to move among them is selected by its click. Return the rows."""
+    angles = [[math.radians(t), math.radians(p)] for p in SWEEP_PHIS for t in SWEEP_THETAS]
+    swept: dict[str, Any] = page.evaluate(STACK_SWEEP, angles)
+    rows: list[dict[str, Any]] = swept["rows"]
+    own = set(swept["own"])
+    for row in rows:
+        where = f"{variant} {row['cell']} at theta {math.degrees(row['theta']):.0f}°"
+        where += f", phi {math.degrees(row['phi']):.0f}°"
+        assert row["at"] is not None, f"{where}: no point has the figure under it"
+        stack, clicks = row["stack"], row["clicks"]
+        assert row["cell"] in stack, (where, stack)
+        assert row["picks"] == stack[0], (where, row)
+        if stack[0] == row["cell"]:
+            continue
+        assert [c["lit"] for c in clicks] == [c["picks"] for c in clicks], (where, row)
+        assert [c["picks"] for c in clicks] == stack[: stack.index(row["cell"]) + 1], (where, row)
+        for click in clicks:
+            mine = [click["picks"]] if click["picks"] in own else []
+            assert click["selected"] == mine, (where, row)
+    return rows
+
+
+@pytest.mark.parametrize("board_page", [(1400, 900)], indirect=True, ids=["1400"])
+def test_every_figure_is_picked_from_every_angle(board_page: Page) -> None:
+    """Raumschach's start (white to move) and the 5³ start (black to move), the camera at
+    every 30° around and 30°, 60° and 90° from above: every figure has a point under which it
+    lies; there a click picks it, or, behind others, the clicks pick the figures under it front
+    to back until it, each what the pointer lit before it, the side to move's pieces selected.
+    Before clicks cycled, a figure hidden but for a sliver (c2(II) at theta 150°, phi 30°) had
+    no point that picked it."""
+    page = board_page
+    page.select_option("#variant", "raumschach")
+    wait_until(page, 'body[data-variant="raumschach"]')
+    settle(page)
+    shown_3d(page)
+    rows = sweep_stacks(page, "raumschach")
+    page.select_option("#variant", "cube")
+    settle(page)
+    load(page, f"{CUBE_START} b")  # black to move: black's pieces are the ones selected here
+    assert page.get_attribute("body", "data-board") == f"{CUBE_START} b"
+    assert page.get_attribute("#turn", "data-side") == "b"
+    rows += sweep_stacks(page, "5³")
+    assert len(rows) == 60 * len(SWEEP_THETAS) * len(SWEEP_PHIS)
+    clicks = [max(1, len(row["clicks"])) for row in rows]
+    # The sweep reaches figures behind others: c2(II) where it kept 2 px, and deeper ones.
+    c2 = next(
+        r
+        for r in rows
+        if r["cell"] == "c2(II)"
+        and round(math.degrees(r["theta"])) == 150
+        and round(math.degrees(r["phi"])) == 30
+    )
+    assert len(c2["clicks"]) == 2, c2
+    assert max(clicks) >= 3
+    page.click("#camera-reset")  # the camera kept for the next test is the default one
+
+
+@pytest.mark.parametrize("board_page", [(1400, 900)], indirect=True, ids=["1400"])
+def test_a_click_again_picks_the_figure_behind(board_page: Page) -> None:
+    """Raumschach's start from theta 150°, phi 30° (from Black's side, high), where white's
+    c2(II) lies behind black's d4(IV) but for a sliver, clicked with the mouse on c2(II)'s
+    middle: the pointer lights d4(IV) and the corner says what a click again picks; a click
+    there says it is white's move, and the pointer then lights c2(II), saying so. Moving the
+    pointer off the spot and back, or turning the camera and back, starts afresh (d4(IV) lit
+    again); two clicks select c2(II), and the pointer lights d4(IV) again."""
+    page = board_page
+    page.select_option("#variant", "raumschach")
+    wait_until(page, 'body[data-variant="raumschach"]')
+    settle(page)
+    page.evaluate(f"window.cubemate3d.camera({math.radians(150)}, {math.radians(30)})")
+    shown_3d(page)
+    assert point(page, "c2(II)", "figure") is None  # no point picks it at a first click
+    at = point(page, "c2(II)", "stack")
+    assert at is not None
+    x, y = at["x"], at["y"]
+    assert page.evaluate(f"window.cubemate3d.figuresAt({x}, {y})") == ["d4(IV)", "c2(II)"]
+    hover(page, at, "d4(IV)")
+    corner = "#cell-name"
+    front = "d4(IV) · black pawn · 1 of 2 here, click again: c2(II)"
+    back = "c2(II) · white pawn · 2 of 2 here, click again: d4(IV)"
+    assert page.inner_text(corner) == front
+    page.mouse.click(x, y)
+    page.wait_for_function("() => window.cubemate3d.hovered() === 'c2(II)'")
+    assert page.inner_text("#message") == "it is white's move: click a white piece"
+    assert page.inner_text(corner) == back
+    page.mouse.move(x + 10, y)
+    hover(page, at, "d4(IV)")  # back on the spot: afresh
+    assert page.inner_text(corner) == front
+    page.mouse.click(x, y)
+    assert page.evaluate("window.cubemate3d.hovered()") == "c2(II)"
+    page.keyboard.press("ArrowLeft")  # the click put the focus on the view
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("window.cubemate3d.hovered()") == "d4(IV)"
+    page.mouse.click(x, y)
+    page.mouse.click(x, y)
+    wait_until(page, '[data-cell="c2(II)"].sel')
+    assert page.evaluate("window.cubemate3d.hovered()") == "d4(IV)"
+    assert page.inner_text(corner) == front
+    page.click("#camera-reset")  # the camera kept for the next test is the default one
+
+
+def test_taps_again_pick_the_figure_behind(browser: Browser, server_url: str) -> None:
+    """On a 390 × 844 touch screen, Raumschach's start from theta 150°, phi 30°: taps on the
+    middle of c2(II), which lies behind another figure, go through the figures there (the
+    finger's lift, which leaves the view, does not start afresh) and select c2(II)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    try:
+        page = context.new_page()
+        page.goto(f"{server_url}?pause=0&view=3d")
+        shown_3d(page)
+        page.select_option("#opponent", "none")
+        page.check('#mode input[value="play"]')
+        page.select_option("#variant", "raumschach")
+        wait_until(page, 'body[data-variant="raumschach"]')
+        settle(page)
+        page.evaluate("window.scrollTo(0, 0)")
+        page.evaluate(f"window.cubemate3d.camera({math.radians(150)}, {math.radians(30)})")
+        shown_3d(page)
+        at = point(page, "c2(II)", "stack")
+        assert at is not None
+        stack = page.evaluate(f"window.cubemate3d.figuresAt({at['x']}, {at['y']})")
+        assert stack.index("c2(II)") >= 1, stack
+        for _ in range(stack.index("c2(II)") + 1):
+            page.touchscreen.tap(at["x"], at["y"])
+        wait_until(page, '[data-cell="c2(II)"].sel')
     finally:
         context.close()

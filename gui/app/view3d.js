@@ -7,7 +7,8 @@
 // What is seen is what is clicked: one function, pick(), names the cell under a pixel for the
 // hover highlight and for the click alike. The figures are drawn after every level, nearest last
 // and without depth test, so that no translucent level tints or hides them; pick() follows that
-// order (the nearest figure whose opaque pixels lie under the pointer wins), then the squares.
+// order (the nearest figure whose opaque pixels lie under the pointer wins), then the squares. A
+// click again on the same spot picks the next figure under it, and the hover shows that first.
 import * as THREE from "three";
 import { OrbitControls } from "/three/OrbitControls.js";
 import { state, coords, isWhite, cellName, cellIndex, fileName } from "./model.js";
@@ -34,6 +35,11 @@ const FIGURE_SIZE = 0.86;       // a figure's sprite, in cells
 const FIGURE_LIFT = 0.42;       // its centre above its square
 const ALPHA_CUT = 0.2;          // a figure's texel counts (drawn, picked) above this opacity
 const GLIDE_MS = 320;           // a move's glide
+// A click this close (CSS pixels) to the previous one, nothing else changed, picks the next
+// figure under it: a hand's jitter between two clicks, well inside a figure (≥ 20 px across);
+// a finger's taps land farther apart.
+const CYCLE_PX = 4;
+const CYCLE_TOUCH_PX = 10;
 
 // The presets: [theta (around the vertical, 0 = from rank 1), phi (from straight above)].
 const PRESETS = {
@@ -159,6 +165,9 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   const sprites = new Map(); // cell → its figure's sprite
   let glide = null;           // {sprite, from, to, start} while a moved figure glides
   let glided = null;          // the last move whose glide was begun
+  let figuresVersion = 0;     // counts changes of the figures drawn (added, removed, moved)
+  let cycle = null;           // {x, y, reach, view, figures, cell} of the last click that picked a figure
+  let hoverQueued = false;    // a hover waits for the next frame
   const color = new THREE.Color();
   const matrix = new THREE.Matrix4();
 
@@ -384,11 +393,13 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
     if (last) glided = last;
     const wanted = new Map();
     state.cells.forEach((p, i) => { if (p && shown(coords(i)[2])) wanted.set(i, p); });
+    const before = figuresVersion;
     for (const [i, sprite] of sprites) {
-      if (wanted.get(i) !== sprite.userData.letter) { sprite.removeFromParent(); sprites.delete(i); }
+      if (wanted.get(i) !== sprite.userData.letter) { sprite.removeFromParent(); sprites.delete(i); figuresVersion += 1; }
     }
     for (const [i, p] of wanted) {
       if (sprites.has(i)) continue;
+      figuresVersion += 1;
       const sprite = new THREE.Sprite(figureMaterial(p));
       sprite.position.copy(figureCentre(i));
       sprite.scale.setScalar(FIGURE_SIZE);
@@ -402,6 +413,9 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
       glide.sprite.position.copy(glide.from);
       canvas.dataset.gliding = "1";
     }
+    // Picked at once, before the next frame draws them.
+    figures.updateMatrixWorld();
+    return figuresVersion !== before;
   }
 
   function paint(marks) {
@@ -411,6 +425,7 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
       const resized = !built.startsWith(`${state.n} `), was = built;
       for (const sprite of sprites.values()) sprite.removeFromParent();
       sprites.clear();
+      figuresVersion += 1;
       glided = marks.last; // a board drawn afresh has nothing to glide
       build();
       if (resized) resetCameraOrRestore();
@@ -420,7 +435,9 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
     for (let i = 0; i < state.cells.length; i++) squares.setColorAt(i, color.set(squareColor(i, marks, lines)));
     squares.instanceColor.needsUpdate = true;
     squares.material.opacity = Number(settings.opacity);
-    placeFigures(marks);
+    // Other figures under the pointer: a click there picks afresh (no cycle), and the hover
+    // says so before the next click.
+    if (placeFigures(marks) && pointer && !dragging) { cycle = null; queueHover(); }
     marks3d.clear();
     for (const [a, b] of lines.rays) segment(centre(a), centre(b), 0xb08800, marks3d);
     if (lines.column.length) {
@@ -458,16 +475,27 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   // what now lies under the pointer is lit.
   // While it turns, the view is drawn at MOVING_RATIO of its resolution (half the pixels to
   // fill in software WebGL), and sharp again the moment it stops.
-  let dragging = false, sharpTimer = 0;
+  // A click is a drag that never moved the camera: it keeps the resolution (a new drawing buffer
+  // each way cost a click some 3 ms) and saves nothing.
+  let dragging = false, moved = false, sharpTimer = 0;
   function turning(on) {
     clearTimeout(sharpTimer);
     const ratio = pixelRatio * (on ? MOVING_RATIO : 1);
     if (renderer.getPixelRatio() !== ratio) renderer.setPixelRatio(ratio); // a new buffer: only on a change
     if (!on) requestRender();
   }
-  controls.addEventListener("start", () => { dragging = true; turning(true); });
-  controls.addEventListener("change", () => { requestRender(); if (pointer && !dragging) hoverAt(pointer); });
-  controls.addEventListener("end", () => { dragging = false; turning(false); saveCamera(); if (pointer) hoverAt(pointer); });
+  controls.addEventListener("start", () => { dragging = true; moved = false; });
+  controls.addEventListener("change", () => {
+    cycle = null; // the figures lie elsewhere on screen: the next click picks afresh
+    if (dragging && !moved) { moved = true; turning(true); }
+    requestRender();
+    if (pointer && !dragging) hoverAt(pointer);
+  });
+  controls.addEventListener("end", () => {
+    dragging = false;
+    if (moved) { moved = false; turning(false); saveCamera(); }
+    if (pointer) hoverAt(pointer);
+  });
 
   function turn(dTheta, dPhi, scale = 1) {
     const offset = camera.position.clone().sub(controls.target);
@@ -497,21 +525,47 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
     const y = Math.min(shape.height - 1, Math.floor((1 - uv.y) * shape.height));
     return shape.alpha[y * shape.width + x] > ALPHA_CUT * 255;
   }
-  /** The cell a click at (clientX, clientY) picks, and what of it: {cell, kind} or null. The
-   * figure drawn on top there (the nearest whose opaque pixels are under the pointer: figures
+  /** The figures whose opaque pixels lie under (clientX, clientY), front to back: the order they
+   * are drawn in, reversed (nearest last; of two at the same depth, the later made on top). */
+  function stackAt(clientX, clientY) {
+    if (!squares || !rayAt(clientX, clientY)) return [];
+    const found = [];
+    for (const hit of raycaster.intersectObjects(figures.children, false)) {
+      if (!opaqueAt(hit.object, hit.uv)) continue;
+      found.push({ sprite: hit.object, z: ndc.setFromMatrixPosition(hit.object.matrixWorld).project(camera).z });
+    }
+    found.sort((a, b) => a.z - b.z || b.sprite.id - a.sprite.id);
+    return found.map((f) => f.sprite.userData.cell);
+  }
+
+  // The click that cycles: after a click that picked a figure, a click within its reach
+  // (CYCLE_PX; CYCLE_TOUCH_PX for a finger), with the camera, the view's place on the page and
+  // the figures unchanged, picks the figure behind the one it picked, and after the last the
+  // front one again. The hover asks pick() too, so that it lights that next figure first.
+  function viewNow() {
+    const r = canvas.getBoundingClientRect();
+    return `${camera.matrixWorld.elements.join()}|${camera.projectionMatrix.elements.join()}|${r.left},${r.top},${r.width},${r.height}`;
+  }
+  function cycleAt(clientX, clientY) {
+    return cycle && Math.hypot(clientX - cycle.x, clientY - cycle.y) <= cycle.reach
+      && cycle.figures === figuresVersion && !glide && cycle.view === viewNow() ? cycle : null;
+  }
+
+  /** The cell a click at (clientX, clientY) picks, and what of it: {cell, kind, stack, index} or
+   * null. A figure under the pointer (`stack`, front to back): the front one, or, on the spot
+   * of the last click that picked a figure, the one behind that (`index` in the stack; figures
    * are drawn nearest last, over every level); else, while a piece is selected, the one of its
    * legal targets along the ray whose middle is nearest the pointer, so that a target is picked
    * through the levels above it; else the nearest square of a level shown. The hover highlight
    * and the click both ask this. */
   function pick(clientX, clientY) {
-    if (!squares || !rayAt(clientX, clientY)) return null;
-    let best = null, bestZ = Infinity;
-    for (const hit of raycaster.intersectObjects(figures.children, false)) {
-      if (!opaqueAt(hit.object, hit.uv)) continue;
-      const z = ndc.setFromMatrixPosition(hit.object.matrixWorld).project(camera).z;
-      if (z < bestZ || (z === bestZ && hit.object.id > best.object.id)) { best = hit; bestZ = z; }
+    const stack = stackAt(clientX, clientY);
+    if (stack.length) {
+      const again = cycleAt(clientX, clientY);
+      const index = again ? (stack.indexOf(again.cell) + 1) % stack.length : 0;
+      return { cell: stack[index], kind: "figure", stack, index };
     }
-    if (best) return { cell: best.object.userData.cell, kind: "figure" };
+    if (!squares || !rayAt(clientX, clientY)) return null;
     const hits = raycaster.intersectObject(squares, false);
     const targets = lastMarks ? lastMarks.targets : new Map();
     // Of the targets along the ray, the one whose middle is nearest the point hit on it: where
@@ -532,13 +586,16 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
     return { x: rect.left + (p.x + 1) / 2 * rect.width, y: rect.top + (1 - p.y) / 2 * rect.height };
   }
   /** A point on screen (client coordinates) that picks cell i's figure (kind "figure") or its
-   * square ("square"), nearest the figure's or the square's middle; null if none is visible. */
+   * square ("square"), nearest the figure's or the square's middle; null if none is visible.
+   * Kind "stack": a point where the figure lies under the pointer, in front of others or behind
+   * them (clicks there pick it within as many clicks as figures lie there), and under the pixels
+   * 2 px around it, nearest the figure's middle. */
   function pixelOf(i, kind = "square") {
     if (!squares) return null;
     camera.updateMatrixWorld();
     const rect = canvas.getBoundingClientRect();
     const candidates = [];
-    if (kind === "figure") {
+    if (kind === "figure" || kind === "stack") {
       const sprite = sprites.get(i);
       if (!sprite) return null;
       const right = new THREE.Vector3().setFromMatrixColumn(camera.matrixWorld, 0);
@@ -563,6 +620,11 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
     for (const point of candidates) {
       const { x, y } = toClient(point, rect);
       if (x < left + 2 || x >= right - 2 || y < top + 2 || y >= bottom - 2) continue;
+      if (kind === "stack") {
+        const under = (dx, dy) => stackAt(x + dx, y + dy).includes(i);
+        if (under(0, 0) && under(-2, -2) && under(2, -2) && under(-2, 2) && under(2, 2)) return { x, y };
+        continue;
+      }
       // The pixels around it pick the same: a point inside what is seen, not on its edge.
       const same = (dx, dy) => { const p = pick(x + dx, y + dy); return p && p.cell === i && p.kind === kind; };
       const r = kind === "figure" ? 2 : 1;
@@ -572,13 +634,29 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   }
 
   // ------------------------------------------------------------------ the pointer
+  /** The cell's name and piece in the view's corner; on a stack of figures, which of them this
+   * is and what a click again there picks: "c2(I) · white rook · 1 of 2 here, click again: c2(II)". */
+  function describeCell(i, p) {
+    const name = `${cellName(i)}${state.cells[i] ? ` · ${describePiece(state.cells[i])}` : ""}`;
+    if (!p || p.kind !== "figure" || p.stack.length < 2) return name;
+    const next = p.stack[(p.index + 1) % p.stack.length];
+    return `${name} · ${p.index + 1} of ${p.stack.length} here, click again: ${cellName(next)}`;
+  }
   function hoverAt(ev) {
+    hoverQueued = false;
+    // The pointer left the spot of the last click: a click back there picks afresh.
+    if (cycle && Math.hypot(ev.clientX - cycle.x, ev.clientY - cycle.y) > cycle.reach) cycle = null;
     const p = pick(ev.clientX, ev.clientY);
     const i = p ? p.cell : -1;
-    nameBox.textContent = i >= 0 ? `${cellName(i)}${state.cells[i] ? ` · ${describePiece(state.cells[i])}` : ""}` : "";
-    if (i === hoverCell) return;
-    hoverCell = i;
-    onHover(i);
+    nameBox.textContent = i >= 0 ? describeCell(i, p) : "";
+    if (i !== hoverCell) { hoverCell = i; onHover(i); }
+    return p;
+  }
+  /** The hover at the pointer, at the next frame (a pointer move, other figures under it). */
+  function queueHover() {
+    if (hoverQueued) return;
+    hoverQueued = true;
+    requestAnimationFrame(() => { if (hoverQueued && pointer) hoverAt(pointer); hoverQueued = false; });
   }
   let down = null;
   canvas.addEventListener("pointerdown", (ev) => { down = { x: ev.clientX, y: ev.clientY }; });
@@ -586,19 +664,23 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
     // A click, not the end of a drag that turned the camera.
     if (!down || Math.hypot(ev.clientX - down.x, ev.clientY - down.y) > 5) { down = null; return; }
     down = null;
-    pointer = ev;
-    hoverAt(ev); // what is lit is what is played: the same pick, now
+    pointer = { clientX: ev.clientX, clientY: ev.clientY };
+    const p = hoverAt(pointer); // what is lit is what is played: the same pick, now
     if (hoverCell >= 0) onCell(hoverCell);
+    // A figure picked: a click again here picks the one behind it, and the hover lights that now.
+    const reach = ev.pointerType === "touch" ? CYCLE_TOUCH_PX : CYCLE_PX;
+    cycle = p && p.kind === "figure" && !glide
+      ? { x: ev.clientX, y: ev.clientY, reach, view: viewNow(), figures: figuresVersion, cell: p.cell } : null;
+    if (pointer) hoverAt(pointer);
   });
-  let hoverQueued = false;
   canvas.addEventListener("pointermove", (ev) => {
     pointer = { clientX: ev.clientX, clientY: ev.clientY };
-    if (hoverQueued || ev.buttons) return;
-    hoverQueued = true;
-    requestAnimationFrame(() => { hoverQueued = false; if (pointer) hoverAt(pointer); });
+    if (!ev.buttons) queueHover();
   });
-  canvas.addEventListener("pointerleave", () => {
+  canvas.addEventListener("pointerleave", (ev) => {
     pointer = null;
+    if (ev.pointerType !== "touch") cycle = null; // a finger leaves at every lift: its next tap may come back
+    hoverQueued = false;
     nameBox.textContent = "";
     if (hoverCell !== -1) { hoverCell = -1; onHover(-1); }
   });
@@ -658,8 +740,13 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   window.cubemate3d = {
     cellAt: (x, y) => name(cellAt(x, y)),
     pixelOf: (cell, kind = "square") => { const i = cellIndex(cell); return i >= 0 ? pixelOf(i, kind) : null; },
-    hovered: () => name(hoverCell),
-    camera: cameraNow,
+    /** The cell lit under the pointer (a pointer move still waiting for its frame taken first). */
+    hovered: () => { if (hoverQueued && pointer) hoverAt(pointer); return name(hoverCell); },
+    /** The cells of the figures under that point, front to back. */
+    figuresAt: (x, y) => stackAt(x, y).map(name),
+    /** The camera (theta, phi, radius); given theta and phi (radians, as the presets), it is
+     * first turned there and framed as a preset is. */
+    camera: (theta, phi) => { if (theta !== undefined) { frame(theta, phi); saveCamera(); requestRender(); } return cameraNow(); },
     /** The level labels drawn, bottom first: ["I (A)", …] in Raumschach. */
     labels: () => [...labels],
     step: view.step,
