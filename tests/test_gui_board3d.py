@@ -715,7 +715,9 @@ def test_a_click_again_picks_the_figure_behind(board_page: Page) -> None:
 def test_taps_again_pick_the_figure_behind(browser: Browser, server_url: str) -> None:
     """On a 390 × 844 touch screen, Raumschach's start from theta 150°, phi 30°: taps on the
     middle of c2(II), which lies behind another figure, go through the figures there (the
-    finger's lift, which leaves the view, does not start afresh) and select c2(II)."""
+    finger's lift, which leaves the view, does not start afresh) and select c2(II); after each
+    tap the cell lit and the corner name the figure the next tap picks (a phone has no hover
+    to show it), until a turn of the camera starts afresh."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
     try:
         page = context.new_page()
@@ -733,8 +735,20 @@ def test_taps_again_pick_the_figure_behind(browser: Browser, server_url: str) ->
         assert at is not None
         stack = page.evaluate(f"window.cubemate3d.figuresAt({at['x']}, {at['y']})")
         assert stack.index("c2(II)") >= 1, stack
-        for _ in range(stack.index("c2(II)") + 1):
+        behind = stack.index("c2(II)")
+        for taps in range(1, behind + 1):
             page.touchscreen.tap(at["x"], at["y"])
+            following = stack[taps]
+            assert page.evaluate("window.cubemate3d.hovered()") == following
+            corner = page.inner_text("#cell-name")
+            assert corner.startswith(f"{following} · "), corner
+            assert f" · {taps + 1} of {len(stack)} here, click again: " in corner, corner
+            assert page.evaluate(f"window.cubemate3d.cellAt({at['x']}, {at['y']})") == following
+        page.touchscreen.tap(at["x"], at["y"])
         wait_until(page, '[data-cell="c2(II)"].sel')
+        # A turn of the camera: the next tap there picks afresh, and the hint goes.
+        page.evaluate(f"window.cubemate3d.camera({math.radians(120)}, {math.radians(30)})")
+        assert page.evaluate("window.cubemate3d.hovered()") is None
+        assert page.inner_text("#cell-name") == ""
     finally:
         context.close()

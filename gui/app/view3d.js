@@ -437,7 +437,9 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
     squares.material.opacity = Number(settings.opacity);
     // Other figures under the pointer: a click there picks afresh (no cycle), and the hover
     // says so before the next click.
-    if (placeFigures(marks) && pointer && !dragging) { cycle = null; queueHover(); }
+    const placed = placeFigures(marks);
+    if (placed && pointer && !dragging) { cycle = null; queueHover(); }
+    else if (placed && !pointer) dropCycle(); // a lifted finger's hint no longer holds
     marks3d.clear();
     for (const [a, b] of lines.rays) segment(centre(a), centre(b), 0xb08800, marks3d);
     if (lines.column.length) {
@@ -486,7 +488,7 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   }
   controls.addEventListener("start", () => { dragging = true; moved = false; });
   controls.addEventListener("change", () => {
-    cycle = null; // the figures lie elsewhere on screen: the next click picks afresh
+    dropCycle(); // the figures lie elsewhere on screen: the next click picks afresh
     if (dragging && !moved) { moved = true; turning(true); }
     requestRender();
     if (pointer && !dragging) hoverAt(pointer);
@@ -545,6 +547,14 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   function viewNow() {
     const r = canvas.getBoundingClientRect();
     return `${camera.matrixWorld.elements.join()}|${camera.projectionMatrix.elements.join()}|${r.left},${r.top},${r.width},${r.height}`;
+  }
+  /** Start the round afresh; the hint a lifted finger kept (below) goes with it. */
+  function dropCycle() {
+    cycle = null;
+    if (pointer || hoverCell === -1) return;
+    nameBox.textContent = "";
+    hoverCell = -1;
+    onHover(-1);
   }
   function cycleAt(clientX, clientY) {
     return cycle && Math.hypot(clientX - cycle.x, clientY - cycle.y) <= cycle.reach
@@ -679,8 +689,12 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   });
   canvas.addEventListener("pointerleave", (ev) => {
     pointer = null;
-    if (ev.pointerType !== "touch") cycle = null; // a finger leaves at every lift: its next tap may come back
     hoverQueued = false;
+    // A finger leaves at every lift, and its next tap may come back. A phone has no hover, so
+    // while a tap again there picks the figure behind, the cell lit and the corner stay,
+    // saying which, until the round starts afresh (dropCycle).
+    if (ev.pointerType === "touch" && cycle) return;
+    cycle = null;
     nameBox.textContent = "";
     if (hoverCell !== -1) { hoverCell = -1; onHover(-1); }
   });
