@@ -530,7 +530,10 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   /** The figures whose opaque pixels lie under (clientX, clientY), front to back: the order they
    * are drawn in, reversed (nearest last; of two at the same depth, the later made on top). */
   function stackAt(clientX, clientY) {
-    if (!squares || !rayAt(clientX, clientY)) return [];
+    return squares && rayAt(clientX, clientY) ? stackOnRay() : [];
+  }
+  /** stackAt for the ray rayAt last set. */
+  function stackOnRay() {
     const found = [];
     for (const hit of raycaster.intersectObjects(figures.children, false)) {
       if (!opaqueAt(hit.object, hit.uv)) continue;
@@ -551,10 +554,12 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
   /** Start the round afresh; the hint a lifted finger kept (below) goes with it. */
   function dropCycle() {
     cycle = null;
-    if (pointer || hoverCell === -1) return;
+    if (!pointer && hoverCell !== -1) clearHover();
+  }
+  /** Nothing lit, nothing named in the corner. */
+  function clearHover() {
     nameBox.textContent = "";
-    hoverCell = -1;
-    onHover(-1);
+    if (hoverCell !== -1) { hoverCell = -1; onHover(-1); }
   }
   function cycleAt(clientX, clientY) {
     return cycle && Math.hypot(clientX - cycle.x, clientY - cycle.y) <= cycle.reach
@@ -569,13 +574,13 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
    * through the levels above it; else the nearest square of a level shown. The hover highlight
    * and the click both ask this. */
   function pick(clientX, clientY) {
-    const stack = stackAt(clientX, clientY);
+    if (!squares || !rayAt(clientX, clientY)) return null;
+    const stack = stackOnRay();
     if (stack.length) {
       const again = cycleAt(clientX, clientY);
       const index = again ? (stack.indexOf(again.cell) + 1) % stack.length : 0;
       return { cell: stack[index], kind: "figure", stack, index };
     }
-    if (!squares || !rayAt(clientX, clientY)) return null;
     const hits = raycaster.intersectObject(squares, false);
     const targets = lastMarks ? lastMarks.targets : new Map();
     // Of the targets along the ray, the one whose middle is nearest the point hit on it: where
@@ -681,7 +686,7 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
     const reach = ev.pointerType === "touch" ? CYCLE_TOUCH_PX : CYCLE_PX;
     cycle = p && p.kind === "figure" && !glide
       ? { x: ev.clientX, y: ev.clientY, reach, view: viewNow(), figures: figuresVersion, cell: p.cell } : null;
-    if (pointer) hoverAt(pointer);
+    hoverAt(pointer);
   });
   canvas.addEventListener("pointermove", (ev) => {
     pointer = { clientX: ev.clientX, clientY: ev.clientY };
@@ -695,8 +700,7 @@ export function createView3d({ canvas, nameBox, onCell, onHover, settings, saveS
     // saying which, until the round starts afresh (dropCycle).
     if (ev.pointerType === "touch" && cycle) return;
     cycle = null;
-    nameBox.textContent = "";
-    if (hoverCell !== -1) { hoverCell = -1; onHover(-1); }
+    clearHover();
   });
   new ResizeObserver(() => requestRender()).observe(canvas);
 
