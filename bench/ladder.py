@@ -329,12 +329,16 @@ SEARCH_EXPERIMENTS: tuple[tuple[str, str], ...] = (
     ("null-move", "0.1"),
     ("lmr", "0.1"),
 )
+#: A pruning on top of null move and reductions (which passed at 0.1 s), against them alone:
+#: (the config played, the config it is played against, the time a move).
+SEARCH_STACKED: tuple[tuple[str, str, str], ...] = (("pruned-futility", "pruned", "0.1"),)
 #: The same on the cube's 5³, from its book: no regression (20 Elo weaker, H0, against 10
 #: stronger, H1), as the quiescence's change was measured.
 SEARCH_CUBE_SPRT = Sprt(-20, 10, 0.05, 0.05)
 SEARCH_CUBE_EXPERIMENTS: tuple[tuple[str, str], ...] = (("pruned", "0.1"),)
-#: Games at most in each (a game at 0.1 s a move takes about 15 s, one at a time).
-SEARCH_GAMES = 600
+#: Games at most in each (a game at 0.1 s a move takes about 15 s, one at a time); 600 left
+#: the prunings at 0.1 s undecided (LLR 2.26), and 640 decided them.
+SEARCH_GAMES = 1500
 #: Matches played with an earlier version of a config's code, whose records stay in
 #: docs/ladder/ under a name of their own, shown in the table and never resumed: the first
 #: null move and reductions (from depth 3, at 0abef41), stopped after 49 games for a version
@@ -349,8 +353,8 @@ def search_level(config: str, slug: str, seconds: str) -> Level:
 
 
 def search_matches(size: int) -> Iterator[Match]:
-    """Each pruning's config against the defaults at a time a move, on Raumschach, then on
-    the cube's 5³ (played on 5³ only)."""
+    """Each pruning's config against the defaults at a time a move, on Raumschach, then one
+    on top of another against that one, then on the cube's 5³ (played on 5³ only)."""
     if size != 5:
         return
     for config, seconds in SEARCH_EXPERIMENTS:
@@ -358,6 +362,10 @@ def search_matches(size: int) -> Iterator[Match]:
         level = search_level(config, config, seconds)
         yield Match(size, level, base, most=SEARCH_GAMES, sprt=SEARCH_SPRT,
                     book=RAUMSCHACH_BOOK, variant=RAUMSCHACH)  # fmt: skip
+    for config, below, seconds in SEARCH_STACKED:
+        level = search_level(config, config, seconds)
+        yield Match(size, level, search_level(below, below, seconds), most=SEARCH_GAMES,
+                    sprt=SEARCH_SPRT, book=RAUMSCHACH_BOOK, variant=RAUMSCHACH)  # fmt: skip
     for config, seconds in SEARCH_CUBE_EXPERIMENTS:
         base = engine(f"the defaults, {seconds} s", f"default-time{seconds}", "move-time", seconds)
         level = search_level(config, config, seconds)
@@ -773,7 +781,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="games at once where a level thinks for a time (at most one a core)",
     )
     parser.add_argument(
-        "--docs", action="store_true", help="rewrite the tables of README.md and docs/arena.md"
+        "--docs",
+        action="store_true",
+        help="then rewrite the tables of README.md and docs/arena.md: after playing every "
+        "undecided match, or at once with --table",
     )
     arguments = parser.parse_args(argv)
     unknown = sorted(set(arguments.sizes) - set(LADDERS))

@@ -64,12 +64,15 @@ def test_a_player_that_answers_twice_loses_that_game_and_the_match_goes_on(
 def test_a_move_megabytes_long_is_a_forfeit_not_a_timeout(tmp_path: Path) -> None:
     """Player 1's first move is 20 MB, over a player's limit (16 MiB): `answered too long`,
     killed. Player 2's first move is 8 MB: read whole (0.1 s now; reading 8 MB took 3.5 s
-    before issue 49, 20 MB over 20 s, past --timeout) and judged illegal."""
+    before issue 49, 20 MB over 20 s, past --timeout) and judged illegal. A timeout of 15 s,
+    not 5: under a full `make test` and a match beside it, writing and reading the 20 MB once
+    took longer than 5 s (the test alone takes 2.3 s in all), and the old reader's 20 s is
+    still past it."""
     assert PLAYER_ANSWER_BYTES == 16 << 20
     one = f"{FAKE} --long-move-at=1 --once={tmp_path / 'one'}"
     two = f"{FAKE} --long-move-at=1 --long-move-bytes=8000000 --once={tmp_path / 'two'}"
     played = arena(one, two, "--size", "3", "--games", "2", "--referee", FAKE,
-                   "--timeout", "5", "--records", str(tmp_path / "r.txt"))  # fmt: skip
+                   "--timeout", "15", "--records", str(tmp_path / "r.txt"))  # fmt: skip
     assert played.returncode == 0, played.stderr
     first, second = results(tmp_path / "r.txt")
     assert first == "0-1 (white answered too long)"
