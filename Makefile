@@ -100,7 +100,8 @@ sanitize: $(STAMP)
 		tests/test_helpcore.py tests/test_mate.py tests/test_interrupt.py tests/test_playercore.py \
 		tests/test_genmove.py tests/test_tablebase.py tests/test_tablebase_engine.py \
 		tests/test_tablebase_raumschach.py tests/test_tablebase_compact.py tests/test_tablebase_lean.py \
-		tests/test_raumschach_core.py tests/test_passed_pawns.py tests/test_mate_guard.py
+		tests/test_raumschach_core.py tests/test_passed_pawns.py tests/test_mate_guard.py \
+		tests/test_kept_table.py
 
 # The signal stress tests of the suite, run for a minute each instead of a few seconds.
 stress: $(STAMP) bytecode

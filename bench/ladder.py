@@ -328,6 +328,7 @@ SEARCH_EXPERIMENTS: tuple[tuple[str, str], ...] = (
     ("pruned", "0.3"),
     ("null-move", "0.1"),
     ("lmr", "0.1"),
+    ("keep-table", "0.1"),
 )
 #: A pruning on top of null move and reductions (which passed at 0.1 s), against them alone:
 #: (the config played, the config it is played against, the time a move).

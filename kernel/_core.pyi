@@ -89,7 +89,10 @@ class PlayerCore:
         advance: Sequence[int] = (),
         passed: Sequence[int] = (),
         pruning: Sequence[int] | None = None,
-    ) -> None: ...
+        table: bytearray | None = None,
+    ) -> None:
+        """`table`: the writable memory of a table kept from earlier searches, `slots`
+        entries of 32 bytes (all zeros when new); None: the core makes its own."""
     def root(
         self,
         depth: int,

@@ -67,6 +67,9 @@ class EngineConfig:
     move_time: float = 1.0
     resign_cp: int = 0
     hash_mb: int = 64
+    #: genmove's table kept from one timed search to the next (kernel/play/player.py):
+    #: off until an SPRT keeps it.
+    keep_table: bool = False
     thinking: str = "terminal"
     eval_queen: float = 1.0
     eval_rook: float = 1.0
@@ -133,6 +136,7 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "move_time": "move_time",
         "resign_cp": "resign_cp",
         "hash_mb": "hash_mb",
+        "keep_table": "keep_table",
         "thinking": "thinking",
     },
     "evaluation": {

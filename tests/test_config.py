@@ -75,6 +75,7 @@ def test_every_field_is_reachable_from_the_file() -> None:
             "move_time": 2,
             "resign_cp": 900,
             "hash_mb": 8,
+            "keep_table": True,
             "thinking": "always",
         },
         "evaluation": {

@@ -56,6 +56,7 @@ class Session:
             Pruning(
                 config.null_move, config.late_move_reductions, config.futility, config.aspiration
             ),
+            keep_table=config.keep_table,
         )
         self.player.tablebases = tablebases_for(config.tablebase_path)
         #: Where events beside the exchanges go (the JSON log's `search`); set by main.py.

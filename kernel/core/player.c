@@ -124,9 +124,12 @@ typedef struct {
     /* The kinds the variant has (its codes' kinds run 1 ... kinds): the history's rows. */
     int kinds;
     int material, army[2];
-    /* The table. */
+    /* The table: its own, or the memory of a buffer handed in (`table=`), which a player
+       keeps from one move to the next (Player.keep_table); then `lent` holds the buffer. */
     Entry *table;
     uint64_t mask;
+    Py_buffer lent;
+    int borrowed;
     /* The game's positions (key -> how often it stood), and the keys of the path. */
     int64_t *game_keys;
     int32_t *game_counts;
@@ -1063,7 +1066,11 @@ static void player_dealloc(Player *self) {
     for (int k = 0; k < KINDS; k++) free(self->worth[k]), free(self->worth_known[k]);
     free(self->advance), free(self->passed), free(self->pawns[0]), free(self->pawns[1]);
     free(self->pawn_keys), free(self->pawn_terms);
-    free(self->table), free(self->game_keys), free(self->game_counts), free(self->history);
+    if (self->borrowed)
+        PyBuffer_Release(&self->lent);
+    else
+        free(self->table);
+    free(self->game_keys), free(self->game_counts), free(self->history);
     for (int i = 0; i < MAX_PLY + 2; i++) free_moves(&self->lists[i]);
     free_moves(&self->captures), free_moves(&self->quiet), free_moves(&self->evasions);
     free_moves(&self->scratch);
@@ -1091,23 +1098,24 @@ static int32_t *read_cell_numbers(PyObject *sequence, int size, const char *what
 }
 
 /* PlayerCore(size, slots, pieces, side, key, black_to_move, salts, letters, values, average,
-   weights, steps, game, quiet_plies, limits, poll, rules=None, advance=(), passed=()): see
-   kernel/_core.pyi. */
+   weights, steps, game, quiet_plies, limits, poll, rules=None, advance=(), passed=(),
+   pruning=None, table=None): see kernel/_core.pyi. */
 static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     int size, side, quiet_plies;
     long long slots, key, black_to_move;
     PyObject *pieces, *salts, *letters, *values, *average, *weights, *steps, *game, *limits, *poll;
     PyObject *rules = Py_None, *advance = NULL, *passed = NULL, *pruning = NULL;
+    PyObject *table = Py_None;
     static char *names[] = {"size",    "slots",   "pieces", "side",    "key",
                             "black_to_move",      "salts",  "letters", "values",
                             "average", "weights", "steps",  "game",    "quiet_plies",
                             "limits",  "poll",    "rules",  "advance", "passed",
-                            "pruning", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iLO!iLLOUOOOOO!iOO|OOOO", names, &size,
+                            "pruning", "table",   NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iLO!iLLOUOOOOO!iOO|OOOOO", names, &size,
                                      &slots, &PyList_Type, &pieces, &side, &key, &black_to_move,
                                      &salts, &letters, &values, &average, &weights, &steps,
                                      &PyDict_Type, &game, &quiet_plies, &limits, &poll, &rules,
-                                     &advance, &passed, &pruning))
+                                     &advance, &passed, &pruning, &table))
         return -1;
     if (self->board.size) {
         PyErr_SetString(PyExc_RuntimeError, "a PlayerCore is set up once");
@@ -1262,7 +1270,21 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     self->game_mask = capacity - 1;
     size_t cells = (size_t)b->area;
     self->history = calloc(2 * (size_t)self->kinds * cells, sizeof(int64_t));
-    self->table = calloc((size_t)slots, sizeof(Entry));
+    if (table == Py_None) {
+        self->table = calloc((size_t)slots, sizeof(Entry));
+    } else {
+        /* A kept table: writable bytes, slots entries long, zeroed when first made (an
+           entry of all zeros is unused), whatever earlier searches left in it after. */
+        if (PyObject_GetBuffer(table, &self->lent, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+            return -1;
+        self->borrowed = 1;
+        if (self->lent.len != (Py_ssize_t)((size_t)slots * sizeof(Entry))) {
+            PyErr_Format(PyExc_ValueError, "table: %zd bytes, not %lld slots of %zu bytes",
+                         self->lent.len, slots, sizeof(Entry));
+            return -1;
+        }
+        self->table = self->lent.buf;
+    }
     self->mask = (uint64_t)slots - 1;
     self->found = malloc((size_t)size * size * size * sizeof(int));
     for (int k = 0; k < KINDS; k++) {

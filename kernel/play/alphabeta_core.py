@@ -89,6 +89,12 @@ def core_slots(megabytes: float, limits: Limits | None = None) -> int:
     return count
 
 
+def core_table(slots: int) -> bytearray:
+    """Make the memory of a core table of `slots` entries to keep between searches (all
+    unused: an entry of zeros is empty)."""
+    return bytearray(slots * CORE_ENTRY_BYTES)
+
+
 def to_core(move: SearchMove) -> CoreMove:
     """Write a search move as the core takes it: codes for the letters, 0 for no capture and
     for no promotion."""
@@ -118,7 +124,9 @@ class CompiledSearcher(Searcher):
     """A Searcher whose every root is searched by the compiled core.
 
     `slots` is the size of the core's table (a power of two): `core_slots(hash_mb)` when
-    playing, the Python table's own count when the two searches are compared.
+    playing, the Python table's own count when the two searches are compared. `table`: the
+    memory of a table kept from earlier searches (`core_table(slots)`), which the search
+    reads and fills; None: a fresh table of its own.
     """
 
     compiled_mates = True
@@ -131,6 +139,7 @@ class CompiledSearcher(Searcher):
         on_iteration: OnIteration | None = None,
         weights: Weights = DEFAULT_WEIGHTS,
         pruning: Pruning = FULL_WIDTH,
+        table: bytearray | None = None,
     ) -> None:
         # The Python table is never asked: one slot stands in for it.
         super().__init__(game, limits, TranspositionTable(0), on_iteration, weights, pruning)
@@ -188,6 +197,7 @@ class CompiledSearcher(Searcher):
             advance=by_cell(pawn_advance, variant, size, weights) if variant.has_pawns else [],
             passed=by_cell(passed_bonus, variant, size, weights) if tables.passed else [],
             pruning=pruning_numbers(pruning),
+            table=table,
         )
 
     def root(

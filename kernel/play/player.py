@@ -36,7 +36,7 @@ from kernel.play.alphabeta import (
     TranspositionTable,
     mate_distance,
 )
-from kernel.play.alphabeta_core import CompiledSearcher, core_slots
+from kernel.play.alphabeta_core import CORE_ENTRY_BYTES, CompiledSearcher, core_slots, core_table
 from kernel.play.evaluation import DEFAULT_WEIGHTS, Weights
 from kernel.tables.tablebase import Tablebases, is_loss, is_win, plies_of, table_move
 from kernel.text.notation import get_move_name
@@ -172,12 +172,27 @@ def search_summary(game: Game, choice: Choice, cut: Cut | None = None) -> dict[s
     return summary
 
 
+@dataclass(frozen=True)
+class TableUse:
+    """What a kept table's entries were found for: another searcher, board, rules or side
+    searched for (whose draws the contempt scores against) would misread them."""
+
+    compiled: bool
+    size: int
+    variant: str
+    side: int
+
+
 class Player:
-    """Search moves for a game; keeps nothing between moves but its table's memory budget.
+    """Search moves for a game.
 
     `compiled`: search in the compiled core (kernel/play/alphabeta_core.py) where it was built and
     takes the board; else in Python (kernel/play/alphabeta.py), the same search, slower.
     `pruning`: the prunings the search makes (config `[search]`).
+    `keep_table` (config `play.keep_table`): a search limited by time keeps its transposition
+    table for the next one (of the same searcher, board, rules and side), which starts from
+    what the last found: the line it expected, the bounds of the positions it saw. A fixed
+    depth or node count always starts from an empty table, so that it stays reproducible.
     """
 
     def __init__(
@@ -186,14 +201,46 @@ class Player:
         weights: Weights = DEFAULT_WEIGHTS,
         compiled: bool = True,
         pruning: Pruning = FULL_WIDTH,
+        keep_table: bool = False,
     ) -> None:
         self.hash_mb = hash_mb
         self.weights = weights
         self.compiled = compiled
         self.pruning = pruning
+        self.keep_table = keep_table
+        #: The table kept from the last timed search, and what it was filled for.
+        self.kept: tuple[TableUse, bytearray | TranspositionTable] | None = None
         #: The endgame tables genmove plays from where they cover the position (set by the
         #: session from the config).
         self.tablebases: Tablebases | None = None
+
+    def core_table(self, use: TableUse, slots: int) -> bytearray:
+        """The kept core table for this use, if it has `slots` entries or more (a move with
+        less time would make a smaller one: the larger one kept serves it as well); else a
+        new one, kept from now on."""
+        if self.kept is not None:
+            kept_use, memory = self.kept
+            if (
+                kept_use == use
+                and isinstance(memory, bytearray)
+                and len(memory) >= slots * CORE_ENTRY_BYTES
+            ):
+                return memory
+        self.kept = None  # the old memory goes before the new is taken
+        memory = core_table(slots)
+        self.kept = (use, memory)
+        return memory
+
+    def python_table(self, use: TableUse) -> TranspositionTable:
+        """The kept Python table for this use, else a new one, kept from now on."""
+        if self.kept is not None:
+            kept_use, table = self.kept
+            if kept_use == use and isinstance(table, TranspositionTable):
+                return table
+        self.kept = None
+        table = TranspositionTable(self.hash_mb)
+        self.kept = (use, table)
+        return table
 
     def choose(
         self,
@@ -205,7 +252,8 @@ class Player:
         """Search the game's position and return the move to play (None: none, or resign).
 
         A fresh table for each move, so that a fixed depth or node count gives the same move
-        every time the same game is asked.
+        every time the same game is asked; a search limited by time alone starts from the
+        last one's table when `keep_table` is on.
         """
         # Moves are generated in the order of the pieces: the same order for the same
         # position, whatever was played and taken back before, gives the same search.
@@ -217,11 +265,22 @@ class Player:
                 pv = [(move.piece, move.origin, move.target, move.captured, move.promotion)]
                 return Choice(move, SearchResult(pv[0], value_score(value), 1, 0, 0.0, pv))
         searcher: Searcher
-        if self.compiled and COMPILED and core_takes(game.position):
+        compiled = self.compiled and COMPILED and core_takes(game.position)
+        keep = self.keep_table and limits.depth is None and limits.seconds is not None
+        if not keep:
+            self.kept = None  # its memory goes back now, not at the next timed search
+        position = game.position
+        use = TableUse(compiled, position.size, position.variant.name, position.side)
+        if compiled:
             slots = core_slots(self.hash_mb, limits)
-            searcher = CompiledSearcher(game, limits, slots, report, self.weights, self.pruning)
+            memory = self.core_table(use, slots) if keep else None
+            if memory is not None:
+                slots = len(memory) // CORE_ENTRY_BYTES
+            searcher = CompiledSearcher(
+                game, limits, slots, report, self.weights, self.pruning, table=memory
+            )
         else:
-            table = TranspositionTable(self.hash_mb)
+            table = self.python_table(use) if keep else TranspositionTable(self.hash_mb)
             searcher = Searcher(game, limits, table, report, self.weights, self.pruning)
         result = searcher.search()
         if result.move is None:
