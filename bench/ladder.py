@@ -321,7 +321,9 @@ def compiled_matches(size: int) -> Iterator[Match]:
 #: The search's prunings (issue 64), each a config of levels/ against the defaults (the same
 #: engine in full width), both at a time a move, so that the depth a pruning buys counts (a
 #: count of positions a move hides it), on Raumschach from its book: does it gain 30 Elo, or
-#: nothing? Null move and late-move reductions together first, then each alone.
+#: nothing? Null move and late-move reductions together first, then each alone, the table
+#: kept between moves, and the three prunings together at the longer time (futility passed on
+#: top of the other two at 0.1 s, SEARCH_STACKED).
 SEARCH_SPRT = Sprt(0, 30, 0.05, 0.05)
 SEARCH_EXPERIMENTS: tuple[tuple[str, str], ...] = (
     ("pruned", "0.1"),
@@ -329,6 +331,7 @@ SEARCH_EXPERIMENTS: tuple[tuple[str, str], ...] = (
     ("null-move", "0.1"),
     ("lmr", "0.1"),
     ("keep-table", "0.1"),
+    ("pruned-futility", "0.3"),
 )
 #: A pruning on top of null move and reductions (which passed at 0.1 s), against them alone:
 #: (the config played, the config it is played against, the time a move).
@@ -336,7 +339,10 @@ SEARCH_STACKED: tuple[tuple[str, str, str], ...] = (("pruned-futility", "pruned"
 #: The same on the cube's 5³, from its book: no regression (20 Elo weaker, H0, against 10
 #: stronger, H1), as the quiescence's change was measured.
 SEARCH_CUBE_SPRT = Sprt(-20, 10, 0.05, 0.05)
-SEARCH_CUBE_EXPERIMENTS: tuple[tuple[str, str], ...] = (("pruned", "0.1"),)
+SEARCH_CUBE_EXPERIMENTS: tuple[tuple[str, str], ...] = (
+    ("pruned", "0.1"),
+    ("pruned-futility", "0.1"),
+)
 #: Games at most in each (a game at 0.1 s a move takes about 15 s, one at a time); 600 left
 #: the prunings at 0.1 s undecided (LLR 2.26), and 640 decided them.
 SEARCH_GAMES = 1500
