@@ -164,7 +164,8 @@ def test_the_engine_plays_a_timed_game_with_keep_table(tmp_path: Path) -> None:
     Raumschach, the engine moving for black against white's moves, each answer a legal
     move played; a value of another type is refused, naming the key."""
     config = tmp_path / "keep.toml"
-    config.write_text("[play]\nkeep_table = true\nmove_time = 0.05\n", encoding="utf-8")
+    # 0.2 s a move, not less: on a loaded machine a shorter move may complete no depth.
+    config.write_text("[play]\nkeep_table = true\nmove_time = 0.2\n", encoding="utf-8")
     engine = Engine(tmp_path / "logs", "--config", str(config))
     try:
         assert engine.ask("new_game 5 raumschach") == b"= \n\n"
