@@ -17,15 +17,16 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 
 from bench.depth import BOOKS, openings
-from kernel.config import EngineConfig
+from kernel.config import load_config
 from kernel.kernel import Kernel
-from kernel.play.alphabeta import Limits, Pruning, Searcher
-from kernel.play.player import Player
+from kernel.play.alphabeta import Limits, Searcher
 
-#: Null move, late-move reductions and futility pruning: levels/pruned-futility.toml.
-THREE = Pruning(null_move=True, late_move_reductions=True, futility=True)
+#: Null move, late-move reductions and futility pruning, as the matches play them.
+THREE = Path(__file__).resolve().parent.parent / "levels" / "pruned-futility.toml"
 
 
 class GuardClock:
@@ -55,18 +56,19 @@ class GuardClock:
 def measure(count: int, times: Sequence[float]) -> list[str]:
     """One line a book and time: the guard's median and greatest share, and the depths."""
     lines = []
+    three = load_config(THREE)
     for label, variant, book in BOOKS:
         for seconds in times:
             shares, depths = [], []
             for board in openings(book, count):
-                kernel = Kernel(EngineConfig(variant=variant, board_size=5))
+                kernel = Kernel(replace(three, variant=variant, board_size=5))
                 reply = kernel.execute("set_board", board.split())
                 if not reply.ok:
                     raise ValueError(f"{book}: {reply.text}")
-                player = Player(64, pruning=THREE)
+                limits = Limits(None, three.max_nodes, seconds, 0.5)
                 with GuardClock() as guard:
                     began = time.monotonic()
-                    choice = player.choose(kernel.game, Limits(None, 5_000_000, seconds, 0.5))
+                    choice = kernel.player.choose(kernel.game, limits)
                     spent = time.monotonic() - began
                 shares.append(guard.seconds / spent)
                 depths.append(choice.result.depth)

@@ -29,16 +29,13 @@ from kernel.play.alphabeta import (
 from kernel.play.alphabeta_core import CORE_ENTRY_BYTES, CompiledSearcher, core_table
 from kernel.play.player import Player, TableUse
 from tests.conftest import Engine, read_json_log
+from tests.test_playercore import summary
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled core was not built")
 
 #: Small, so that entries of earlier searches are replaced as well as found.
 TABLE_MB = 1
 PRUNED = Pruning(null_move=True, late_move_reductions=True)
-
-
-def summary(result: SearchResult) -> tuple[object, ...]:
-    return (result.move, result.score, result.depth, result.nodes, result.pv)
 
 
 def search(game: Game, compiled: bool, table: TranspositionTable | bytearray | None,

@@ -214,31 +214,16 @@ class Player:
         #: session from the config).
         self.tablebases: Tablebases | None = None
 
-    def core_table(self, use: TableUse, slots: int) -> bytearray:
-        """The kept core table for this use, if it has `slots` entries or more (a move with
-        less time would make a smaller one: the larger one kept serves it as well); else a
-        new one, kept from now on."""
-        if self.kept is not None:
-            kept_use, memory = self.kept
-            if (
-                kept_use == use
-                and isinstance(memory, bytearray)
-                and len(memory) >= slots * CORE_ENTRY_BYTES
-            ):
-                return memory
-        self.kept = None  # the old memory goes before the new is taken
-        memory = core_table(slots)
-        self.kept = (use, memory)
-        return memory
-
-    def python_table(self, use: TableUse) -> TranspositionTable:
-        """The kept Python table for this use, else a new one, kept from now on."""
-        if self.kept is not None:
-            kept_use, table = self.kept
-            if kept_use == use and isinstance(table, TranspositionTable):
+    def kept_table(self, use: TableUse, slots: int) -> bytearray | TranspositionTable:
+        """The table kept for this use, else a new one, kept from now on. The core's memory
+        must have `slots` entries or more (a move with less time would make a smaller one:
+        the larger one kept serves it as well); the Python table's slots are hash_mb's."""
+        if self.kept is not None and self.kept[0] == use:
+            table = self.kept[1]
+            if isinstance(table, TranspositionTable) or len(table) >= slots * CORE_ENTRY_BYTES:
                 return table
-        self.kept = None
-        table = TranspositionTable(self.hash_mb)
+        self.kept = None  # the old memory goes before the new is taken
+        table = core_table(slots) if use.compiled else TranspositionTable(self.hash_mb)
         self.kept = (use, table)
         return table
 
@@ -271,16 +256,19 @@ class Player:
             self.kept = None  # its memory goes back now, not at the next timed search
         position = game.position
         use = TableUse(compiled, position.size, position.variant.name, position.side)
+        slots = core_slots(self.hash_mb, limits) if compiled else 0
+        kept = self.kept_table(use, slots) if keep else None
         if compiled:
-            slots = core_slots(self.hash_mb, limits)
-            memory = self.core_table(use, slots) if keep else None
+            memory = kept if isinstance(kept, bytearray) else None
             if memory is not None:
                 slots = len(memory) // CORE_ENTRY_BYTES
             searcher = CompiledSearcher(
                 game, limits, slots, report, self.weights, self.pruning, table=memory
             )
         else:
-            table = self.python_table(use) if keep else TranspositionTable(self.hash_mb)
+            table = (
+                kept if isinstance(kept, TranspositionTable) else TranspositionTable(self.hash_mb)
+            )
             searcher = Searcher(game, limits, table, report, self.weights, self.pruning)
         result = searcher.search()
         if result.move is None:
