@@ -244,6 +244,17 @@ VARIANTS_5 = ("cornering-30", "king-reach-12", "drawish-8", "queenless-8")
 #: a step, the pieces' values (the unicorn valued as a knight, the bishop as the unicorn, the
 #: pawn at 1.5), then the passed-pawn term at three times and half its default.
 RAUMSCHACH_WITHOUT = ("pawns-0", "passed-0")
+#: The cube's own terms, tuned on 5³ and 4³ only, screened on Raumschach (issue 64): the
+#: king's open neighbours at twice their cost and at none, a cell of placement at half and
+#: at twice its worth, a bare king's reach at twice, and no contempt.
+RAUMSCHACH_CUBE_TERMS = (
+    "exposure-24",
+    "placement-32",
+    "placement-8",
+    "exposure-0",
+    "contempt-0",
+    "king-reach-12",
+)
 #: Those played again deeper: a passed pawn's worth lies moves ahead, further than 20,000
 #: positions see (200,000 are about a tenth of a second of the compiled search).
 RAUMSCHACH_DEEP_WITHOUT = (("passed-0", 200_000),)
@@ -254,6 +265,7 @@ RAUMSCHACH_VARIANTS = (
     "pawn-1.5",
     "passed-600",
     "passed-100",
+    *RAUMSCHACH_CUBE_TERMS,
 )
 #: Games at most in each: a game at 20,000 positions a move takes about a second, and a term
 #: worth 10 or 20 Elo needs more than 400 for the SPRT to decide.
