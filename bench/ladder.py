@@ -335,7 +335,7 @@ def compiled_matches(size: int) -> Iterator[Match]:
 #: count of positions a move hides it), on Raumschach from its book: does it gain 30 Elo, or
 #: nothing? Null move and late-move reductions together first, then each alone, the table
 #: kept between moves, and the three prunings together at the longer time (futility passed on
-#: top of the other two at 0.1 s, SEARCH_STACKED).
+#: top of the other two at 0.1 s; counter-moves are tried on top of the three: SEARCH_STACKED).
 SEARCH_SPRT = Sprt(0, 30, 0.05, 0.05)
 SEARCH_EXPERIMENTS: tuple[tuple[str, str], ...] = (
     ("pruned", "0.1"),
@@ -347,7 +347,10 @@ SEARCH_EXPERIMENTS: tuple[tuple[str, str], ...] = (
 )
 #: A pruning on top of null move and reductions (which passed at 0.1 s), against them alone:
 #: (the config played, the config it is played against, the time a move).
-SEARCH_STACKED: tuple[tuple[str, str, str], ...] = (("pruned-futility", "pruned", "0.1"),)
+SEARCH_STACKED: tuple[tuple[str, str, str], ...] = (
+    ("pruned-futility", "pruned", "0.1"),
+    ("pruned-futility-counter", "pruned-futility", "0.1"),
+)
 #: The same on the cube's 5³, from its book: no regression (20 Elo weaker, H0, against 10
 #: stronger, H1), as the quiescence's change was measured.
 SEARCH_CUBE_SPRT = Sprt(-20, 10, 0.05, 0.05)
@@ -450,11 +453,22 @@ class Outcome:
     decision: str | None
 
 
-def outcome(match: Match, folder: Path) -> Outcome | None:
-    """Count the match's records (None when it has none)."""
-    path = folder / f"{match.name}.txt"
-    if not path.exists():
+#: Each records file's tally, by its path, with the (size, mtime) it was read at: the tables
+#: and the checks ask a match's outcome several times, and parsing a file's every move took
+#: most of test_ladder's time (issue 60). A file that changes is read again.
+_TALLIES: dict[Path, tuple[tuple[int, int], Tally]] = {}
+
+
+def records_tally(path: Path) -> Tally | None:
+    """Count a records file's finished games (None when there is no file)."""
+    try:
+        status = path.stat()
+    except FileNotFoundError:
         return None
+    stamp = (status.st_size, status.st_mtime_ns)
+    kept = _TALLIES.get(path)
+    if kept is not None and kept[0] == stamp:
+        return kept[1]
     try:
         records = parse_records(path.read_text(encoding="utf-8"))
     except RecordError as error:
@@ -464,6 +478,15 @@ def outcome(match: Match, folder: Path) -> Outcome | None:
         points = white_points(record.result)
         if points is not None:
             tally.add(int(record.headers["Round"]), points, record.result)
+    _TALLIES[path] = (stamp, tally)
+    return tally
+
+
+def outcome(match: Match, folder: Path) -> Outcome | None:
+    """Count the match's records (None when it has none)."""
+    tally = records_tally(folder / f"{match.name}.txt")
+    if tally is None:
+        return None
     decision = None
     if match.sprt is not None:
         decision = match.sprt.decision(match.sprt.llr(tally.pairs.counts))

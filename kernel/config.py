@@ -62,6 +62,7 @@ class EngineConfig:
     late_move_reductions: bool = False
     futility: bool = False
     aspiration: bool = False
+    counter_moves: bool = False
     play_depth: int = 0
     play_nodes: int = 0
     move_time: float = 1.0
@@ -129,6 +130,7 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "late_move_reductions": "late_move_reductions",
         "futility": "futility",
         "aspiration": "aspiration",
+        "counter_moves": "counter_moves",
     },
     "play": {
         "depth": "play_depth",

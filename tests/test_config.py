@@ -68,6 +68,7 @@ def test_every_field_is_reachable_from_the_file() -> None:
             "late_move_reductions": True,
             "futility": True,
             "aspiration": True,
+            "counter_moves": True,
         },
         "play": {
             "depth": 3,

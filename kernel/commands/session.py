@@ -54,7 +54,11 @@ class Session:
             weights_of(config),
             config.compiled,
             Pruning(
-                config.null_move, config.late_move_reductions, config.futility, config.aspiration
+                config.null_move,
+                config.late_move_reductions,
+                config.futility,
+                config.aspiration,
+                config.counter_moves,
             ),
             keep_table=config.keep_table,
         )

@@ -103,6 +103,8 @@ typedef struct {
     int null_depth, null_reduction, null_deep;
     int lmr_depth, lmr_moves, lmr_second_moves, lmr_second_depth, lmr_third_moves,
         lmr_third_depth;
+    /* Counter-moves on (an order, not a pruning): Pruning.counter_moves. */
+    int counter_moves;
     /* Each kind's steps in kernel/play/evaluation.py's order (that of kernel/cube/directions.py), as
        (dx, dy, dz) and as offsets in the padded array; whether the kind slides. */
     int8_t step_xyz[KINDS][26][3];
@@ -143,6 +145,12 @@ typedef struct {
     Move killers[MAX_PLY + 2][2];
     uint8_t killer_count[MAX_PLY + 2];
     int64_t *history;
+    /* The quiet move that last cut off after each move, by that move's piece code and target
+       (a piece of EMPTY: none yet); the move played at each ply of the path, and whether it
+       was a pass (Searcher.counters and Searcher.played). */
+    Move *counters;
+    Move played[MAX_PLY + 2];
+    uint8_t passed_at[MAX_PLY + 2];
     /* The principal variation of each ply. */
     Move pv[MAX_PLY + 2][MAX_PLY + 2];
     int pv_length[MAX_PLY + 2];
@@ -773,8 +781,18 @@ static int captures(Player *p, const Context *context, MoveList *list, int short
     return 0;
 }
 
+/* Searcher.counter_move: the quiet move that last cut off after the move that led here
+   (NULL with counter-moves off, at the root, after a pass, or when none has). */
+static const Move *counter_move(const Player *p, int ply) {
+    if (!p->counter_moves || ply < 1 || p->passed_at[ply - 1]) return NULL;
+    const Move *previous = &p->played[ply - 1];
+    const Move *counter =
+        &p->counters[(int64_t)code_index(p, previous->piece) * p->board.area + previous->target];
+    return counter->piece == EMPTY ? NULL : counter;
+}
+
 /* Searcher.ordered_moves: the table's move, captures (best victim, cheapest taker), the
-   killers, then quiet moves by their history. */
+   killers, the counter-move, then quiet moves by their history. */
 static int ordered_moves(Player *p, const Context *context, int in_check, const Move *table_move,
                          int ply, MoveList *list) {
     list->count = 0;
@@ -794,7 +812,7 @@ static int ordered_moves(Player *p, const Context *context, int in_check, const 
     for (int i = 0; i < p->captures.count; i++)
         if (append(p, list, &p->captures.moves[i]) < 0) return -1;
     int killers = 0;
-    Move chosen[2];
+    Move chosen[3];
     for (int k = 0; k < p->killer_count[ply]; k++)
         for (int i = 0; i < p->quiet.count; i++)
             if (same_move(&p->quiet.moves[i], &p->killers[ply][k])) {
@@ -802,6 +820,18 @@ static int ordered_moves(Player *p, const Context *context, int in_check, const 
                 if (append(p, list, &p->killers[ply][k]) < 0) return -1;
                 break;
             }
+    /* The counter-move after the killers, if it is among the quiet moves and no killer. */
+    const Move *counter = counter_move(p, ply);
+    if (counter) {
+        int known = 0;
+        for (int k = 0; k < killers; k++) known |= same_move(counter, &chosen[k]);
+        for (int i = 0; i < p->quiet.count && !known; i++)
+            if (same_move(&p->quiet.moves[i], counter)) {
+                chosen[killers++] = *counter;
+                if (append(p, list, counter) < 0) return -1;
+                break;
+            }
+    }
     for (int i = 0; i < p->quiet.count; i++) {
         const Move *m = &p->quiet.moves[i];
         int killer = 0;
@@ -828,6 +858,11 @@ static void remember_cut(Player *p, const Move *m, int ply, int depth) {
     }
     p->history[(int64_t)code_index(p, m->piece) * p->board.area + m->target] +=
         (int64_t)depth * depth;
+    if (p->counter_moves && ply >= 1 && !p->passed_at[ply - 1]) {
+        const Move *previous = &p->played[ply - 1];
+        p->counters[(int64_t)code_index(p, previous->piece) * p->board.area + previous->target] =
+            *m;
+    }
 }
 
 /* --- the table ---------------------------------------------------------------------------- */
@@ -900,6 +935,7 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check,
     if (p->null_move && !passed && !in_check && depth >= p->null_depth && beta == alpha + 1 &&
         -MATE_THRESHOLD < alpha && beta < MATE_THRESHOLD && has_pieces(p) && evaluate(p) >= beta) {
         int reduction = p->null_reduction + (depth >= p->null_deep);
+        p->passed_at[ply] = 1;
         make_null(p);
         int score = -pvs(p, depth - 1 - reduction, -beta, -alpha, ply + 1, 0, 1);
         unmake_null(p);
@@ -935,6 +971,7 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check,
             pruned = 1;
             continue;
         }
+        p->played[ply] = m, p->passed_at[ply] = 0;
         make(p, &m);
         int score;
         if (searched == 0) {
@@ -1070,7 +1107,7 @@ static void player_dealloc(Player *self) {
         PyBuffer_Release(&self->lent);
     else
         free(self->table);
-    free(self->game_keys), free(self->game_counts), free(self->history);
+    free(self->game_keys), free(self->game_counts), free(self->history), free(self->counters);
     for (int i = 0; i < MAX_PLY + 2; i++) free_moves(&self->lists[i]);
     free_moves(&self->captures), free_moves(&self->quiet), free_moves(&self->evasions);
     free_moves(&self->scratch);
@@ -1158,10 +1195,10 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     if (read_numbers(limits, 3, "limits", limit_values, NULL) < 0) return -1;
     /* pruning: alphabeta.py's pruning_numbers (the switches of null move, late-move
        reductions and futility, the futility margin, then the null move's and the reductions'
-       depths and counts); none given: all off. */
+       depths and counts, then the switch of counter-moves); none given: all off. */
     if (pruning && pruning != Py_None) {
-        long long n[13];
-        if (read_numbers(pruning, 13, "pruning", NULL, n) < 0) return -1;
+        long long n[14];
+        if (read_numbers(pruning, 14, "pruning", NULL, n) < 0) return -1;
         for (int i = 4; i < 13; i++)
             if (n[i] < 0 || n[i] > MAX_PLY) {
                 PyErr_SetString(PyExc_ValueError, "pruning: numbers out of range");
@@ -1177,6 +1214,7 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
         self->null_deep = (int)n[6], self->lmr_depth = (int)n[7], self->lmr_moves = (int)n[8];
         self->lmr_second_moves = (int)n[9], self->lmr_second_depth = (int)n[10];
         self->lmr_third_moves = (int)n[11], self->lmr_third_depth = (int)n[12];
+        self->counter_moves = n[13] != 0;
     }
     if (set_size(&self->board, size) < 0 || set_rules(&self->board, rules) < 0) return -1;
     Board *b = &self->board;
@@ -1270,6 +1308,7 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     self->game_mask = capacity - 1;
     size_t cells = (size_t)b->area;
     self->history = calloc(2 * (size_t)self->kinds * cells, sizeof(int64_t));
+    self->counters = calloc(2 * (size_t)self->kinds * cells, sizeof(Move));
     if (table == Py_None) {
         self->table = calloc((size_t)slots, sizeof(Entry));
     } else {
@@ -1292,7 +1331,7 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
         self->worth_known[k] = calloc(cells, 1);
         if (!self->worth[k] || !self->worth_known[k]) bad = 1;
     }
-    if (bad || !self->game_keys || !self->game_counts || !self->history || !self->table ||
+    if (bad || !self->game_keys || !self->game_counts || !self->history || !self->counters || !self->table ||
         !self->found) {
         PyErr_NoMemory();
         return -1;
@@ -1371,6 +1410,7 @@ static PyObject *player_root(Player *self, PyObject *args) {
     for (int index = 0; index < given.count && !self->stopped; index++) {
         Move m = given.moves[index];
         int check = gives_check(b, &context, &m);
+        self->played[0] = m, self->passed_at[0] = 0;
         make(self, &m);
         int score;
         if (index == 0) {

@@ -141,6 +141,8 @@ class Pruning:
     futility: bool = False
     #: Not a pruning (a window that fails is searched again in full), so no guard for it.
     aspiration: bool = False
+    #: An order, not a pruning (every move is still searched), so no guard for it either.
+    counter_moves: bool = False
 
     @property
     def any(self) -> bool:
@@ -301,6 +303,10 @@ class Searcher:
         self.root_depth = 0
         self.killers: list[list[SearchMove | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
         self.history: dict[tuple[str, int], int] = {}
+        #: The quiet move that last cut off after each move (by its letter and target).
+        self.counters: dict[tuple[str, int], SearchMove] = {}
+        #: The move played at each ply of the path (None: a pass), for the counter-moves.
+        self.played: list[SearchMove | None] = [None] * (MAX_PLY + 2)
         self.pv_table: list[list[SearchMove]] = [[] for _ in range(MAX_PLY + 2)]
         self.pruning = pruning
         #: Whether the mate search guards the depths a pruning reaches (on with any pruning;
@@ -417,6 +423,7 @@ class Searcher:
         best_index = 0
         for index, move in enumerate(moves):
             check = gives_check(self.position, move)
+            self.played[0] = move
             self.make(move)
             try:
                 if index == 0:
@@ -492,6 +499,7 @@ class Searcher:
             and evaluate(position, self.tables, self.material, self.army, self.draw) >= beta
         ):
             reduction = NULL_REDUCTION + (depth >= NULL_DEEP)
+            self.played[ply] = None
             self.make_null()
             try:
                 score = -self.pvs(depth - 1 - reduction, -beta, -alpha, ply + 1, False, True)
@@ -532,6 +540,7 @@ class Searcher:
             ):
                 pruned = True
                 continue
+            self.played[ply] = move
             self.make(move)
             try:
                 if searched == 0:
@@ -639,6 +648,9 @@ class Searcher:
         history = self.history
         quiet.sort(key=lambda move: -history.get((move[0], move[2]), 0))
         killers = [killer for killer in self.killers[ply] if killer is not None and killer in quiet]
+        counter = self.counter_move(ply)
+        if counter is not None and counter in quiet and counter not in killers:
+            killers.append(counter)  # after the killers, tried as early as they are
         ordered = captures + killers + [move for move in quiet if move not in killers]
         if table_move is not None and table_move in ordered:
             ordered.remove(table_move)
@@ -817,14 +829,27 @@ class Searcher:
             return "nodes"
         return "stop" if COMMAND.stop_requested else "time"
 
+    def counter_move(self, ply: int) -> SearchMove | None:
+        """The quiet move that last cut off after the move that led here (counter-moves on;
+        None after a pass, at the root, or when none has)."""
+        if not self.pruning.counter_moves or ply < 1:
+            return None
+        previous = self.played[ply - 1]
+        return None if previous is None else self.counters.get((previous[0], previous[2]))
+
     def remember_cut(self, move: SearchMove, ply: int, depth: int) -> None:
-        """Make a quiet move that caused a cut-off a killer of its ply and raise its history."""
+        """Make a quiet move that caused a cut-off a killer of its ply, raise its history, and
+        (counter-moves on) make it the answer to the move that led here."""
         killers = self.killers[ply]
         if killers[0] != move:
             killers[1] = killers[0]
             killers[0] = move
         key = (move[0], move[2])
         self.history[key] = self.history.get(key, 0) + depth * depth
+        if self.pruning.counter_moves and ply >= 1:
+            previous = self.played[ply - 1]
+            if previous is not None:
+                self.counters[previous[0], previous[2]] = move
 
 
 def pruning_numbers(pruning: Pruning) -> tuple[int, ...]:
@@ -842,6 +867,7 @@ def pruning_numbers(pruning: Pruning) -> tuple[int, ...]:
         LMR_MOVES,
         *LMR_SECOND,
         *LMR_THIRD,
+        int(pruning.counter_moves),
     )
 
 
