@@ -340,7 +340,8 @@ def compiled_matches(size: int) -> Iterator[Match]:
 #: count of positions a move hides it), on Raumschach from its book: does it gain 30 Elo, or
 #: nothing? Null move and late-move reductions together first, then each alone, the table
 #: kept between moves, and the three prunings together at the longer time (futility passed on
-#: top of the other two at 0.1 s; counter-moves are tried on top of the three: SEARCH_STACKED).
+#: top of the other two at 0.1 s; counter-moves and the history malus are tried on top of the
+#: three: SEARCH_STACKED).
 SEARCH_SPRT = Sprt(0, 30, 0.05, 0.05)
 SEARCH_EXPERIMENTS: tuple[tuple[str, str], ...] = (
     ("pruned", "0.1"),
@@ -355,6 +356,7 @@ SEARCH_EXPERIMENTS: tuple[tuple[str, str], ...] = (
 SEARCH_STACKED: tuple[tuple[str, str, str], ...] = (
     ("pruned-futility", "pruned", "0.1"),
     ("pruned-futility-counter", "pruned-futility", "0.1"),
+    ("pruned-futility-malus", "pruned-futility", "0.1"),
 )
 #: The same on the cube's 5³, from its book: no regression (20 Elo weaker, H0, against 10
 #: stronger, H1), as the quiescence's change was measured.

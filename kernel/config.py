@@ -63,6 +63,7 @@ class EngineConfig:
     futility: bool = False
     aspiration: bool = False
     counter_moves: bool = False
+    history_malus: bool = False
     play_depth: int = 0
     play_nodes: int = 0
     move_time: float = 1.0
@@ -131,6 +132,7 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "futility": "futility",
         "aspiration": "aspiration",
         "counter_moves": "counter_moves",
+        "history_malus": "history_malus",
     },
     "play": {
         "depth": "play_depth",

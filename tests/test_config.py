@@ -69,6 +69,7 @@ def test_every_field_is_reachable_from_the_file() -> None:
             "futility": True,
             "aspiration": True,
             "counter_moves": True,
+            "history_malus": True,
         },
         "play": {
             "depth": 3,

@@ -148,21 +148,23 @@ PRUNINGS = [
     Pruning(futility=True),
     Pruning(aspiration=True),
     Pruning(counter_moves=True),
+    Pruning(history_malus=True),
     Pruning(
         null_move=True,
         late_move_reductions=True,
         futility=True,
         aspiration=True,
         counter_moves=True,
+        history_malus=True,
     ),
 ]
-PRUNING_IDS = ["null", "lmr", "futility", "aspiration", "counter", "all"]
+PRUNING_IDS = ["null", "lmr", "futility", "aspiration", "counter", "malus", "all"]
 
 
 @pytest.mark.parametrize("pruning", PRUNINGS, ids=PRUNING_IDS)
 def test_the_prunings_search_alike(kernel: Kernel, pruning: Pruning) -> None:
-    """Null move, late-move reductions, futility, aspiration windows and counter-moves, alone
-    and together:
+    """Null move, late-move reductions, futility, aspiration windows, counter-moves and the
+    history malus, alone and together:
     random game positions of both sides and mate problems (n = 3 ... 5) to depths 4 to 6,
     cut at 15,000 positions; the pass's key, its repetitions, the reductions' re-searches and
     the windows' fails must agree. Each pruning alone on the first 12 (30 under
@@ -204,12 +206,13 @@ def test_the_prunings_search_raumschach_alike(kernel: Kernel, pruning: Pruning) 
     check_all(cases, pruning)
 
 
-def test_counter_moves_change_the_order_of_both_searches(kernel: Kernel) -> None:
-    """Counter-moves are live in both searches: from Raumschach's book openings to depth 4,
-    the three prunings on (which keep the search short), the count of positions with them
-    differs from the count without (the same count in both searches each way: the twin
-    tests above), so an order that ignored the switch would fail here even where the two
-    searches ignored it alike."""
+@pytest.mark.parametrize("switch", ["counter_moves", "history_malus"])
+def test_the_orders_change_both_searches(kernel: Kernel, switch: str) -> None:
+    """Counter-moves and the history malus are live in both searches: from Raumschach's book
+    openings to depth 4, the three prunings on (which keep the search short), the count of
+    positions with the switch differs from the count without (the same count in both
+    searches each way: the twin tests above), so an order that ignored it would fail here
+    even where the two searches ignored it alike."""
     lines = (REPO / "bench" / "books" / "raumschach.txt").read_text(encoding="utf-8").splitlines()
     boards = [line for line in lines if line and not line.startswith("#")][:3]
     pruned = Pruning(null_move=True, late_move_reductions=True, futility=True)
@@ -219,7 +222,7 @@ def test_counter_moves_change_the_order_of_both_searches(kernel: Kernel) -> None
         assert kernel.execute("set_board", board.split()).ok
         game = Game(kernel.game.position.copy())
         counts = set()
-        for pruning in (pruned, replace(pruned, counter_moves=True)):
+        for pruning in (pruned, replace(pruned, **{switch: True})):
             python, compiled = both(game, Limits(depth=4, nodes=200_000), pruning=pruning)
             assert summary(python) == summary(compiled), board
             assert python.depth == 4, board

@@ -59,6 +59,7 @@ class Session:
                 config.futility,
                 config.aspiration,
                 config.counter_moves,
+                config.history_malus,
             ),
             keep_table=config.keep_table,
         )

@@ -103,8 +103,8 @@ typedef struct {
     int null_depth, null_reduction, null_deep;
     int lmr_depth, lmr_moves, lmr_second_moves, lmr_second_depth, lmr_third_moves,
         lmr_third_depth;
-    /* Counter-moves on (an order, not a pruning): Pruning.counter_moves. */
-    int counter_moves;
+    /* Counter-moves and the history malus on (orders, not prunings): Pruning's. */
+    int counter_moves, history_malus;
     /* Each kind's steps in kernel/play/evaluation.py's order (that of kernel/cube/directions.py), as
        (dx, dy, dz) and as offsets in the padded array; whether the kind slides. */
     int8_t step_xyz[KINDS][26][3];
@@ -151,6 +151,10 @@ typedef struct {
     Move *counters;
     Move played[MAX_PLY + 2];
     uint8_t passed_at[MAX_PLY + 2];
+    /* The history slots of the quiet moves each ply's node searched before a cut-off
+       (history malus on), and how many each buffer holds. */
+    int64_t *tried[MAX_PLY + 2];
+    int tried_capacity[MAX_PLY + 2];
     /* The principal variation of each ply. */
     Move pv[MAX_PLY + 2][MAX_PLY + 2];
     int pv_length[MAX_PLY + 2];
@@ -578,8 +582,9 @@ static int sort_by(Player *p, MoveList *list, int64_t (*key_of)(const Player *, 
         p->sort_keys = keys, p->sort_capacity = count;
     }
     if (reserve(&p->scratch, count) < 0) return fail(p), -1;
-    /* With `unkeyed_last`, moves of key 0 (the greatest a key can be then) keep their order
-       after the others: only those with a key are sorted. */
+    /* With `unkeyed_last`, moves of key 0 keep their order between those of a lower key and
+       those of a higher (a history lowered below none, by the malus): only those with a key
+       are sorted. */
     int keyed = 0, rest = 0;
     Move *moves = list->moves, *unkeyed = p->scratch.moves;
     SortKey *keys = p->sort_keys;
@@ -592,12 +597,16 @@ static int sort_by(Player *p, MoveList *list, int64_t (*key_of)(const Player *, 
     }
     if (sort_keys(p, keyed) < 0) return -1;
     if (unkeyed_last && keyed == 0) return 0;
-    /* The sorted moves go to the scratch list after the unkeyed ones, then back in order. */
+    /* The sorted moves go to the scratch list after the unkeyed ones, then back in order:
+       those keyed below 0, the unkeyed, those keyed above 0. */
     if (reserve(&p->scratch, rest + keyed) < 0) return fail(p), -1;
     unkeyed = p->scratch.moves;
     for (int i = 0; i < keyed; i++) unkeyed[rest + i] = moves[keys[i].place];
-    memcpy(moves, unkeyed + rest, (size_t)keyed * sizeof(Move));
-    memcpy(moves + keyed, unkeyed, (size_t)rest * sizeof(Move));
+    int below = 0;
+    while (below < keyed && keys[below].key < 0) below++;
+    memcpy(moves, unkeyed + rest, (size_t)below * sizeof(Move));
+    memcpy(moves + below, unkeyed, (size_t)rest * sizeof(Move));
+    memcpy(moves + below + rest, unkeyed + rest + below, (size_t)(keyed - below) * sizeof(Move));
     return 0;
 }
 
@@ -849,15 +858,21 @@ static int ordered_moves(Player *p, const Context *context, int in_check, const 
     return 0;
 }
 
-static void remember_cut(Player *p, const Move *m, int ply, int depth) {
+static inline int64_t history_slot(const Player *p, const Move *m) {
+    return (int64_t)code_index(p, m->piece) * p->board.area + m->target;
+}
+
+/* Searcher.remember_cut; with the history malus, the `tried` quiet moves' histories (their
+   slots in p->tried[ply]) are lowered by what the cut-off move's is raised. */
+static void remember_cut(Player *p, const Move *m, int ply, int depth, int tried) {
     Move *killers = p->killers[ply];
     if (!p->killer_count[ply] || !same_move(&killers[0], m)) {
         killers[1] = killers[0];
         killers[0] = *m;
         if (p->killer_count[ply] < 2) p->killer_count[ply]++;
     }
-    p->history[(int64_t)code_index(p, m->piece) * p->board.area + m->target] +=
-        (int64_t)depth * depth;
+    p->history[history_slot(p, m)] += (int64_t)depth * depth;
+    for (int i = 0; i < tried; i++) p->history[p->tried[ply][i]] -= (int64_t)depth * depth;
     if (p->counter_moves && ply >= 1 && !p->passed_at[ply - 1]) {
         const Move *previous = &p->played[ply - 1];
         p->counters[(int64_t)code_index(p, previous->piece) * p->board.area + previous->target] =
@@ -959,7 +974,12 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check,
     MoveList *list = &p->lists[ply];
     if (ordered_moves(p, &context, in_check, has_table_move ? &table_move : NULL, ply, list) < 0)
         return STOPPED;
-    int original_alpha = alpha, best_score = -INFINITY_SCORE, searched = 0;
+    int original_alpha = alpha, best_score = -INFINITY_SCORE, searched = 0, tried = 0;
+    if (p->history_malus && p->tried_capacity[ply] < list->count) {
+        int64_t *grown = realloc(p->tried[ply], (size_t)list->count * sizeof(int64_t));
+        if (!grown) return PyErr_NoMemory(), fail(p), STOPPED;
+        p->tried[ply] = grown, p->tried_capacity[ply] = list->count;
+    }
     Move best_move;
     int has_best = 0;
     for (int i = 0; i < list->count; i++) {
@@ -1004,11 +1024,12 @@ static int pvs(Player *p, int depth, int alpha, int beta, int ply, int in_check,
                        (size_t)p->pv_length[ply + 1] * sizeof(Move));
                 p->pv_length[ply] = p->pv_length[ply + 1] + 1;
                 if (score >= beta) {
-                    if (m.captured == EMPTY) remember_cut(p, &m, ply, depth);
+                    if (m.captured == EMPTY) remember_cut(p, &m, ply, depth, tried);
                     break;
                 }
             }
         }
+        if (p->history_malus && m.captured == EMPTY) p->tried[ply][tried++] = history_slot(p, &m);
     }
     if (searched == 0) return in_check ? -MATE + ply : draw_score(p);
     if (pruned && best_score < futility) best_score = futility;
@@ -1108,7 +1129,7 @@ static void player_dealloc(Player *self) {
     else
         free(self->table);
     free(self->game_keys), free(self->game_counts), free(self->history), free(self->counters);
-    for (int i = 0; i < MAX_PLY + 2; i++) free_moves(&self->lists[i]);
+    for (int i = 0; i < MAX_PLY + 2; i++) free_moves(&self->lists[i]), free(self->tried[i]);
     free_moves(&self->captures), free_moves(&self->quiet), free_moves(&self->evasions);
     free_moves(&self->scratch);
     free(self->found), free(self->sort_keys);
@@ -1195,10 +1216,11 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
     if (read_numbers(limits, 3, "limits", limit_values, NULL) < 0) return -1;
     /* pruning: alphabeta.py's pruning_numbers (the switches of null move, late-move
        reductions and futility, the futility margin, then the null move's and the reductions'
-       depths and counts, then the switch of counter-moves); none given: all off. */
+       depths and counts, then the switches of counter-moves and the history malus); none
+       given: all off. */
     if (pruning && pruning != Py_None) {
-        long long n[14];
-        if (read_numbers(pruning, 14, "pruning", NULL, n) < 0) return -1;
+        long long n[15];
+        if (read_numbers(pruning, 15, "pruning", NULL, n) < 0) return -1;
         for (int i = 4; i < 13; i++)
             if (n[i] < 0 || n[i] > MAX_PLY) {
                 PyErr_SetString(PyExc_ValueError, "pruning: numbers out of range");
@@ -1214,7 +1236,7 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
         self->null_deep = (int)n[6], self->lmr_depth = (int)n[7], self->lmr_moves = (int)n[8];
         self->lmr_second_moves = (int)n[9], self->lmr_second_depth = (int)n[10];
         self->lmr_third_moves = (int)n[11], self->lmr_third_depth = (int)n[12];
-        self->counter_moves = n[13] != 0;
+        self->counter_moves = n[13] != 0, self->history_malus = n[14] != 0;
     }
     if (set_size(&self->board, size) < 0 || set_rules(&self->board, rules) < 0) return -1;
     Board *b = &self->board;

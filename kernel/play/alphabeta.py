@@ -143,6 +143,8 @@ class Pruning:
     aspiration: bool = False
     #: An order, not a pruning (every move is still searched), so no guard for it either.
     counter_moves: bool = False
+    #: An order too: a cut-off lowers the history of the quiet moves tried before it.
+    history_malus: bool = False
 
     @property
     def any(self) -> bool:
@@ -521,6 +523,8 @@ class Searcher:
             if hope + FUTILITY_MARGIN <= alpha:
                 futility = hope + FUTILITY_MARGIN
         pruned = False
+        #: The quiet moves searched here before a cut-off (history malus on).
+        tried: list[SearchMove] | None = [] if pruning.history_malus else None
         killers = self.killers[ply]
         original_alpha = alpha
         best_score = -INFINITY
@@ -572,8 +576,10 @@ class Searcher:
                     self.pv_table[ply] = [move, *self.pv_table[ply + 1]]
                     if score >= beta:
                         if move[3] == EMPTY:
-                            self.remember_cut(move, ply, depth)
+                            self.remember_cut(move, ply, depth, tried)
                         break
+            if tried is not None and move[3] == EMPTY:
+                tried.append(move)
         if searched == 0:
             return -MATE + ply if in_check else self.draw_score()
         if pruned and best_score < futility:
@@ -837,15 +843,23 @@ class Searcher:
         previous = self.played[ply - 1]
         return None if previous is None else self.counters.get((previous[0], previous[2]))
 
-    def remember_cut(self, move: SearchMove, ply: int, depth: int) -> None:
-        """Make a quiet move that caused a cut-off a killer of its ply, raise its history, and
-        (counter-moves on) make it the answer to the move that led here."""
+    def remember_cut(
+        self, move: SearchMove, ply: int, depth: int, tried: list[SearchMove] | None = None
+    ) -> None:
+        """Make a quiet move that caused a cut-off a killer of its ply, raise its history,
+        (counter-moves on) make it the answer to the move that led here, and (history malus
+        on) lower the history of the quiet moves `tried` before it by as much: they were
+        searched first and did not cut, so a later node should try them later."""
         killers = self.killers[ply]
         if killers[0] != move:
             killers[1] = killers[0]
             killers[0] = move
+        history = self.history
         key = (move[0], move[2])
-        self.history[key] = self.history.get(key, 0) + depth * depth
+        history[key] = history.get(key, 0) + depth * depth
+        for other in tried or ():
+            key = (other[0], other[2])
+            history[key] = history.get(key, 0) - depth * depth
         if self.pruning.counter_moves and ply >= 1:
             previous = self.played[ply - 1]
             if previous is not None:
@@ -868,6 +882,7 @@ def pruning_numbers(pruning: Pruning) -> tuple[int, ...]:
         *LMR_SECOND,
         *LMR_THIRD,
         int(pruning.counter_moves),
+        int(pruning.history_malus),
     )
 
 
