@@ -341,7 +341,8 @@ def compiled_matches(size: int) -> Iterator[Match]:
 #: nothing? Null move and late-move reductions together first, then each alone, the table
 #: kept between moves, and the three prunings together at the longer time (futility passed on
 #: top of the other two at 0.1 s; counter-moves and the history malus are tried on top of the
-#: three: SEARCH_STACKED).
+#: three: SEARCH_STACKED). An evaluation term that passed its screen at a count of positions
+#: a move is played here too, at both times (placement at 8 on Raumschach).
 SEARCH_SPRT = Sprt(0, 30, 0.05, 0.05)
 SEARCH_EXPERIMENTS: tuple[tuple[str, str], ...] = (
     ("pruned", "0.1"),
@@ -350,6 +351,8 @@ SEARCH_EXPERIMENTS: tuple[tuple[str, str], ...] = (
     ("lmr", "0.1"),
     ("keep-table", "0.1"),
     ("pruned-futility", "0.3"),
+    ("placement-8", "0.1"),
+    ("placement-8", "0.3"),
 )
 #: A pruning on top of null move and reductions (which passed at 0.1 s), against them alone:
 #: (the config played, the config it is played against, the time a move).
