@@ -80,6 +80,7 @@ class EngineConfig:
     eval_unicorn: float = 1.0
     eval_pawn: float = 1.0
     eval_placement: int = 16
+    eval_raumschach_placement: int = 16
     eval_exposure: int = 12
     eval_king_reach: int = 6
     eval_cornering: int = 10
@@ -151,6 +152,7 @@ _LAYOUT: dict[str, dict[str, str]] = {
         "unicorn": "eval_unicorn",
         "pawn": "eval_pawn",
         "placement": "eval_placement",
+        "raumschach_placement": "eval_raumschach_placement",
         "exposure": "eval_exposure",
         "king_reach": "eval_king_reach",
         "cornering": "eval_cornering",
@@ -277,6 +279,7 @@ def check_play(config: EngineConfig) -> None:
             raise ConfigError(f"evaluation.{name}: {factor} is outside 0.1 ... 10")
     for name in (
         "placement",
+        "raumschach_placement",
         "exposure",
         "king_reach",
         "cornering",

@@ -88,6 +88,7 @@ def test_every_field_is_reachable_from_the_file() -> None:
             "unicorn": 2.0,
             "pawn": 1.5,
             "placement": 4,
+            "raumschach_placement": 5,
             "exposure": 20,
             "king_reach": 3,
             "cornering": 15,

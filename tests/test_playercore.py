@@ -369,6 +369,35 @@ def test_the_evaluation_weights_of_a_level(kernel: Kernel) -> None:
     assert not found, found[:3]
 
 
+def test_raumschach_has_its_own_placement(kernel: Kernel) -> None:
+    """`raumschach_placement` weighs placement under Raumschach's rules and `placement` under
+    the cube's, each alone, in both searches alike (Raumschach's book openings to depth 3)."""
+    lines = (REPO / "bench" / "books" / "raumschach.txt").read_text(encoding="utf-8").splitlines()
+    board = next(line for line in lines if line and not line.startswith("#"))
+    assert kernel.execute("variant", ["raumschach"]).ok
+    assert kernel.execute("set_board", board.split()).ok
+    raumschach = kernel.game.position.copy()
+    assert kernel.execute("variant", ["cube"]).ok
+    cube = start_position(5)
+    scores = {}
+    for name, weights in (
+        ("default", Weights()),
+        ("cube's", Weights(placement=4)),
+        ("raumschach's", Weights(raumschach_placement=4)),
+    ):
+        for position in (raumschach, cube):
+            game = Game(position.copy())
+            assert difference(game, Limits(depth=3, nodes=20000), weights) is None, name
+            game.position.order_pieces()
+            searcher = Searcher(game, Limits(), TranspositionTable(0), weights=weights)
+            core = CompiledSearcher(game, Limits(), 1, weights=weights).core
+            assert core.material == searcher.material, name
+            scores[name, position.variant.name] = searcher.material
+    assert scores["cube's", "raumschach"] == scores["default", "raumschach"]
+    assert scores["raumschach's", "cube"] == scores["default", "cube"]
+    assert scores["raumschach's", "raumschach"] != scores["default", "raumschach"]
+
+
 def test_the_evaluation_itself(kernel: Kernel) -> None:
     """The core's evaluation of a position is Python's, on boards of every kind."""
     rng = random.Random(3608)

@@ -140,6 +140,7 @@ def weights_of(config: EngineConfig) -> Weights:
         unicorn=config.eval_unicorn,
         pawn=config.eval_pawn,
         placement=config.eval_placement,
+        raumschach_placement=config.eval_raumschach_placement,
         exposure=config.eval_exposure,
         king_reach=config.eval_king_reach,
         cornering=config.eval_cornering,

@@ -174,7 +174,7 @@ class CompiledSearcher(Searcher):
             + [average_reach(kind, size, variant) if kind in moves else 0.0 for kind in kinds],
             weights=[
                 BLOCKING,
-                weights.placement,
+                weights.placement_for(variant),
                 weights.exposure,
                 weights.king_reach,
                 weights.cornering,

@@ -85,6 +85,8 @@ RAY_LIMIT = 16
 CENTIPAWNS_PER_CELL = 62
 #: Centipawns per cell of reach above (or below) a piece's average on its cell.
 PLACEMENT_WEIGHT = 16
+#: The same on Raumschach's board, whose armies start on its edge levels (issue 64).
+RAUMSCHACH_PLACEMENT_WEIGHT = 16
 #: Centipawns per open neighbour of a king, with the enemy's whole army on the board.
 EXPOSURE_WEIGHT = 12
 #: Centipawns per cell a king reaches, once the enemy has no material left (or it has none).
@@ -208,6 +210,7 @@ class Weights:
     unicorn: float = 1.0
     pawn: float = 1.0
     placement: int = PLACEMENT_WEIGHT
+    raumschach_placement: int = RAUMSCHACH_PLACEMENT_WEIGHT
     exposure: int = EXPOSURE_WEIGHT
     king_reach: int = KING_REACH_WEIGHT
     cornering: int = CORNERING_WEIGHT
@@ -217,6 +220,11 @@ class Weights:
     pawn_advance: int = PAWN_ADVANCE
     pawn_near: int = PAWN_NEAR
     pawn_passed: int = PAWN_PASSED
+
+    def placement_for(self, variant: Variant) -> int:
+        """The centipawns of a cell of placement under these rules: Raumschach's own weight,
+        or the cube's."""
+        return self.raumschach_placement if variant.name == "raumschach" else self.placement
 
     def values(self, size: int, variant: Variant = CUBE) -> dict[str, int]:
         """Return each letter's value on this size with the factors applied, signed."""
@@ -294,7 +302,7 @@ class Tables:
             reach = blocked_reach(kind, cell, self.size, variant) - average_reach(
                 kind, self.size, variant
             )
-            bonus = 0 if kind == "k" else round(self.weights.placement * reach)
+            bonus = 0 if kind == "k" else round(self.weights.placement_for(variant) * reach)
             if letter in PAWN_LETTERS:
                 bonus += pawn_advance(variant, self.size, cell, self.weights)
             value = self.values[letter]
