@@ -33,7 +33,10 @@ until an SPRT at a time a move accepts them (docs/search.md):
 
 And aspiration windows (`Searcher.iteration`): from ASPIRATION_DEPTH, the root searched first
 within ASPIRATION_WINDOW of the last depth's score, again in full when the score falls
-outside; no pruning, since a window that fails is searched again.
+outside; no pruning, since a window that fails is searched again. Two switches of the order,
+no prunings either: counter-moves (after the killers, the quiet move that last cut off after
+the move before) and the history malus (a cut-off lowers the history of the quiet moves
+tried before it).
 
 Each pruning can hide a mate within the nominal depth (a quiet key move cut short, a defence that
 looks safe only because the attacker was given a pass), and the player must never miss a
@@ -638,7 +641,7 @@ class Searcher:
         self, in_check: bool, table_move: SearchMove | None, ply: int
     ) -> list[SearchMove]:
         """List the moves to try: the table's move, captures (best victim, cheapest taker first),
-        the killers, then quiet moves by their history.
+        the killers, the counter-move (when on), then quiet moves by their history.
 
         In check they are the legal evasions; otherwise they are pseudo-legal, and the caller
         asks `is_legal` of each just before trying it: at a cut-off node most are never tried.
@@ -653,11 +656,11 @@ class Searcher:
         captures.sort(key=lambda move: abs(values[move[0]]) - 16 * abs(values[move[3]]))
         history = self.history
         quiet.sort(key=lambda move: -history.get((move[0], move[2]), 0))
-        killers = [killer for killer in self.killers[ply] if killer is not None and killer in quiet]
+        early = [killer for killer in self.killers[ply] if killer is not None and killer in quiet]
         counter = self.counter_move(ply)
-        if counter is not None and counter in quiet and counter not in killers:
-            killers.append(counter)  # after the killers, tried as early as they are
-        ordered = captures + killers + [move for move in quiet if move not in killers]
+        if counter is not None and counter in quiet and counter not in early:
+            early.append(counter)
+        ordered = captures + early + [move for move in quiet if move not in early]
         if table_move is not None and table_move in ordered:
             ordered.remove(table_move)
             ordered.insert(0, table_move)
