@@ -614,9 +614,15 @@ static int64_t capture_order(const Player *p, const Move *m) {
     return abs(p->values[m->piece]) - 16 * abs(p->values[m->captured]);
 }
 
-/* Minus the history: a quiet move never cut with keys 0, and goes last. */
+/* Where a move's history (and its counter-move) is kept: by its piece code and target. */
+static inline int64_t history_slot(const Player *p, const Move *m) {
+    return (int64_t)code_index(p, m->piece) * p->board.area + m->target;
+}
+
+/* Minus the history: a quiet move never cut has key 0, and comes after those that cut
+   (and before those the history malus lowered below none). */
 static int64_t history_order(const Player *p, const Move *m) {
-    return -p->history[(int64_t)code_index(p, m->piece) * p->board.area + m->target];
+    return -p->history[history_slot(p, m)];
 }
 
 static inline int push(Player *p, MoveList *list, int origin, int target, uint8_t piece,
@@ -794,9 +800,7 @@ static int captures(Player *p, const Context *context, MoveList *list, int short
    (NULL with counter-moves off, at the root, after a pass, or when none has). */
 static const Move *counter_move(const Player *p, int ply) {
     if (!p->counter_moves || ply < 1 || p->passed_at[ply - 1]) return NULL;
-    const Move *previous = &p->played[ply - 1];
-    const Move *counter =
-        &p->counters[(int64_t)code_index(p, previous->piece) * p->board.area + previous->target];
+    const Move *counter = &p->counters[history_slot(p, &p->played[ply - 1])];
     return counter->piece == EMPTY ? NULL : counter;
 }
 
@@ -858,10 +862,6 @@ static int ordered_moves(Player *p, const Context *context, int in_check, const 
     return 0;
 }
 
-static inline int64_t history_slot(const Player *p, const Move *m) {
-    return (int64_t)code_index(p, m->piece) * p->board.area + m->target;
-}
-
 /* Searcher.remember_cut; with the history malus, the `tried` quiet moves' histories (their
    slots in p->tried[ply]) are lowered by what the cut-off move's is raised. */
 static void remember_cut(Player *p, const Move *m, int ply, int depth, int tried) {
@@ -873,11 +873,8 @@ static void remember_cut(Player *p, const Move *m, int ply, int depth, int tried
     }
     p->history[history_slot(p, m)] += (int64_t)depth * depth;
     for (int i = 0; i < tried; i++) p->history[p->tried[ply][i]] -= (int64_t)depth * depth;
-    if (p->counter_moves && ply >= 1 && !p->passed_at[ply - 1]) {
-        const Move *previous = &p->played[ply - 1];
-        p->counters[(int64_t)code_index(p, previous->piece) * p->board.area + previous->target] =
-            *m;
-    }
+    if (p->counter_moves && ply >= 1 && !p->passed_at[ply - 1])
+        p->counters[history_slot(p, &p->played[ply - 1])] = *m;
 }
 
 /* --- the table ---------------------------------------------------------------------------- */
@@ -1353,8 +1350,8 @@ static int player_init(Player *self, PyObject *args, PyObject *kwargs) {
         self->worth_known[k] = calloc(cells, 1);
         if (!self->worth[k] || !self->worth_known[k]) bad = 1;
     }
-    if (bad || !self->game_keys || !self->game_counts || !self->history || !self->counters || !self->table ||
-        !self->found) {
+    if (bad || !self->game_keys || !self->game_counts || !self->history || !self->counters ||
+        !self->table || !self->found) {
         PyErr_NoMemory();
         return -1;
     }
