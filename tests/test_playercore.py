@@ -557,11 +557,15 @@ def test_a_stop_request_stops_the_core_at_once() -> None:
 def test_the_clock_is_kept() -> None:
     """A move of 0.2 s thinks no longer (the core looks at the clock every few positions)."""
     game = Game(start_position(8))
-    started = time.monotonic()
+    started, cpu_started = time.monotonic(), time.process_time()
     result = CompiledSearcher(game, Limits(seconds=0.2), core_slots(8)).search()
-    took = time.monotonic() - started
-    assert result.move is not None and result.depth >= 1
+    took, cpu = time.monotonic() - started, time.process_time() - cpu_started
     assert took < 0.3, took
+    # Depth 1 takes the core a few milliseconds: given the CPU for half its time, the search
+    # completes it. Under `make sanitize` on a loaded machine it was given less, and a search
+    # that finishes no depth still plays the first move (which is what this asks).
+    assert result.move is not None
+    assert result.depth >= 1 or cpu < 0.1, (result.depth, cpu)
 
 
 def test_bad_arguments_are_refused() -> None:
