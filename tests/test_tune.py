@@ -8,10 +8,10 @@ import signal
 import subprocess
 import sys
 import tomllib
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
-from kernel.config import EngineConfig
+from kernel.config import EngineConfig, load_config
 from kernel.play.evaluation import Tables
 from kernel.records.record import GameRecord, format_records, parse_records
 from kernel.records.replay import start_of
@@ -77,9 +77,10 @@ def test_the_fit_keeps_to_the_bounds() -> None:
 
 def test_the_linear_model_follows_the_evaluation_on_real_positions() -> None:
     """On the positions of two ladder games, the score at the base weights plus the slopes
-    times the moves is the real evaluation's within a few centipawns: each weight moved
-    alone, and all at once (where exposure's cross terms with the values' factors add a
-    little more), while the weights move the scores by far more than that."""
+    times the moves is the real evaluation's within a few centipawns (the rounding), each
+    weight moved alone and all a little at once, while the weights move the scores by far
+    more than that. (Moved far together, exposure and the values' factors act on each other
+    through the king's danger: exposure 24 with four factors moved was off by 25.)"""
     records = parse_records(LADDER.read_text(encoding="utf-8"))[:2]
     moved_sets: list[dict[str, float]] = [
         {"queen": 0.8}, {"rook": 1.3}, {"bishop": 0.5}, {"knight": 1.2}, {"unicorn": 0.7},
@@ -115,8 +116,7 @@ def test_the_linear_model_follows_the_evaluation_on_real_positions() -> None:
                 worst[index] = max(worst[index], abs(real - model))
                 changed[index] += abs(real - base_score)
     assert count > 100
-    assert max(worst[:-1]) <= 8, worst
-    assert worst[-1] <= 15, worst
+    assert max(worst) <= 8, worst
     # The weights matter: each moves the scores by more on average than the model is ever off
     # (pawn_near aside, which few positions have a pawn one step from promotion to show).
     assert all(total / count > 8 for total in changed[:-2]), changed
@@ -223,3 +223,13 @@ def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
     stdout, stderr = process.communicate(timeout=TIMEOUT)
     assert process.returncode == 130, stderr
     assert (stdout, stderr) == ("", "tune: stopped (Ctrl-C); no level file printed\n")
+
+
+def test_the_tuned_level_file_changes_the_evaluation_only() -> None:
+    """levels/texel-raumschach.toml, the run's outcome, loads as a config and changes
+    `[evaluation]` weights alone, those the tuner tunes."""
+    default = EngineConfig()
+    config = load_config(REPO / "levels" / "texel-raumschach.toml")
+    changed = {field.name for field in fields(EngineConfig)
+               if getattr(config, field.name) != getattr(default, field.name)}  # fmt: skip
+    assert changed and changed <= {f"eval_{tunable.name}" for tunable in RAUMSCHACH_TUNABLES}
