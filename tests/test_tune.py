@@ -4,6 +4,7 @@ linear model follows the real evaluation, the quiet filter, and the program end 
 from __future__ import annotations
 
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -160,14 +161,22 @@ def ladder_file(tmp_path: Path, games: int) -> Path:
 
 
 def test_a_tiny_run_prints_a_level_file_the_engine_takes(tmp_path: Path) -> None:
-    """Two games: the figures on stderr, a level file on stdout whose weights are the
-    tuner's and within the config's bounds, which the engine starts with."""
-    games = ladder_file(tmp_path, 2)
-    result = run_tune("--games-glob", str(games), "--limit", "60", "--per-game", "100",
-                      "--validation", "0")  # fmt: skip
+    """Three games: the figures on stderr (the held-out positions also scored by the real
+    evaluation at the tuned weights), a level file on stdout whose weights are the tuner's
+    and within the config's bounds, which the engine starts with."""
+    games = ladder_file(tmp_path, 3)
+    result = run_tune("--games-glob", str(games), "--limit", "60", "--per-game", "20",
+                      "--validation", "0.5")  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
-    assert "tune: 60 training and 0 validation positions from 2 of 2 games" in result.stderr
+    counts = re.search(r"tune: (\d+) training and (\d+) validation positions from 3 of 3 games",
+                       result.stderr)  # fmt: skip
+    assert counts, result.stderr
+    training, validation = int(counts[1]), int(counts[2])
+    assert training > 0 and validation > 0 and training + validation <= 60
+    assert "tune: validation mean squared error of the real evaluation at the tuned" in (
+        result.stderr
+    )
     assert "tune: K = " in result.stderr
     assert "tune: training mean squared error " in result.stderr
     assert result.stdout.startswith("# Texel's method (docs/arena.md")

@@ -14,9 +14,11 @@ import sys
 import time
 from pathlib import Path
 
+from kernel.cube.position import Position
+from kernel.play.evaluation import Tables, Weights
 from kernel.records.record import GameRecord, RecordError, parse_records
 from kernel.records.replay import ReplayError
-from tune.features import RAUMSCHACH_TUNABLES, FeatureMaker, Tunable
+from tune.features import RAUMSCHACH_TUNABLES, FeatureMaker, Tunable, weights_with, white_score
 from tune.fit import Point, fit_k, mean_error, scores_at, tune
 from tune.positions import BASE_WEIGHTS, SKIPPED_PLIES, Tally, record_samples, shuffled
 
@@ -119,7 +121,7 @@ def read_games(pattern: str) -> tuple[list[Path], list[tuple[str, GameRecord]]]:
 
 def gather(
     games: list[tuple[str, GameRecord]], options: argparse.Namespace
-) -> tuple[list[Point], list[Point], Tally, int]:
+) -> tuple[list[Point], list[Point], list[tuple[Position, float]], Tally, int]:
     """Replay the games in a seeded order until `--limit` positions are kept, at most
     `--per-game` of each; return the training and validation points, the tally and the games
     used."""
@@ -129,6 +131,8 @@ def gather(
     maker: FeatureMaker | None = None
     training: list[Point] = []
     validation: list[Point] = []
+    #: The held-out positions themselves, to check the model against the real evaluation.
+    checked: list[tuple[Position, float]] = []
     held = random.Random(seed + 1)
     chooser = random.Random(seed + 2)
     used = 0
@@ -146,6 +150,8 @@ def gather(
                     maker = FeatureMaker(sample.position, BASE_WEIGHTS, RAUMSCHACH_TUNABLES)
                 score, slopes = maker.features(sample.position)
                 into.append(Point(sample.result, score, tuple(slopes)))
+                if into is validation:
+                    checked.append((sample.position.copy(), sample.result))
                 if len(training) + len(validation) >= limit:
                     break
         except ReplayError as error:
@@ -153,7 +159,19 @@ def gather(
         used += tally.kept > before
         if tally.kept // 2000 > before // 2000:
             say(f"{tally.kept} positions kept of {tally.games} games")
-    return training, validation, tally, used
+    return training, validation, checked, tally, used
+
+
+def real_error(
+    checked: list[tuple[Position, float]], weights: Weights, k: float
+) -> tuple[float, list[int]]:
+    """The mean squared error of the real evaluation at `weights` on positions, and the
+    positions' scores (white's side)."""
+    if not checked:
+        return 0.0, []
+    tables = Tables(checked[0][0], weights)
+    scores = [white_score(position, tables) for position, _ in checked]
+    return mean_error([result for _, result in checked], scores, k), scores
 
 
 def level_file(tuned: dict[str, float], tunables: tuple[Tunable, ...], comment: list[str]) -> str:
@@ -185,7 +203,7 @@ def run(options: argparse.Namespace) -> int:
         raise Refused(
             f"no {options.variant} game among the {len(games)} record(s) of {len(paths)} file(s)"
         )
-    training, validation, tally, used = gather(games, options)
+    training, validation, checked, tally, used = gather(games, options)
     if not training:
         raise Refused(
             f"no position kept for training from {len(games)} games of {len(paths)} file(s)"
@@ -214,10 +232,18 @@ def run(options: argparse.Namespace) -> int:
 
     train_before, train_after = errors(training)
     valid_before, valid_after = errors(validation)
+    tuned_weights = weights_with(BASE_WEIGHTS, tunables, tuned)
+    valid_real, real_scores = real_error(checked, tuned_weights, k)
+    model_scores = scores_at(validation, moves)
+    off = max((abs(a - b) for a, b in zip(real_scores, model_scores, strict=True)), default=0.0)
     seconds = time.monotonic() - started
     say(f"K = {k:.4f}")
     say(f"training mean squared error {train_before:.6f} -> {train_after:.6f}")
     say(f"validation mean squared error {valid_before:.6f} -> {valid_after:.6f}")
+    say(
+        f"validation mean squared error of the real evaluation at the tuned weights"
+        f" {valid_real:.6f}; its scores at most {off:.0f} centipawns from the model's"
+    )
     for tunable, before, after in zip(tunables, base, tuned, strict=True):
         say(
             f"{tunable.name:>22} {shown(before, tunable.integer):>7}"
@@ -232,7 +258,8 @@ def run(options: argparse.Namespace) -> int:
         f"{len(training)} quiet positions to fit and {len(validation)} of held-out games to"
         f" check, from {used} games; K = {k:.4f}; mean squared error",
         f"training {train_before:.5f} -> {train_after:.5f},"
-        f" validation {valid_before:.5f} -> {valid_after:.5f} (the linear model's).",
+        f" validation {valid_before:.5f} -> {valid_after:.5f} (the linear model's;"
+        f" the real evaluation's {valid_real:.5f}, at most {off:.0f} cp off).",
     ]
     sys.stdout.write(level_file(dict(zip([t.name for t in tunables], tuned, strict=True)),
                                 tunables, comment))  # fmt: skip

@@ -11,7 +11,9 @@ small: tests/test_tune.py holds the model to the real evaluation at other weight
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from kernel.cube.position import WHITE, Position
 from kernel.play.evaluation import Tables, Weights, armies, evaluate
@@ -91,6 +93,15 @@ class FeatureMaker:
             (white_score(position, up) - white_score(position, down)) / span
             for up, down, span in self.pairs
         ]
+
+
+def weights_with(base: Weights, tunables: Sequence[Tunable], values: Sequence[float]) -> Weights:
+    """The base weights with the tunables set to `values` (a centipawn weight rounded)."""
+    changes: dict[str, Any] = {
+        tunable.name: round(value) if tunable.integer else value
+        for tunable, value in zip(tunables, values, strict=True)
+    }
+    return replace(base, **changes)
 
 
 def linear_score(base_score: float, slopes: list[float], moves: list[float]) -> float:
