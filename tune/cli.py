@@ -70,7 +70,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )  # fmt: skip
     parser.add_argument(
         "--games-glob", default=DEFAULT_GLOB, metavar="GLOB",
-        help=f"the record files to learn from (default: {DEFAULT_GLOB})",
+        help=f"the record files to learn from, relative to the current folder (default:"
+        f" {DEFAULT_GLOB}, run from the repository's root)",
     )  # fmt: skip
     parser.add_argument(
         "--seed", type=int, default=1,
