@@ -19,7 +19,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # The project's own modules, compiled to bytecode once so that no engine start compiles them.
-SOURCES := main.py kernel client batch arena gui regress tablebase
+SOURCES := main.py kernel client batch arena gui regress tablebase tune
 # Installs into the virtual environment (the set-up below).
 INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python
 # How pip installs uv, which then installs the rest.

@@ -21,6 +21,8 @@ BELOW = {
     "batch": {"client"},
     "regress": {"client"},
     "gui": {"client"},
+    # A program that computes with the engine's code but is no engine (python -m tune).
+    "tune": {"kernel"},
 }
 
 
