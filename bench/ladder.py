@@ -242,7 +242,9 @@ VARIANTS_5 = ("cornering-30", "king-reach-12", "drawish-8", "queenless-8")
 #: node count: the configs the defaults were tried against (the pawns' terms left out, then
 #: the passed-pawn term alone), and those tried against the defaults: twice the pawns' bonus
 #: a step, the pieces' values (the unicorn valued as a knight, the bishop as the unicorn, the
-#: pawn at 1.5), then the passed-pawn term at three times and half its default.
+#: pawn at 1.5), then the passed-pawn term at three times and half its default; then the
+#: cube's own terms (below), and last the weights Texel's method fitted to the records
+#: (python -m tune, levels/texel-raumschach.toml).
 RAUMSCHACH_WITHOUT = ("pawns-0", "passed-0")
 #: The cube's own terms, tuned on 5³ and 4³ only, screened on Raumschach (issue 64): the
 #: king's open neighbours at twice their cost and at none, a cell of placement at half and
@@ -276,6 +278,7 @@ RAUMSCHACH_VARIANTS = (
     "passed-600",
     "passed-100",
     *RAUMSCHACH_CUBE_TERMS,
+    "texel-raumschach",
 )
 #: Games at most in each: a game at 20,000 positions a move takes about a second, and a term
 #: worth 10 or 20 Elo needs more than 400 for the SPRT to decide.
