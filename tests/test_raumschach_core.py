@@ -180,7 +180,10 @@ def test_the_evaluation_is_pythons() -> None:
 
 def test_the_engine_plays_raumschach_with_the_core(tmp_path: Path) -> None:
     """Through the real engine: `new_game 5 raumschach` at depth 3, the compiled player and
-    `[search] compiled = false` log the same two searches (move, score, pv, positions)."""
+    `[search] compiled = false` log the same two searches (move, score, pv). Not the count of
+    positions: the two tables differ in slots (32 bytes an entry compiled, 160 in Python), so
+    which entries are replaced, and so the counts, may too (with Raumschach's placement at 8
+    they differed by 73 of 13,300); the in-process tests hold them equal at equal slots."""
     config = tmp_path / "python.toml"
     config.write_text("[search]\ncompiled = false\n", encoding="utf-8")
     searches = []
@@ -195,7 +198,7 @@ def test_the_engine_plays_raumschach_with_the_core(tmp_path: Path) -> None:
             engine.kill()
         found = [event for event in read_json_log(log_dir) if event["event"] == "search"]
         searches.append(
-            [{key: event[key] for key in ("move", "score_cp", "pv", "nodes")} for event in found]
+            [{key: event[key] for key in ("move", "score_cp", "pv")} for event in found]
         )
     assert len(searches[0]) == 2 and searches[0] == searches[1]
 
