@@ -258,7 +258,6 @@ RAUMSCHACH_CUBE_TERMS = (
     "placement-8",
     "exposure-0",
     "contempt-0",
-    "king-reach-12",
     "knight-0.8",
     "rook-1.3",
     "pawns-10",
@@ -279,6 +278,9 @@ RAUMSCHACH_VARIANTS = (
     "passed-100",
     *RAUMSCHACH_CUBE_TERMS,
     "texel-raumschach",
+    # Last: at +24 after 291 games its SPRT was far from deciding, and a bare king's reach
+    # matters in few of Raumschach's games.
+    "king-reach-12",
 )
 #: Games at most in each: a game at 20,000 positions a move takes about a second, and a term
 #: worth 10 or 20 Elo needs more than 400 for the SPRT to decide.
