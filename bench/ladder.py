@@ -288,7 +288,7 @@ RAUMSCHACH_TUNING_GAMES = 1200
 #: The configs that became the defaults (their files now say what engine_config.toml says;
 #: the records keep the match against the old default): the variants whose SPRT accepted H1,
 #: and Raumschach's without the passed-pawn term, which its SPRTs found no better than none.
-ADOPTED = ("placement-16", "queenless-8", "passed-0")
+ADOPTED = ("placement-16", "queenless-8", "passed-0", "placement-8")
 
 
 #: The sizes the experiments are played on: where a game at their node count takes seconds.
@@ -381,11 +381,26 @@ SEARCH_CUBE_EXPERIMENTS: tuple[tuple[str, str], ...] = (
 #: Games at most in each (a game at 0.1 s a move takes about 15 s, one at a time); 600 left
 #: the prunings at 0.1 s undecided (LLR 2.26), and 640 decided them.
 SEARCH_GAMES = 1500
-#: Matches played with an earlier version of a config's code, whose records stay in
-#: docs/ladder/ under a name of their own, shown in the table and never resumed: the first
-#: null move and reductions (from depth 3, at 0abef41), stopped after 49 games for a version
-#: that prunes from depth 2.
-SEARCH_EARLIER: tuple[tuple[str, str, str], ...] = (("pruned", "pruned-depth3", "0.1"),)
+#: Matches played with an earlier version of a config's code or of the defaults, whose
+#: records stay in docs/ladder/ under a name of their own, shown in the table and never
+#: resumed: (the config played, the slug its records are named by, the time a move, what was
+#: different, the config it was played against: "" for the defaults). The first null move and
+#: reductions (from depth 3, at 0abef41), stopped after 49 games for a version that prunes
+#: from depth 2; and the matches undecided when Raumschach's placement became 8, played
+#: against (and on top of) its placement at 16.
+SEARCH_EARLIER: tuple[tuple[str, str, str, str, str], ...] = (
+    ("pruned", "pruned-depth3", "0.1", "from depth 3, 0abef41", ""),
+    ("pruned", "pruned-placement16", "0.3", "Raumschach's placement 16", ""),
+    ("keep-table", "keep-table-placement16", "0.1", "Raumschach's placement 16", ""),
+    ("pruned-futility", "pruned-futility-placement16", "0.3", "Raumschach's placement 16", ""),
+    (
+        "pruned-futility-counter",
+        "pruned-futility-counter-placement16",
+        "0.1",
+        "Raumschach's placement 16",
+        "pruned-futility",
+    ),
+)
 
 
 def search_level(config: str, slug: str, seconds: str) -> Level:
@@ -416,10 +431,14 @@ def search_matches(size: int) -> Iterator[Match]:
 
 def earlier_search_matches() -> Iterator[Match]:
     """The matches of SEARCH_EARLIER, for their table rows."""
-    for config, slug, seconds in SEARCH_EARLIER:
-        base = engine(f"the defaults, {seconds} s", f"default-time{seconds}", "move-time", seconds)
+    for config, slug, seconds, different, against in SEARCH_EARLIER:
+        if against:
+            base = search_level(against, against, seconds)
+        else:
+            base = engine(f"the defaults, {seconds} s", f"default-time{seconds}", "move-time",
+                          seconds)  # fmt: skip
         level = search_level(config, slug, seconds)
-        level = Level(f"{level.name} (from depth 3, 0abef41)", level.slug, level.player,
+        level = Level(f"{level.name} ({different})", level.slug, level.player,
                       level.limit, level.value)  # fmt: skip
         yield Match(5, level, base, most=SEARCH_GAMES, sprt=SEARCH_SPRT,
                     book=RAUMSCHACH_BOOK, variant=RAUMSCHACH)  # fmt: skip

@@ -80,7 +80,7 @@ class EngineConfig:
     eval_unicorn: float = 1.0
     eval_pawn: float = 1.0
     eval_placement: int = 16
-    eval_raumschach_placement: int = 16
+    eval_raumschach_placement: int = 8
     eval_exposure: int = 12
     eval_king_reach: int = 6
     eval_cornering: int = 10

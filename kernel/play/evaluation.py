@@ -85,8 +85,9 @@ RAY_LIMIT = 16
 CENTIPAWNS_PER_CELL = 62
 #: Centipawns per cell of reach above (or below) a piece's average on its cell.
 PLACEMENT_WEIGHT = 16
-#: The same on Raumschach's board, whose armies start on its edge levels (issue 64).
-RAUMSCHACH_PLACEMENT_WEIGHT = 16
+#: The same on Raumschach's board, whose armies start on its edge levels: half the cube's,
+#: since its SPRTs (docs/arena.md, "Raumschach's evaluation").
+RAUMSCHACH_PLACEMENT_WEIGHT = 8
 #: Centipawns per open neighbour of a king, with the enemy's whole army on the board.
 EXPOSURE_WEIGHT = 12
 #: Centipawns per cell a king reaches, once the enemy has no material left (or it has none).
