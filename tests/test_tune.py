@@ -85,7 +85,7 @@ def test_the_linear_model_follows_the_evaluation_on_real_positions() -> None:
     records = parse_records(LADDER.read_text(encoding="utf-8"))[:2]
     moved_sets: list[dict[str, float]] = [
         {"queen": 0.8}, {"rook": 1.3}, {"bishop": 0.5}, {"knight": 1.2}, {"unicorn": 0.7},
-        {"pawn": 1.5}, {"raumschach_placement": 8}, {"exposure": 24}, {"king_reach": 12},
+        {"pawn": 1.5}, {"raumschach_placement": 16}, {"exposure": 24}, {"king_reach": 12},
         {"pawn_advance": 40}, {"pawn_near": 100},
         {"queen": 1.1, "rook": 0.9, "bishop": 1.1, "knight": 0.9, "unicorn": 1.1, "pawn": 0.9,
          "raumschach_placement": 20, "exposure": 8, "king_reach": 4, "pawn_advance": 25,
