@@ -248,10 +248,10 @@ VARIANTS_5 = ("cornering-30", "king-reach-12", "drawish-8", "queenless-8")
 RAUMSCHACH_WITHOUT = ("pawns-0", "passed-0")
 #: The cube's own terms, tuned on 5³ and 4³ only, screened on Raumschach (issue 64): the
 #: king's open neighbours at twice their cost and at none, a cell of placement at half and
-#: at twice its worth, a bare king's reach at twice, no contempt; the knight at 0.8 of its
-#: derived value and the rook at 1.3 (the two about equal); half the pawns' advance bonus,
-#: the unicorn at 0.7 and the queen at 0.8; then placement at a quarter and at none (after
-#: placement 8's adoption, against it).
+#: at twice its worth, no contempt (a bare king's reach at twice is played last, below); the
+#: knight at 0.8 of its derived value and the rook at 1.3 (the two about equal); half the
+#: pawns' advance bonus, the unicorn at 0.7 and the queen at 0.8; then placement at a quarter
+#: and at none (after placement 8's adoption, against it).
 RAUMSCHACH_CUBE_TERMS = (
     "exposure-24",
     "placement-32",
