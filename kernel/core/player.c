@@ -796,11 +796,19 @@ static int captures(Player *p, const Context *context, MoveList *list, int short
     return 0;
 }
 
+/* Searcher.counter_key: where the counter-move of a node at `ply` is kept, the slot of the
+   move that led there (-1 with counter-moves off, at the root, or after a pass). */
+static int64_t counter_slot(const Player *p, int ply) {
+    if (!p->counter_moves || ply < 1 || p->passed_at[ply - 1]) return -1;
+    return history_slot(p, &p->played[ply - 1]);
+}
+
 /* Searcher.counter_move: the quiet move that last cut off after the move that led here
-   (NULL with counter-moves off, at the root, after a pass, or when none has). */
+   (NULL when there is no counter-move to keep here, or none cut yet). */
 static const Move *counter_move(const Player *p, int ply) {
-    if (!p->counter_moves || ply < 1 || p->passed_at[ply - 1]) return NULL;
-    const Move *counter = &p->counters[history_slot(p, &p->played[ply - 1])];
+    int64_t slot = counter_slot(p, ply);
+    if (slot < 0) return NULL;
+    const Move *counter = &p->counters[slot];
     return counter->piece == EMPTY ? NULL : counter;
 }
 
@@ -873,8 +881,8 @@ static void remember_cut(Player *p, const Move *m, int ply, int depth, int tried
     }
     p->history[history_slot(p, m)] += (int64_t)depth * depth;
     for (int i = 0; i < tried; i++) p->history[p->tried[ply][i]] -= (int64_t)depth * depth;
-    if (p->counter_moves && ply >= 1 && !p->passed_at[ply - 1])
-        p->counters[history_slot(p, &p->played[ply - 1])] = *m;
+    int64_t slot = counter_slot(p, ply);
+    if (slot >= 0) p->counters[slot] = *m;
 }
 
 /* --- the table ---------------------------------------------------------------------------- */

@@ -838,13 +838,19 @@ class Searcher:
             return "nodes"
         return "stop" if COMMAND.stop_requested else "time"
 
-    def counter_move(self, ply: int) -> SearchMove | None:
-        """The quiet move that last cut off after the move that led here (counter-moves on;
-        None after a pass, at the root, or when none has)."""
+    def counter_key(self, ply: int) -> tuple[str, int] | None:
+        """Where the counter-move of a node at `ply` is kept: the letter and target of the move
+        that led there (None with counter-moves off, at the root, or after a pass)."""
         if not self.pruning.counter_moves or ply < 1:
             return None
         previous = self.played[ply - 1]
-        return None if previous is None else self.counters.get((previous[0], previous[2]))
+        return None if previous is None else (previous[0], previous[2])
+
+    def counter_move(self, ply: int) -> SearchMove | None:
+        """The quiet move that last cut off after the move that led here (None when there is
+        no counter-move to keep here, or none cut yet)."""
+        key = self.counter_key(ply)
+        return None if key is None else self.counters.get(key)
 
     def remember_cut(
         self, move: SearchMove, ply: int, depth: int, tried: list[SearchMove] | None = None
@@ -863,10 +869,9 @@ class Searcher:
         for other in tried or ():
             key = (other[0], other[2])
             history[key] = history.get(key, 0) - depth * depth
-        if self.pruning.counter_moves and ply >= 1:
-            previous = self.played[ply - 1]
-            if previous is not None:
-                self.counters[previous[0], previous[2]] = move
+        counter_key = self.counter_key(ply)
+        if counter_key is not None:
+            self.counters[counter_key] = move
 
 
 def pruning_numbers(pruning: Pruning) -> tuple[int, ...]:

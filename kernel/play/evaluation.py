@@ -75,7 +75,7 @@ from kernel.cube.board import EMPTY, SIDE_LETTERS
 from kernel.cube.directions import BISHOP_STEPS, KNIGHT_STEPS, QUEEN_STEPS, ROOK_STEPS, Step
 from kernel.cube.position import BLACK, WHITE, Position
 from kernel.cube.start import NoStartPosition, start_position
-from kernel.cube.variants import CUBE, PAWN_LETTERS, Variant, pawn_axes
+from kernel.cube.variants import CUBE, PAWN_LETTERS, RAUMSCHACH, Variant, pawn_axes
 
 #: The chance that a cell on a ray is occupied, for the blocked mobility (see above).
 BLOCKING = 0.3
@@ -225,7 +225,7 @@ class Weights:
     def placement_for(self, variant: Variant) -> int:
         """The centipawns of a cell of placement under these rules: Raumschach's own weight,
         or the cube's."""
-        return self.raumschach_placement if variant.name == "raumschach" else self.placement
+        return self.raumschach_placement if variant.name == RAUMSCHACH.name else self.placement
 
     def values(self, size: int, variant: Variant = CUBE) -> dict[str, int]:
         """Return each letter's value on this size with the factors applied, signed."""
