@@ -3,6 +3,7 @@ linear model follows the real evaluation, the quiet filter, and the program end 
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import signal
@@ -197,16 +198,20 @@ def test_a_tiny_run_prints_a_level_file_the_engine_takes(tmp_path: Path) -> None
 
 
 def test_bad_input_is_one_line_and_exit_status_2(tmp_path: Path) -> None:
-    """A glob that matches nothing, a file that is no records file, a bad number: one line
-    naming the problem on stderr, nothing on stdout, exit status 2."""
+    """A glob that matches nothing, a file that is no records file, a FIFO (refused at once,
+    never waited on), a bad number: one line naming the problem on stderr, nothing on
+    stdout, exit status 2."""
     text = tmp_path / "notes.txt"
     text.write_text("hello\n", encoding="utf-8")
+    fifo = tmp_path / "fifo.txt"
+    os.mkfifo(fifo)
     cube = tmp_path / "cube.txt"
     cube.write_text("Size: 3\nStart: [###,#k#,###],[###,###,###],[###,#K#,###] w\n"
                     "Result: 1/2-1/2 (insufficient material)\n", encoding="utf-8")  # fmt: skip
     cases = [
         (["--games-glob", str(tmp_path / "none*.txt")], "tune: no file matches --games-glob"),
         (["--games-glob", str(text)], f"tune: {text} is not a records file: "),
+        (["--games-glob", str(fifo)], f"tune: '{fifo}' is not a regular file"),
         (["--games-glob", str(cube)], "tune: no raumschach game among the 1 record(s) of 1 "),
         (["--limit", "0"], "tune: argument --limit: 0 is not above 0"),
         (["--validation", "2"], "tune: argument --validation: 2.0 is outside 0 ... 0.9"),

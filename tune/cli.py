@@ -17,15 +17,13 @@ from pathlib import Path
 from kernel.cube.position import Position
 from kernel.play.evaluation import Tables, Weights
 from kernel.records.record import GameRecord, RecordError, parse_records
-from kernel.records.replay import ReplayError
+from kernel.records.replay import ReplayError, read_record_file
 from tune.features import RAUMSCHACH_TUNABLES, FeatureMaker, Tunable, weights_with, white_score
 from tune.fit import Point, fit_k, mean_error, scores_at, tune
 from tune.positions import BASE_WEIGHTS, SKIPPED_PLIES, Tally, record_samples, shuffled
 
 #: The records read unless told otherwise: the ladder's Raumschach matches.
 DEFAULT_GLOB = "docs/ladder/raumschach-*.txt"
-#: The most bytes of records read from one file.
-MAX_FILE_BYTES = 64 << 20
 
 
 class Parser(argparse.ArgumentParser):
@@ -103,15 +101,12 @@ def read_games(pattern: str) -> tuple[list[Path], list[tuple[str, GameRecord]]]:
         raise Refused(f"no file matches --games-glob {pattern!r}")
     games: list[tuple[str, GameRecord]] = []
     for path in paths:
-        if not path.is_file():
-            raise Refused(f"{path} is not a regular file")
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise Refused(f"{path} is larger than {MAX_FILE_BYTES >> 20} MB")
         try:
-            text = path.read_text(encoding="utf-8")
-            records = parse_records(text)
-        except (OSError, UnicodeDecodeError) as error:
-            raise Refused(f"{path} cannot be read: {error}") from None
+            # As loadgame reads a record: a regular file only, opened without blocking, of
+            # bounded size, UTF-8 text.
+            records = parse_records(read_record_file(str(path)))
+        except ReplayError as error:
+            raise Refused(str(error)) from None
         except RecordError as error:
             raise Refused(f"{path} is not a records file: {error}") from None
         if not records:
